@@ -1,0 +1,165 @@
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
+import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
+import { errorMessage } from './async.utils.js';
+import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+
+export interface DispatcherSettings {
+  topicPrefix: string;
+  heartbeatTopic: string;
+  handlerTimeoutMs: number;
+}
+
+/**
+ * Turns records into handler calls. A record never throws out of here: malformed values
+ * are skipped and counted, failing or hung handlers are contained and counted, so one
+ * bad message or handler cannot stop the others.
+ */
+export class BroadcastDispatcher {
+  received = 0;
+  failed = 0;
+  skipped = 0;
+  heartbeats = 0;
+  newestTimestamp: number | undefined;
+  private readonly fullHeartbeatTopic: string;
+  private readonly logicalTopics = new Map<string, string>();
+
+  constructor(
+    private readonly registry: BroadcastHandlerRegistry,
+    private readonly settings: DispatcherSettings,
+    private readonly logger: BroadcastLogger,
+  ) {
+    this.fullHeartbeatTopic = settings.topicPrefix + settings.heartbeatTopic;
+  }
+
+  readonly sink = (fullTopic: string, partition: number, record: IncomingRecord): void | Promise<void> => {
+    const timestamp = Number(record.timestamp);
+    if (!(timestamp <= (this.newestTimestamp ?? -Infinity))) this.newestTimestamp = timestamp;
+    if (fullTopic === this.fullHeartbeatTopic) {
+      this.heartbeats++;
+      return;
+    }
+    const topic = this.logicalTopic(fullTopic);
+    const payload = this.parse(topic, partition, record);
+    if (payload === SKIPPED) return;
+    this.received++;
+    const handlers = this.registry.handlersFor(topic);
+    if (!handlers) return;
+    return this.invoke(handlers, toMessage(topic, partition, record, timestamp, payload));
+  };
+
+  private parse(topic: string, partition: number, record: IncomingRecord): unknown {
+    const where = `${topic}[${partition}]@${record.offset}`;
+    if (!record.value || record.value.length === 0) return this.skip(`${where} has an empty value`);
+    try {
+      return JSON.parse(record.value.toString('utf8'));
+    } catch (error) {
+      return this.skip(`${where} is not valid JSON (${errorMessage(error)})`);
+    }
+  }
+
+  private skip(reason: string): typeof SKIPPED {
+    this.skipped++;
+    this.logger.warn(`Skipped broadcast: ${reason}`);
+    return SKIPPED;
+  }
+
+  private invoke(handlers: readonly RegisteredHandler[], message: BroadcastMessage): void | Promise<void> {
+    let pending: Promise<void>[] | undefined;
+    for (const handler of handlers) {
+      try {
+        const result = handler.handle(message.payload, message) as unknown;
+        if (isThenable(result)) (pending ??= []).push(this.track(handler, message, result));
+      } catch (error) {
+        this.fail(handler, message, error);
+      }
+    }
+    if (pending) return this.awaitBounded(pending);
+  }
+
+  /** Marks the call settled so a late rejection after a timeout is not counted twice. */
+  private track(handler: RegisteredHandler, message: BroadcastMessage, result: PromiseLike<unknown>) {
+    const call = { settled: false };
+    const done = Promise.resolve(result).then(
+      () => void (call.settled = true),
+      (error: unknown) => {
+        if (!call.settled) this.fail(handler, message, error);
+        call.settled = true;
+      },
+    );
+    return Object.assign(done, { call, handler, message });
+  }
+
+  private async awaitBounded(pending: Promise<void>[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.settings.handlerTimeoutMs)));
+    await Promise.race([Promise.all(pending), timeout]);
+    clearTimeout(timer);
+    for (const p of pending as TrackedCall[]) {
+      if (p.call.settled) continue;
+      p.call.settled = true;
+      this.fail(p.handler, p.message, new Error(`timed out after ${this.settings.handlerTimeoutMs} ms`));
+    }
+  }
+
+  private fail(handler: RegisteredHandler, message: BroadcastMessage, error: unknown): void {
+    this.failed++;
+    const where = `${message.topic}[${message.partition}]@${message.offset}`;
+    this.logger.error(
+      `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
+      error instanceof Error ? error.stack : undefined,
+    );
+  }
+
+  private logicalTopic(fullTopic: string): string {
+    let topic = this.logicalTopics.get(fullTopic);
+    if (topic === undefined) {
+      const prefix = this.settings.topicPrefix;
+      topic = fullTopic.startsWith(prefix) ? fullTopic.slice(prefix.length) : fullTopic;
+      this.logicalTopics.set(fullTopic, topic);
+    }
+    return topic;
+  }
+}
+
+type TrackedCall = Promise<void> & {
+  call: { settled: boolean };
+  handler: RegisteredHandler;
+  message: BroadcastMessage;
+};
+
+const SKIPPED = Symbol('skipped');
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+function toMessage(
+  topic: string,
+  partition: number,
+  record: IncomingRecord,
+  timestamp: number,
+  payload: unknown,
+): BroadcastMessage {
+  return {
+    topic,
+    key: record.key ? record.key.toString('utf8') : null,
+    headers: decodeHeaders(record.headers),
+    timestamp,
+    partition,
+    offset: record.offset,
+    payload,
+  };
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+function decodeHeaders(headers: IncomingRecord['headers']): Readonly<Record<string, string>> {
+  if (!headers) return NO_HEADERS;
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    result[name] = Array.isArray(value) ? value.map(String).join(',') : value.toString();
+  }
+  return result;
+}

@@ -1,0 +1,113 @@
+import type { DataSource } from 'typeorm';
+import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
+import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
+import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
+import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
+import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
+import { LockFreeProvider } from '../locks/lock-free.js';
+import { errorMessage } from './async.utils.js';
+import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
+import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
+import { resolveBroadcastOptions, type ResolvedBroadcastOptions } from './broadcast-options.resolver.js';
+import { BroadcastDispatcher } from './broadcast.dispatcher.js';
+import { BroadcastHeartbeat } from './broadcast.heartbeat.js';
+import { BroadcastPublisher } from './broadcast.publisher.js';
+import { BroadcastReader } from './broadcast.reader.js';
+
+/** What the engine is built from besides its options. */
+export interface BroadcastEngineDeps {
+  /** Supplies advisory locks unless options.lock is false. */
+  dataSource?: DataSource;
+  logger?: BroadcastLogger;
+  /** A Kafka client other than the bundled kafkajs adapter. */
+  kafka?: KafkaPort;
+}
+
+/**
+ * The whole broadcast engine without Nest: allocator, reader, heartbeat and publisher,
+ * wired together. BroadcastModule is a thin layer over this class.
+ */
+export class BroadcastEngine {
+  readonly options: ResolvedBroadcastOptions;
+  readonly registry = new BroadcastHandlerRegistry();
+  readonly kafka: KafkaPort;
+  readonly locks: AdvisoryLockProvider;
+  readonly allocator: BroadcastGroupAllocator;
+  readonly dispatcher: BroadcastDispatcher;
+  readonly reader: BroadcastReader;
+  readonly heartbeat: BroadcastHeartbeat;
+  readonly publisher: BroadcastPublisher;
+  private readonly logger: BroadcastLogger;
+  private stopping: Promise<void> | undefined;
+
+  constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
+    const o = (this.options = resolveBroadcastOptions(options));
+    const logger = (this.logger = deps.logger ?? consoleLogger);
+    this.kafka = deps.kafka ?? new KafkajsAdapter(o, logger);
+    const lockedBase = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
+    this.locks = o.lock === false ? new LockFreeProvider() : createAdvisoryLockProvider(deps.dataSource, lockedBase, logger);
+    const base = o.groupBaseName ?? (this.locks.mode === 'none' ? DEFAULT_LOCK_FREE_GROUP_BASE : DEFAULT_LOCKED_GROUP_BASE);
+    this.allocator = new BroadcastGroupAllocator(
+      { groupNamePrefix: o.topicPrefix + base, maxGroups: o.maxGroups },
+      this.locks,
+      this.kafka.admin,
+      logger,
+    );
+    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger);
+    this.reader = new BroadcastReader(
+      {
+        topicPrefix: o.topicPrefix,
+        heartbeatTopic: o.heartbeatTopic,
+        startupTimeoutMs: o.startupTimeoutMs,
+        failOnStartupTimeout: o.waitForReady,
+        lockCheckIntervalMs: o.lock === false ? 0 : o.lock.checkIntervalMs,
+        joinTimeoutMs: Math.max(15_000, 2 * o.consumer.sessionTimeoutMs),
+      },
+      { kafka: this.kafka, allocator: this.allocator, registry: this.registry, dispatcher: this.dispatcher, lockMode: this.locks.mode, logger },
+    );
+    this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);
+    this.heartbeat = new BroadcastHeartbeat(
+      o.heartbeat && { ...o.heartbeat, topic: o.topicPrefix + o.heartbeat.topic, instanceId: o.instanceId },
+      { newestTimestamp: () => this.dispatcher.newestTimestamp, groupId: () => this.reader.groupId },
+      (topic, payload) => this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
+      logger,
+    );
+  }
+
+  /** Registers a handler; call before start(). */
+  on<T = unknown>(topic: string, handler: BroadcastHandler<T>, name?: string): this {
+    this.registry.add(topic, handler as BroadcastHandler, name);
+    return this;
+  }
+
+  /**
+   * Starts reading and heartbeating. With waitForReady (the default) it resolves once the
+   * group is ready and rejects if the startup deadline passes; otherwise it resolves at once
+   * and the reader keeps trying in the background.
+   */
+  async start(): Promise<void> {
+    const reading = this.reader.start();
+    this.heartbeat.start();
+    if (this.options.waitForReady) return reading;
+    reading.catch((error: unknown) => this.logger.error(`Broadcast startup failed: ${errorMessage(error)}`));
+  }
+
+  /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.heartbeat.stop();
+      await this.reader.stop();
+      await this.kafka.disconnect();
+    })();
+    return this.stopping;
+  }
+}
+
+const consoleLogger: BroadcastLogger = {
+  log: (m) => console.log(`[broadcast] ${m}`),
+  warn: (m) => console.warn(`[broadcast] ${m}`),
+  error: (m, stack) => console.error(`[broadcast] ${m}${stack ? `\n${stack}` : ''}`),
+};

@@ -1,0 +1,84 @@
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import { backoffDelay, errorMessage, pause } from './async.utils.js';
+
+export interface HeartbeatSettings {
+  intervalMs: number;
+  jitter: number;
+  /** Full topic name, prefix included. */
+  topic: string;
+  instanceId: string;
+}
+
+export interface HeartbeatSource {
+  /** Newest message timestamp received on any broadcast topic (heartbeats included). */
+  newestTimestamp(): number | undefined;
+  groupId(): string | undefined;
+}
+
+/** The heartbeat record, as JSON on the heartbeat topic. */
+export interface HeartbeatPayload {
+  groupId: string | undefined;
+  instanceId: string;
+  sentAt: number;
+}
+
+/**
+ * Milliseconds to wait before the next heartbeat, 0 meaning "send now". The quiet gap is
+ * the shorter of "since anything was received" and "since we sent", so one heartbeat from
+ * any instance silences the others: about one per interval for the whole cluster.
+ */
+export function heartbeatDelay(now: number, newest: number | undefined, lastSent: number | undefined, wantMs: number) {
+  const sinceReceived = newest === undefined ? Infinity : now - newest;
+  const sinceSent = lastSent === undefined ? Infinity : now - lastSent;
+  return Math.max(0, wantMs - Math.min(sinceReceived, sinceSent));
+}
+
+/** Keeps broadcast traffic flowing so every instance can tell how fresh its view is. */
+export class BroadcastHeartbeat {
+  sent = 0;
+  private lastSent: number | undefined;
+  private running: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly settings: HeartbeatSettings | false,
+    private readonly source: HeartbeatSource,
+    private readonly send: (topic: string, payload: HeartbeatPayload) => Promise<void>,
+    private readonly logger: BroadcastLogger,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  get enabled(): boolean {
+    return this.settings !== false;
+  }
+
+  start(): void {
+    if (this.settings && !this.running && !this.abort.signal.aborted) this.running = this.loop(this.settings);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  private async loop(settings: HeartbeatSettings): Promise<void> {
+    const { signal } = this.abort;
+    for (let failures = 0; !signal.aborted; ) {
+      const want = settings.intervalMs * (1 - this.random() * settings.jitter);
+      const delay = heartbeatDelay(Date.now(), this.source.newestTimestamp(), this.lastSent, want);
+      if (delay > 0) {
+        await pause(delay, signal);
+        continue;
+      }
+      try {
+        await this.send(settings.topic, { groupId: this.source.groupId(), instanceId: settings.instanceId, sentAt: Date.now() });
+        this.lastSent = Date.now();
+        this.sent++;
+        failures = 0;
+      } catch (error) {
+        if (failures++ === 0) this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(error)}`);
+        await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
+      }
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type {
+  GroupConsumerListener,
+  GroupConsumerPort,
+  KafkaPort,
+  RecordSink,
+  TopicOffsets,
+} from '../interfaces/kafka-port.interface.js';
+import { backoffDelay, errorMessage, pause } from './async.utils.js';
+
+/** What one join attempt came to. */
+export type MembershipVerdict =
+  | { kind: 'ready' }
+  | { kind: 'foreign'; memberIds: string[] }
+  | { kind: 'failed'; error: Error };
+
+export interface MembershipContext {
+  kafka: KafkaPort;
+  topics: readonly string[];
+  sink: RecordSink;
+  logger: BroadcastLogger;
+}
+
+const VERIFY_ATTEMPTS = 10;
+
+/**
+ * One consumer in one broadcast group. After every (re)join it checks with describeGroups
+ * that the only member is this one, by member id: counting members is not enough, since
+ * a prober could see only someone else's member.
+ */
+export class GroupMembership implements GroupConsumerListener {
+  memberId: string | undefined;
+  private readonly consumer: GroupConsumerPort;
+  private generation = 0;
+  private exclusive = false;
+  private positionedSinceJoin = false;
+  private positionedOnce = false;
+  private stopped = false;
+  private observer: (verdict: MembershipVerdict) => void = () => {};
+
+  /**
+   * @param startOffsets positions captured before the first join; when given, partitions
+   *   are sought there so that nothing published after that moment can be skipped.
+   * @param ownMemberIds members of this instance from earlier memberships of the same
+   *   group, which may linger after a crash; they are ours, so not a reason to give up.
+   */
+  constructor(
+    readonly groupId: string,
+    private readonly ctx: MembershipContext,
+    private readonly ownMemberIds: Set<string>,
+    private readonly startOffsets?: TopicOffsets,
+  ) {
+    this.consumer = ctx.kafka.createGroupConsumer({
+      groupId,
+      topics: ctx.topics,
+      // Partitions without a position that appear after the first join are new: read them whole.
+      fromBeginning: startOffsets !== undefined,
+      sink: ctx.sink,
+      listener: this,
+    });
+  }
+
+  /** Every verdict after every join is reported here. */
+  observe(observer: (verdict: MembershipVerdict) => void): void {
+    this.observer = observer;
+  }
+
+  /** Starts and resolves with the first verdict, or `failed` after `timeoutMs`. */
+  async join(timeoutMs: number, signal: AbortSignal): Promise<MembershipVerdict> {
+    const verdict = new Promise<MembershipVerdict>((resolve) => this.observe(resolve));
+    this.consumer.start().catch((error: unknown) => this.crashed(asError(error)));
+    const timedOut = pause(timeoutMs, signal).then(
+      (): MembershipVerdict => ({ kind: 'failed', error: new Error(`no verdict within ${timeoutMs} ms`) }),
+    );
+    return Promise.race([verdict, timedOut]);
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.observer = () => {};
+    return this.consumer.stop();
+  }
+
+  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void {
+    const generation = ++this.generation;
+    this.memberId = memberId;
+    this.ownMemberIds.add(memberId);
+    this.exclusive = false;
+    this.positionedSinceJoin = false;
+    if (this.startOffsets && !this.positionedOnce) this.seekToStart(assignment);
+    void this.verify(generation);
+  }
+
+  positioned(): void {
+    this.positionedOnce = true;
+    if (this.positionedSinceJoin) return;
+    this.positionedSinceJoin = true;
+    this.announceIfReady();
+  }
+
+  crashed(error: Error): void {
+    if (!this.stopped) this.observer({ kind: 'failed', error });
+  }
+
+  private seekToStart(assignment: ReadonlyMap<string, readonly number[]>): void {
+    for (const [topic, partitions] of assignment) {
+      const offsets = this.startOffsets?.get(topic);
+      for (const partition of partitions) {
+        const offset = offsets?.get(partition);
+        if (offset !== undefined) this.consumer.seek(topic, partition, offset);
+      }
+    }
+  }
+
+  private async verify(generation: number): Promise<void> {
+    for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
+      if (attempt > 0) await pause(backoffDelay(attempt, 50, 1_000));
+      if (this.stopped || generation !== this.generation) return;
+      const members = await this.describeMembers();
+      if (this.stopped || generation !== this.generation || !members) continue;
+      const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
+      if (foreign.length > 0) return this.observer({ kind: 'foreign', memberIds: foreign });
+      // A describe that does not list us yet saw the group before our join completed.
+      if (!members.includes(this.memberId!)) continue;
+      if (members.length > 1) {
+        this.ctx.logger.log(`Waiting for an earlier member of ${this.groupId} to expire before reading`);
+        return;
+      }
+      this.exclusive = true;
+      return this.announceIfReady();
+    }
+    if (!this.stopped && generation === this.generation) {
+      this.observer({ kind: 'failed', error: new Error(`could not confirm exclusive use of ${this.groupId}`) });
+    }
+  }
+
+  private async describeMembers(): Promise<string[] | undefined> {
+    try {
+      return (await this.ctx.kafka.admin.describeGroup(this.groupId)).memberIds;
+    } catch (error) {
+      this.ctx.logger.warn(`describeGroups(${this.groupId}) failed: ${errorMessage(error)}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * With start offsets the positions are fixed before the first fetch, so exclusivity is
+   * enough; otherwise (rejoining with committed offsets) wait until a fetch resolved them.
+   */
+  private announceIfReady(): void {
+    if (!this.exclusive || this.stopped) return;
+    const positioned = this.positionedSinceJoin || (this.startOffsets !== undefined && !this.positionedOnce);
+    if (positioned) this.observer({ kind: 'ready' });
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,3 @@
+export * from './broadcast.messages.js';
+export * from './broadcast-options.error.js';
+export * from './broadcast-allocation.error.js';

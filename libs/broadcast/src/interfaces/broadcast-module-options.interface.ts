@@ -1,0 +1,66 @@
+import type { KafkaConfig } from 'kafkajs';
+
+/** Which TypeORM DataSource supplies the advisory locks. */
+export interface BroadcastLockOptions {
+  /** TypeORM DataSource name; the default DataSource when omitted. */
+  dataSource?: string;
+  /** How often the lock's own connection is checked, in ms (default 3000). */
+  checkIntervalMs?: number;
+}
+
+export interface BroadcastHeartbeatOptions {
+  /** Target gap between heartbeats across the whole cluster, in ms (default 10000). */
+  intervalMs?: number;
+  /** Fraction in [0, 1) by which each wait is randomly shortened (default 0.25). */
+  jitter?: number;
+  /** Logical topic name, before topicPrefix (default 'broadcast.heartbeat.v1'). */
+  topic?: string;
+}
+
+export interface BroadcastConsumerOptions {
+  /** Kafka session timeout, in ms (default 10000). A crashed member lingers this long. */
+  sessionTimeoutMs?: number;
+  /** Consumer heartbeat interval, in ms (default 1000). */
+  heartbeatIntervalMs?: number;
+  /** Longest a fetch waits for data, in ms (default 250); bounds shutdown. */
+  maxWaitTimeMs?: number;
+  /** How often metadata is refreshed, so new partitions are seen, in ms (default 30000). */
+  metadataMaxAgeMs?: number;
+}
+
+export interface BroadcastTopicOptions {
+  /** Partitions of topics the engine creates (default 1). */
+  numPartitions?: number;
+  /** Replication factor of topics the engine creates (default: the broker's default). */
+  replicationFactor?: number;
+}
+
+/** Options of BroadcastModule.forRoot(). */
+export interface BroadcastModuleOptions {
+  /** kafkajs client configuration: brokers, clientId, ssl, sasl, ... */
+  kafka: KafkaConfig;
+  /** Prepended to every topic and consumer-group name (default ''). */
+  topicPrefix?: string;
+  /** Base of the group names `<prefix><base>-<n>`. */
+  groupBaseName?: string;
+  /** Advisory locks from a TypeORM DataSource, or `false` for lock-free mode. */
+  lock?: BroadcastLockOptions | false;
+  /** Size of the group-id pool (default 200). */
+  maxGroups?: number;
+  /** Heartbeat traffic that keeps freshness measurable, or `false`. */
+  heartbeat?: BroadcastHeartbeatOptions | false;
+  /** Longest a handler may run before it is counted as failed, in ms (default 5000). */
+  handlerTimeoutMs?: number;
+  /** Deadline for the first group allocation, in ms (default 60000). */
+  startupTimeoutMs?: number;
+  health?: {
+    /** Longest acceptable lastLatencyMs (default 2 × heartbeat interval). */
+    maxStalenessMs?: number;
+  };
+  /** When true (default), application bootstrap waits until the reader is ready. */
+  waitForReady?: boolean;
+  consumer?: BroadcastConsumerOptions;
+  topics?: BroadcastTopicOptions;
+  /** Identifies this instance in heartbeats (default: hostname-pid-random). */
+  instanceId?: string;
+}

@@ -1,0 +1,16 @@
+import type { LockMode } from './advisory-lock.interface.js';
+
+export type BroadcastState = 'starting' | 'ready' | 'recovering' | 'stopped';
+
+/** A snapshot of the reader's state, for health checks and dashboards. */
+export interface BroadcastStatus {
+  state: BroadcastState;
+  groupId: string | undefined;
+  lockId: number | undefined;
+  lockMode: LockMode;
+  /** Now minus the newest message timestamp seen on any broadcast topic; undefined before the first. */
+  lastLatencyMs: number | undefined;
+  received: number;
+  failed: number;
+  skipped: number;
+}

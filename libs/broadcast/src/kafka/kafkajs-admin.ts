@@ -1,0 +1,106 @@
+import type { Admin, Kafka } from 'kafkajs';
+import { backoffDelay, pause } from '../core/async.utils.js';
+import type {
+  DeleteGroupOutcome,
+  GroupDescription,
+  KafkaAdminPort,
+  TopicOffsets,
+} from '../interfaces/kafka-port.interface.js';
+
+const NON_EMPTY_GROUP = 68;
+const GROUP_ID_NOT_FOUND = 69;
+
+interface TopicSettings {
+  numPartitions: number;
+  replicationFactor: number | undefined;
+}
+
+/** Admin operations the engine needs, over one lazily connected kafkajs admin. */
+export class KafkajsAdmin implements KafkaAdminPort {
+  private connecting: Promise<Admin> | undefined;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topicSettings: TopicSettings,
+  ) {}
+
+  async ensureTopics(topics: readonly string[]): Promise<void> {
+    const admin = await this.admin();
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    if (missing.length > 0) {
+      const { numPartitions, replicationFactor } = this.topicSettings;
+      // Another instance may create the same topic at the same moment; kafkajs then
+      // answers false instead of failing, which is what we want.
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: replicationFactor ?? -1 })),
+      });
+    }
+    await this.waitForLeaders(admin, topics);
+  }
+
+  async deleteGroup(groupId: string, deadline: number): Promise<DeleteGroupOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await (await this.admin()).deleteGroups([groupId]);
+        return 'deleted';
+      } catch (error) {
+        const code = groupErrorCode(error, groupId);
+        if (code === NON_EMPTY_GROUP) return 'non-empty';
+        if (code === GROUP_ID_NOT_FOUND) return 'not-found';
+        // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
+        if (Date.now() + backoffDelay(attempt) >= deadline) throw error;
+        await pause(backoffDelay(attempt));
+      }
+    }
+  }
+
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const { groups } = await (await this.admin()).describeGroups([groupId]);
+    const group = groups.find((g) => g.groupId === groupId);
+    return { state: group?.state ?? 'Dead', memberIds: group?.members.map((m) => m.memberId) ?? [] };
+  }
+
+  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    const admin = await this.admin();
+    const entries = await Promise.all(
+      topics.map(async (topic) => {
+        const partitions = await admin.fetchTopicOffsets(topic);
+        return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
+      }),
+    );
+    return new Map(entries);
+  }
+
+  async disconnect(): Promise<void> {
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
+  }
+
+  private admin(): Promise<Admin> {
+    if (!this.connecting) {
+      const admin = this.kafka.admin();
+      this.connecting = admin.connect().then(() => admin);
+      // A failed connect must not poison later calls.
+      this.connecting.catch(() => (this.connecting = undefined));
+    }
+    return this.connecting;
+  }
+
+  /** Topics created by another instance a moment ago may not have leaders yet. */
+  private async waitForLeaders(admin: Admin, topics: readonly string[]): Promise<void> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const ready = metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      if (ready) return;
+      await pause(backoffDelay(attempt, 50, 500));
+    }
+  }
+}
+
+function groupErrorCode(error: unknown, groupId: string): number | undefined {
+  const groups = (error as { groups?: { groupId: string; errorCode: number }[] }).groups;
+  return groups?.find((g) => g.groupId === groupId)?.errorCode;
+}

@@ -1,0 +1,101 @@
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { withTimeout } from '../core/async.utils.js';
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+} from '../interfaces/kafka-port.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+
+export interface ConsumerTimings {
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  maxWaitTimeMs: number;
+  metadataMaxAgeMs: number;
+}
+
+/** Heartbeat inside long batches so a slow batch never costs the membership. */
+const HEARTBEAT_EVERY = 64;
+
+/** One kafkajs consumer in one group: the only place that knows kafkajs's events. */
+export class KafkajsGroupConsumer implements GroupConsumerPort {
+  readonly groupId: string;
+  private readonly consumer: Consumer;
+  private readonly fetchStartedAfterJoin = new Set<number>();
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    kafka: Kafka,
+    private readonly spec: GroupConsumerSpec,
+    timings: ConsumerTimings,
+    private readonly logger: BroadcastLogger,
+  ) {
+    this.groupId = spec.groupId;
+    this.consumer = kafka.consumer({
+      groupId: spec.groupId,
+      sessionTimeout: timings.sessionTimeoutMs,
+      rebalanceTimeout: Math.max(timings.sessionTimeoutMs, 10_000),
+      heartbeatInterval: timings.heartbeatIntervalMs,
+      maxWaitTimeInMs: timings.maxWaitTimeMs,
+      metadataMaxAge: timings.metadataMaxAgeMs,
+      allowAutoTopicCreation: false,
+      // The engine decides how to recover (same group, new member); kafkajs must not
+      // restart behind its back with a consumer the engine no longer tracks.
+      retry: { retries: 5, restartOnFailure: async () => false },
+    });
+    this.listen();
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.spec.topics], fromBeginning: this.spec.fromBeginning });
+    await this.consumer.run({
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.consumeBatch(payload),
+    });
+  }
+
+  seek(topic: string, partition: number, offset: string): void {
+    this.consumer.seek({ topic, partition, offset });
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= withTimeout(this.consumer.disconnect(), 30_000, `disconnect of ${this.groupId} timed out`).catch(
+      (error: unknown) => this.logger.warn(`Broadcast consumer ${this.groupId} did not disconnect cleanly: ${String(error)}`),
+    );
+    return this.stopping;
+  }
+
+  private listen(): void {
+    const { events } = this.consumer;
+    const { listener } = this.spec;
+    this.consumer.on(events.GROUP_JOIN, ({ payload }) => {
+      this.fetchStartedAfterJoin.clear();
+      const assignment = new Map(Object.entries(payload.memberAssignment));
+      listener.joined(payload.memberId, assignment);
+    });
+    this.consumer.on(events.FETCH_START, ({ payload }) => {
+      this.fetchStartedAfterJoin.add(payload.nodeId);
+    });
+    this.consumer.on(events.FETCH, ({ payload }) => {
+      // Offsets are resolved inside the fetch; a fetch that began before the latest join proves nothing.
+      if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned();
+    });
+    this.consumer.on(events.CRASH, ({ payload }) => {
+      if (!this.stopping) listener.crashed(payload.error);
+    });
+  }
+
+  private async consumeBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
+    const { topic, partition, messages } = batch;
+    const sink = this.spec.sink;
+    for (let i = 0; i < messages.length; i++) {
+      if (!isRunning() || isStale()) return;
+      const message = messages[i]!;
+      const pending = sink(topic, partition, message);
+      if (pending) await pending;
+      resolveOffset(message.offset);
+      if (i % HEARTBEAT_EVERY === HEARTBEAT_EVERY - 1) await heartbeat();
+    }
+    await heartbeat();
+  }
+}

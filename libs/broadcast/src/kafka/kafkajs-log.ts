@@ -1,0 +1,27 @@
+import kafkajs, { type logCreator } from 'kafkajs';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+
+const { logLevel } = kafkajs;
+
+/**
+ * kafkajs logs the first JoinGroup's MEMBER_ID_REQUIRED answer as an ERROR although it is
+ * the normal two-step join of KIP-394; users would take it for a fault.
+ */
+function isNoise(message: string, extra: Record<string, unknown>): boolean {
+  return extra.type === 'MEMBER_ID_REQUIRED' || message.includes('valid member id');
+}
+
+/** Routes kafkajs logs to the module's logger. */
+export function createLogCreator(logger: BroadcastLogger): logCreator {
+  return () =>
+    ({ namespace, level, log }) => {
+      const { message, ...extra } = log;
+      if (isNoise(message, extra)) return;
+      const text = `[kafkajs ${namespace}] ${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
+      if (level === logLevel.ERROR) logger.error(text);
+      else if (level === logLevel.WARN) logger.warn(text);
+      else logger.debug?.(text);
+    };
+}
+
+export { logLevel };

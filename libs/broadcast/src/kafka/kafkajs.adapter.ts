@@ -1,0 +1,66 @@
+import kafkajs, { type Kafka, type KafkaConfig, type Producer } from 'kafkajs';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+  KafkaPort,
+  OutgoingRecord,
+} from '../interfaces/kafka-port.interface.js';
+import { KafkajsAdmin } from './kafkajs-admin.js';
+import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
+import { createLogCreator, logLevel } from './kafkajs-log.js';
+
+export interface KafkajsAdapterOptions {
+  kafka: KafkaConfig;
+  consumer: ConsumerTimings;
+  topics: { numPartitions: number; replicationFactor: number | undefined };
+}
+
+/** The kafkajs implementation of the engine's Kafka port. */
+export class KafkajsAdapter implements KafkaPort {
+  readonly admin: KafkajsAdmin;
+  private readonly kafka: Kafka;
+  private producer: Promise<Producer> | undefined;
+
+  constructor(
+    private readonly options: KafkajsAdapterOptions,
+    private readonly logger: BroadcastLogger,
+  ) {
+    this.kafka = new kafkajs.Kafka({
+      logLevel: logLevel.WARN,
+      logCreator: createLogCreator(logger),
+      ...options.kafka,
+    });
+    this.admin = new KafkajsAdmin(this.kafka, options.topics);
+  }
+
+  createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
+    return new KafkajsGroupConsumer(this.kafka, spec, this.options.consumer, this.logger);
+  }
+
+  async send(topic: string, records: OutgoingRecord[]): Promise<void> {
+    const producer = await this.connectedProducer();
+    await producer.send({ topic, acks: -1, messages: records });
+  }
+
+  async disconnect(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    await Promise.all([
+      producer?.then((p) => p.disconnect()).catch(() => undefined),
+      this.admin.disconnect().catch(() => undefined),
+    ]);
+  }
+
+  private connectedProducer(): Promise<Producer> {
+    if (!this.producer) {
+      const producer = this.kafka.producer({
+        createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: true,
+      });
+      this.producer = producer.connect().then(() => producer);
+      this.producer.catch(() => (this.producer = undefined));
+    }
+    return this.producer;
+  }
+}

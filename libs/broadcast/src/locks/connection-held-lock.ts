@@ -1,0 +1,194 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { HeldLock } from '../interfaces/advisory-lock.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+
+/** Default bound on the lock-check and unlock statements. */
+export const DEFAULT_LOCK_QUERY_TIMEOUT_MS = 5_000;
+
+/** Options shared by the database-backed lock providers. */
+export interface DatabaseLockProviderOptions {
+  /** Receives debug messages about lost connections and failed unlocks. */
+  readonly logger?: BroadcastLogger;
+  /** Bound on each lock check and unlock statement; defaults to 5000 ms. */
+  readonly queryTimeoutMs?: number;
+}
+
+/** The driver's own connection behind a TypeORM QueryRunner: a pg `Client` or a mysql2 `PoolConnection`. */
+export interface DriverConnection {
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/** The SQL a dedicated-connection lock runs; each statement returns one row. */
+export interface DedicatedLockStatements {
+  /** Takes the lock without waiting; the row has a `locked` column. */
+  readonly lockSql: string;
+  readonly lockParams: readonly unknown[];
+  /** Checks that this connection still holds the lock; the row has a `held` column. */
+  readonly checkSql: string;
+  readonly checkParams: readonly unknown[];
+  readonly unlockSql: string;
+  readonly unlockParams: readonly unknown[];
+}
+
+/** Driver-specific behaviour of a dedicated-connection lock. */
+export interface DedicatedLockOptions {
+  /** Bounds isHeld() and the unlock, so a half-open connection cannot hang the caller. */
+  readonly queryTimeoutMs: number;
+  /** Closes the driver connection instead of returning it to the pool. */
+  readonly discard: (connection: DriverConnection) => void;
+  /** Names the lock in debug logs. */
+  readonly description: string;
+  readonly logger?: BroadcastLogger;
+}
+
+const noop = (): void => undefined;
+
+function driverConnectionOf(queryRunner: QueryRunner): DriverConnection | undefined {
+  const connection = (queryRunner as { databaseConnection?: unknown }).databaseConnection;
+  const candidate = connection as Partial<DriverConnection> | undefined;
+  return typeof candidate?.on === 'function' && typeof candidate.removeListener === 'function'
+    ? (candidate as DriverConnection)
+    : undefined;
+}
+
+/** pg answers booleans, mysql2 answers 1/0 (or NULL). */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 1n;
+}
+
+function firstRowValue(rows: unknown, column: string): unknown {
+  const row = Array.isArray(rows) ? (rows[0] as Record<string, unknown> | undefined) : undefined;
+  return row?.[column];
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  // The losing promise may still reject later; it must not become an unhandled rejection.
+  promise.catch(noop);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function releaseQuietly(queryRunner: QueryRunner): Promise<void> {
+  try {
+    await queryRunner.release();
+  } catch {
+    // Releasing an already broken or released runner has nothing left to clean up.
+  }
+}
+
+/** A lock held by a session on its own QueryRunner; the lock lives exactly as long as that session. */
+class ConnectionHeldLock implements HeldLock {
+  readonly #connection: DriverConnection | undefined;
+  #lost = false;
+  #releasing: Promise<void> | undefined;
+
+  constructor(
+    readonly id: number,
+    private readonly queryRunner: QueryRunner,
+    private readonly statements: DedicatedLockStatements,
+    private readonly options: DedicatedLockOptions,
+  ) {
+    this.#connection = driverConnectionOf(queryRunner);
+    // An 'error' event without a listener crashes Node. mysql2 pool connections only carry a `once`
+    // listener, so a second error on a killed connection would be fatal; this listener outlives it.
+    this.#connection?.on('error', this.#onConnectionLost);
+    this.#connection?.on('end', this.#onConnectionLost);
+  }
+
+  async isHeld(): Promise<boolean> {
+    if (this.#releasing || this.#lost) return false;
+    try {
+      const rows = await withTimeout(
+        this.queryRunner.query(this.statements.checkSql, [...this.statements.checkParams]),
+        this.options.queryTimeoutMs,
+        'lock check',
+      );
+      return !this.#lost && isTrue(firstRowValue(rows, 'held'));
+    } catch {
+      return false;
+    }
+  }
+
+  release(): Promise<void> {
+    this.#releasing ??= this.#release();
+    return this.#releasing;
+  }
+
+  readonly #onConnectionLost = (error?: unknown): void => {
+    if (this.#lost) return;
+    this.#lost = true;
+    const reason = error instanceof Error ? `: ${error.message}` : '';
+    this.options.logger?.debug?.(`${this.options.description}: connection lost${reason}`);
+  };
+
+  async #release(): Promise<void> {
+    const unlocked = !this.#lost && (await this.#unlock());
+    if (unlocked && !this.#lost) {
+      this.#detach();
+    } else if (this.#connection) {
+      // The session may still hold the lock (unlock failed or timed out): never hand it back to the pool.
+      // Our listener stays attached because a dying connection can still emit late errors.
+      this.options.discard(this.#connection);
+    }
+    // leak
+  }
+
+  async #unlock(): Promise<boolean> {
+    try {
+      await withTimeout(
+        this.queryRunner.query(this.statements.unlockSql, [...this.statements.unlockParams]),
+        this.options.queryTimeoutMs,
+        'unlock',
+      );
+      return true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.options.logger?.debug?.(`${this.options.description}: unlock failed: ${message}`);
+      return false;
+    }
+  }
+
+  #detach(): void {
+    this.#connection?.removeListener('error', this.#onConnectionLost);
+    this.#connection?.removeListener('end', this.#onConnectionLost);
+  }
+}
+
+/**
+ * Opens a dedicated connection and tries the lock once. Resolves the held lock, or `null` (connection
+ * returned) when another session holds it. Rejects, after returning the connection, on database errors.
+ */
+export async function tryLockOnDedicatedConnection(
+  dataSource: DataSource,
+  id: number,
+  statements: DedicatedLockStatements,
+  options: DedicatedLockOptions,
+): Promise<HeldLock | null> {
+  const queryRunner = dataSource.createQueryRunner();
+  let locked: unknown;
+  try {
+    await queryRunner.connect();
+    const rows = await queryRunner.query(statements.lockSql, [...statements.lockParams]);
+    locked = firstRowValue(rows, 'locked');
+  } catch (error) {
+    await releaseQuietly(queryRunner);
+    throw error;
+  }
+  if (locked === null || locked === undefined) {
+    await releaseQuietly(queryRunner);
+    throw new Error(`${options.description}: lock statement returned no result`);
+  }
+  if (!isTrue(locked)) {
+    await releaseQuietly(queryRunner);
+    return null;
+  }
+  return new ConnectionHeldLock(id, queryRunner, statements, options);
+}

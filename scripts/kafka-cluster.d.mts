@@ -1,0 +1,61 @@
+// Types for scripts/kafka-cluster.mjs, so TypeScript tests and benchmarks can import it.
+export interface KafkaNode {
+  id: number;
+  port: number;
+  controllerPort: number;
+  /** undefined once the node was never started; stale after it exits */
+  pid: number | undefined;
+  config: string;
+  logFile: string;
+}
+
+export interface KafkaCluster {
+  version: string;
+  dir: string;
+  /** '127.0.0.1:port' per node, in node id order */
+  brokers: string[];
+  /** brokers joined by commas */
+  bootstrap: string;
+  readonly nodes: KafkaNode[];
+  /** SIGTERM (controlled shutdown), SIGKILL after 30 s; resolves once the JVM exited */
+  stopNode(id: number): Promise<void>;
+  /** SIGKILL, like a crash */
+  killNode(id: number): Promise<void>;
+  /** restart with the same ports and data dir; resolves when the node answers */
+  startNode(id: number): Promise<void>;
+  /** stop every node and remove dir (unless keepDir) */
+  stop(options?: { keepDir?: boolean }): Promise<void>;
+}
+
+export interface StartClusterOptions {
+  nodes?: number;
+  dir?: string;
+  /** default: env KAFKA_VERSION, then scripts/kafka/versions.json */
+  version?: string;
+  quiet?: boolean;
+  /** CLI only: JVMs outlive this process */
+  detached?: boolean;
+  timeoutMs?: number;
+}
+
+export interface CliState {
+  version: string;
+  brokers: string[];
+  bootstrap: string;
+  dir: string;
+  nodes: KafkaNode[];
+  startedAt: string;
+}
+
+export const REPO_ROOT: string;
+export const STATE_DIR: string;
+export const STATE_FILE: string;
+export function startCluster(options?: StartClusterOptions): Promise<KafkaCluster>;
+export function resolveVersion(version?: string): string;
+export function describeCluster(brokers: string[]): Promise<{
+  brokers: Array<{ nodeId: number; host: string; port: number }>;
+  controller: number | null;
+  clusterId: string;
+}>;
+export function clusterAnswers(brokers: string[]): Promise<boolean>;
+export function readState(): Promise<CliState | null>;

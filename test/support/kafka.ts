@@ -1,0 +1,64 @@
+// Shared helpers for tests that talk to the real broker (see test/global-setup.ts).
+import { inject } from 'vitest';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { runId } from './run-id.js';
+
+export { runId } from './run-id.js';
+
+/** The run's broker addresses, e.g. ['127.0.0.1:25824']. */
+export function kafkaBrokers(): string[] {
+  const list = inject('kafkaBrokers') || process.env.KAFKA_BROKERS;
+  if (!list) throw new Error('no Kafka broker: test/global-setup.ts did not run and KAFKA_BROKERS is unset');
+  return list.split(',');
+}
+
+/**
+ * 'bt.<runId>.<name>.' — the prefix for every topic and group a test creates, so runs and
+ * tests never see each other's data on a shared broker. Only [a-zA-Z0-9._-] survive.
+ */
+export function testPrefix(name: string): string {
+  const safe = name.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'test';
+  return `bt.${runId()}.${safe}.`;
+}
+
+/** A kafkajs client for the run's broker, silent (tests assert; they don't read logs). */
+export function newKafka(clientId = `test-${runId()}`): Kafka {
+  return new Kafka({ clientId, brokers: kafkaBrokers(), logLevel: logLevel.NOTHING });
+}
+
+/** A connected admin client; the caller disconnects it. */
+export async function newAdmin(): Promise<Admin> {
+  const admin = newKafka().admin();
+  await admin.connect();
+  return admin;
+}
+
+export interface WaitForOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  message?: string;
+}
+
+/**
+ * Polls `predicate` until it returns a truthy value (which is returned) or the deadline passes
+ * (rejects with `message` and the last error). The project's standard instead of sleeps.
+ */
+export async function waitFor<T>(
+  predicate: () => T | Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 50, message = 'condition not met' }: WaitForOptions = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await predicate();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+  throw new Error(`waitFor timed out after ${timeoutMs} ms: ${message}${cause}`);
+}
