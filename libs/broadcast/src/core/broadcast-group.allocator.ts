@@ -7,8 +7,10 @@ import { backoffDelay, errorMessage, pause } from './async.utils.js';
 import { createIdStrategy } from './id-strategy.js';
 
 export interface AllocatorSettings {
-  /** `<prefix><base>` */
-  groupNamePrefix: string;
+  topicPrefix: string;
+  /** Group base names per mode, so locked and lock-free instances never share a group. */
+  lockedBase: string;
+  lockFreeBase: string;
   maxGroups: number;
 }
 
@@ -40,8 +42,10 @@ export class BroadcastGroupAllocator {
     private readonly logger: BroadcastLogger,
   ) {}
 
+  /** `<prefix><base>-<id>`, with the base of the current lock mode. */
   groupName(id: number): string {
-    return `${this.settings.groupNamePrefix}-${id}`;
+    const { topicPrefix, lockedBase, lockFreeBase } = this.settings;
+    return `${topicPrefix}${this.locks.mode === 'none' ? lockFreeBase : lockedBase}-${id}`;
   }
 
   /** Tries pass after pass over the pool until a group is claimed, the deadline passes or `signal` aborts. */

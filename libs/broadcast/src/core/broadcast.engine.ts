@@ -1,12 +1,12 @@
 import type { DataSource } from 'typeorm';
 import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
-import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
 import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
+import { LockBinding } from '../locks/lock-binding.js';
 import { LockFreeProvider } from '../locks/lock-free.js';
 import { errorMessage } from './async.utils.js';
 import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
@@ -19,8 +19,11 @@ import { BroadcastReader } from './broadcast.reader.js';
 
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
-  /** Supplies advisory locks unless options.lock is false. */
-  dataSource?: DataSource;
+  /**
+   * Supplies advisory locks unless options.lock is false. A function is called once, at
+   * start(), so a DataSource created later in the application's bootstrap can be used.
+   */
+  dataSource?: DataSource | (() => DataSource | undefined);
   logger?: BroadcastLogger;
   /** A Kafka client other than the bundled kafkajs adapter. */
   kafka?: KafkaPort;
@@ -34,24 +37,29 @@ export class BroadcastEngine {
   readonly options: ResolvedBroadcastOptions;
   readonly registry = new BroadcastHandlerRegistry();
   readonly kafka: KafkaPort;
-  readonly locks: AdvisoryLockProvider;
+  readonly locks = new LockBinding();
   readonly allocator: BroadcastGroupAllocator;
   readonly dispatcher: BroadcastDispatcher;
   readonly reader: BroadcastReader;
   readonly heartbeat: BroadcastHeartbeat;
   readonly publisher: BroadcastPublisher;
   private readonly logger: BroadcastLogger;
+  private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
 
   constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
     const o = (this.options = resolveBroadcastOptions(options));
     const logger = (this.logger = deps.logger ?? consoleLogger);
     this.kafka = deps.kafka ?? new KafkajsAdapter(o, logger);
-    const lockedBase = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
-    this.locks = o.lock === false ? new LockFreeProvider() : createAdvisoryLockProvider(deps.dataSource, lockedBase, logger);
-    const base = o.groupBaseName ?? (this.locks.mode === 'none' ? DEFAULT_LOCK_FREE_GROUP_BASE : DEFAULT_LOCKED_GROUP_BASE);
+    this.dataSource = deps.dataSource;
+    if (typeof deps.dataSource !== 'function') this.bindLocks();
     this.allocator = new BroadcastGroupAllocator(
-      { groupNamePrefix: o.topicPrefix + base, maxGroups: o.maxGroups },
+      {
+        topicPrefix: o.topicPrefix,
+        lockedBase: o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE,
+        lockFreeBase: o.groupBaseName ?? DEFAULT_LOCK_FREE_GROUP_BASE,
+        maxGroups: o.maxGroups,
+      },
       this.locks,
       this.kafka.admin,
       logger,
@@ -66,7 +74,7 @@ export class BroadcastEngine {
         lockCheckIntervalMs: o.lock === false ? 0 : o.lock.checkIntervalMs,
         joinTimeoutMs: Math.max(15_000, 2 * o.consumer.sessionTimeoutMs),
       },
-      { kafka: this.kafka, allocator: this.allocator, registry: this.registry, dispatcher: this.dispatcher, lockMode: this.locks.mode, logger },
+      { kafka: this.kafka, allocator: this.allocator, registry: this.registry, dispatcher: this.dispatcher, locks: this.locks, logger },
     );
     this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);
     this.heartbeat = new BroadcastHeartbeat(
@@ -89,8 +97,10 @@ export class BroadcastEngine {
    * and the reader keeps trying in the background.
    */
   async start(): Promise<void> {
+    if (!this.locks.bound) this.bindLocks();
     const reading = this.reader.start();
-    this.heartbeat.start();
+    // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
+    this.reader.whenReady().then(() => this.heartbeat.start(), () => undefined);
     if (this.options.waitForReady) return reading;
     reading.catch((error: unknown) => this.logger.error(`Broadcast startup failed: ${errorMessage(error)}`));
   }
@@ -103,6 +113,15 @@ export class BroadcastEngine {
       await this.kafka.disconnect();
     })();
     return this.stopping;
+  }
+
+  private bindLocks(): void {
+    const o = this.options;
+    if (o.lock === false) return this.locks.bind(new LockFreeProvider());
+    const dataSource = typeof this.dataSource === 'function' ? this.dataSource() : this.dataSource;
+    if (!dataSource) this.logger.warn('No TypeORM DataSource is available for broadcast locks; running lock-free.');
+    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
+    this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
   }
 }
 

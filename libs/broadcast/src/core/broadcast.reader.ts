@@ -1,5 +1,5 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import type { HeldLock, LockMode } from '../interfaces/advisory-lock.interface.js';
+import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
@@ -26,7 +26,7 @@ export interface ReaderDeps {
   allocator: BroadcastGroupAllocator;
   registry: BroadcastHandlerRegistry;
   dispatcher: BroadcastDispatcher;
-  lockMode: LockMode;
+  locks: AdvisoryLockProvider;
   logger: BroadcastLogger;
 }
 
@@ -77,7 +77,7 @@ export class BroadcastReader {
       state: this.state,
       groupId: this.claim?.groupId,
       lockId: this.claim?.id,
-      lockMode: this.deps.lockMode,
+      lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
       received: dispatcher.received,
       failed: dispatcher.failed,
@@ -232,7 +232,7 @@ export class BroadcastReader {
 
   /** A lock whose connection died may already belong to someone else: stop using its group. */
   private startLockChecks(): void {
-    if (this.settings.lockCheckIntervalMs <= 0 || this.deps.lockMode === 'none') return;
+    if (this.settings.lockCheckIntervalMs <= 0 || this.deps.locks.mode === 'none') return;
     let checking = false;
     this.lockTimer = setInterval(() => {
       const claim = this.claim;

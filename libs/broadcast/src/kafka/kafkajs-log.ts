@@ -11,6 +11,15 @@ function isNoise(message: string, extra: Record<string, unknown>): boolean {
   return extra.type === 'MEMBER_ID_REQUIRED' || message.includes('valid member id');
 }
 
+/**
+ * kafkajs's Connection logs every error response at ERROR before its caller decides whether
+ * it matters (a topic another instance just created, a coordinator that moved); the caller
+ * reports what really failed.
+ */
+function isProtocolResponse(namespace: string, message: string): boolean {
+  return namespace === 'Connection' && message.startsWith('Response ');
+}
+
 /** Routes kafkajs logs to the module's logger. */
 export function createLogCreator(logger: BroadcastLogger): logCreator {
   return () =>
@@ -18,7 +27,7 @@ export function createLogCreator(logger: BroadcastLogger): logCreator {
       const { message, ...extra } = log;
       if (isNoise(message, extra)) return;
       const text = `[kafkajs ${namespace}] ${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
-      if (level === logLevel.ERROR) logger.error(text);
+      if (level === logLevel.ERROR && !isProtocolResponse(namespace, message)) logger.error(text);
       else if (level === logLevel.WARN) logger.warn(text);
       else logger.debug?.(text);
     };

@@ -138,7 +138,7 @@ class ConnectionHeldLock implements HeldLock {
       // Our listener stays attached because a dying connection can still emit late errors.
       this.options.discard(this.#connection);
     }
-    // leak
+    await releaseQuietly(this.queryRunner);
   }
 
   async #unlock(): Promise<boolean> {
