@@ -21,3 +21,6 @@ export const DEFAULT_METADATA_MAX_AGE_MS = 30_000;
 
 /** Topics the engine creates when they are missing. */
 export const DEFAULT_TOPIC_PARTITIONS = 1;
+
+/** Transport id for `@EventPattern(topic, BROADCAST_TRANSPORT)`. */
+export const BROADCAST_TRANSPORT = Symbol('BROADCAST_TRANSPORT');

@@ -12,8 +12,8 @@ export const BroadcastMessages = {
   stopped: () => 'The broadcast reader was stopped before it became ready.',
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
-  unknownDataSource: (name: string) =>
-    `Invalid BroadcastModule option "lock.dataSource": no TypeORM DataSource named "${name}" is registered. Import TypeOrmModule.forRoot({ name: '${name}', ... }) or set lock: false.`,
+  unknownDataSourceAccepted: () =>
+    'the name of a registered TypeORM DataSource (TypeOrmModule.forRoot({ name, ... })), or lock: false',
   notSerializable: (topic: string) =>
     `Cannot publish to "${topic}": the payload is not JSON-serializable.`,
 } as const;

@@ -20,7 +20,9 @@ export function createAdvisoryLockProvider(
   const type = dataSource.options.type;
   switch (type) {
     case 'postgres':
-      return new PostgresAdvisoryLockProvider(dataSource, namespace, { logger });
+      return new PostgresAdvisoryLockProvider(dataSource, namespace, {
+        logger,
+      });
     case 'mysql':
     case 'mariadb':
       return new MysqlAdvisoryLockProvider(dataSource, namespace, { logger });

@@ -1,6 +1,16 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import {
+  driverConnectionOf,
+  firstRowValue,
+  isTrue,
+  releaseQuietly,
+  withTimeout,
+  type DriverConnection,
+} from './query-runner-helpers.js';
+
+export type { DriverConnection } from './query-runner-helpers.js';
 
 /** Default bound on the lock-check and unlock statements. */
 export const DEFAULT_LOCK_QUERY_TIMEOUT_MS = 5_000;
@@ -11,12 +21,6 @@ export interface DatabaseLockProviderOptions {
   readonly logger?: BroadcastLogger;
   /** Bound on each lock check and unlock statement; defaults to 5000 ms. */
   readonly queryTimeoutMs?: number;
-}
-
-/** The driver's own connection behind a TypeORM QueryRunner: a pg `Client` or a mysql2 `PoolConnection`. */
-export interface DriverConnection {
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 /** The SQL a dedicated-connection lock runs; each statement returns one row. */
@@ -42,49 +46,7 @@ export interface DedicatedLockOptions {
   readonly logger?: BroadcastLogger;
 }
 
-const noop = (): void => undefined;
-
-function driverConnectionOf(queryRunner: QueryRunner): DriverConnection | undefined {
-  const connection = (queryRunner as { databaseConnection?: unknown }).databaseConnection;
-  const candidate = connection as Partial<DriverConnection> | undefined;
-  return typeof candidate?.on === 'function' && typeof candidate.removeListener === 'function'
-    ? (candidate as DriverConnection)
-    : undefined;
-}
-
-/** pg answers booleans, mysql2 answers 1/0 (or NULL). */
-function isTrue(value: unknown): boolean {
-  return value === true || value === 1 || value === '1' || value === 1n;
-}
-
-function firstRowValue(rows: unknown, column: string): unknown {
-  const row = Array.isArray(rows) ? (rows[0] as Record<string, unknown> | undefined) : undefined;
-  return row?.[column];
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  // The losing promise may still reject later; it must not become an unhandled rejection.
-  promise.catch(noop);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function releaseQuietly(queryRunner: QueryRunner): Promise<void> {
-  try {
-    await queryRunner.release();
-  } catch {
-    // Releasing an already broken or released runner has nothing left to clean up.
-  }
-}
-
-/** A lock held by a session on its own QueryRunner; the lock lives exactly as long as that session. */
+// A lock held by a session on its own QueryRunner: the lock lives exactly as long as that session.
 class ConnectionHeldLock implements HeldLock {
   readonly #connection: DriverConnection | undefined;
   #lost = false;
@@ -107,7 +69,9 @@ class ConnectionHeldLock implements HeldLock {
     if (this.#releasing || this.#lost) return false;
     try {
       const rows = await withTimeout(
-        this.queryRunner.query(this.statements.checkSql, [...this.statements.checkParams]),
+        this.queryRunner.query(this.statements.checkSql, [
+          ...this.statements.checkParams,
+        ]),
         this.options.queryTimeoutMs,
         'lock check',
       );
@@ -126,7 +90,9 @@ class ConnectionHeldLock implements HeldLock {
     if (this.#lost) return;
     this.#lost = true;
     const reason = error instanceof Error ? `: ${error.message}` : '';
-    this.options.logger?.debug?.(`${this.options.description}: connection lost${reason}`);
+    this.options.logger?.debug?.(
+      `${this.options.description}: connection lost${reason}`,
+    );
   };
 
   async #release(): Promise<void> {
@@ -144,14 +110,18 @@ class ConnectionHeldLock implements HeldLock {
   async #unlock(): Promise<boolean> {
     try {
       await withTimeout(
-        this.queryRunner.query(this.statements.unlockSql, [...this.statements.unlockParams]),
+        this.queryRunner.query(this.statements.unlockSql, [
+          ...this.statements.unlockParams,
+        ]),
         this.options.queryTimeoutMs,
         'unlock',
       );
       return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.options.logger?.debug?.(`${this.options.description}: unlock failed: ${message}`);
+      this.options.logger?.debug?.(
+        `${this.options.description}: unlock failed: ${message}`,
+      );
       return false;
     }
   }
@@ -176,7 +146,9 @@ export async function tryLockOnDedicatedConnection(
   let locked: unknown;
   try {
     await queryRunner.connect();
-    const rows = await queryRunner.query(statements.lockSql, [...statements.lockParams]);
+    const rows = await queryRunner.query(statements.lockSql, [
+      ...statements.lockParams,
+    ]);
     locked = firstRowValue(rows, 'locked');
   } catch (error) {
     await releaseQuietly(queryRunner);
@@ -184,7 +156,9 @@ export async function tryLockOnDedicatedConnection(
   }
   if (locked === null || locked === undefined) {
     await releaseQuietly(queryRunner);
-    throw new Error(`${options.description}: lock statement returned no result`);
+    throw new Error(
+      `${options.description}: lock statement returned no result`,
+    );
   }
   if (!isTrue(locked)) {
     await releaseQuietly(queryRunner);

@@ -36,7 +36,10 @@ export function mysqlLockName(namespace: string, id: number): string {
   const suffix = `-${id}`;
   const plain = `${namespace}${suffix}`;
   if ([...plain].length <= MYSQL_LOCK_NAME_MAX_LENGTH) return plain;
-  const hash = createHash('sha256').update(namespace, 'utf8').digest('hex').slice(0, NAME_HASH_HEX_LENGTH);
+  const hash = createHash('sha256')
+    .update(namespace, 'utf8')
+    .digest('hex')
+    .slice(0, NAME_HASH_HEX_LENGTH);
   const room = MYSQL_LOCK_NAME_MAX_LENGTH - suffix.length - hash.length - 1;
   // Slice by code points so a surrogate pair is never cut in half.
   const prefix = [...namespace].slice(0, room).join('');
@@ -46,7 +49,9 @@ export function mysqlLockName(namespace: string, id: number): string {
 /** Throws a RangeError unless `id` is an integer in [0, MAX_LOCK_ID]. */
 export function assertLockId(id: number): void {
   if (!Number.isInteger(id) || id < 0 || id > MAX_LOCK_ID) {
-    throw new RangeError(`lock id must be an integer in [0, ${MAX_LOCK_ID}], got ${id}`);
+    throw new RangeError(
+      `lock id must be an integer in [0, ${MAX_LOCK_ID}], got ${id}`,
+    );
   }
 }
 

@@ -49,9 +49,12 @@ export class MysqlAdvisoryLockProvider implements AdvisoryLockProvider {
   ) {
     assertNamespace(namespace);
     if (!MYSQL_TYPES.includes(dataSource.options.type)) {
-      throw new TypeError(`MysqlAdvisoryLockProvider needs a mysql or mariadb DataSource, got ${dataSource.options.type}`);
+      throw new TypeError(
+        `MysqlAdvisoryLockProvider needs a mysql or mariadb DataSource, got ${dataSource.options.type}`,
+      );
     }
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
+    this.#queryTimeoutMs =
+      options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
     this.#logger = options.logger;
   }
 
@@ -66,7 +69,14 @@ export class MysqlAdvisoryLockProvider implements AdvisoryLockProvider {
     return tryLockOnDedicatedConnection(
       this.dataSource,
       id,
-      { lockSql: LOCK_SQL, lockParams: name, checkSql: CHECK_SQL, checkParams: name, unlockSql: UNLOCK_SQL, unlockParams: name },
+      {
+        lockSql: LOCK_SQL,
+        lockParams: name,
+        checkSql: CHECK_SQL,
+        checkParams: name,
+        unlockSql: UNLOCK_SQL,
+        unlockParams: name,
+      },
       {
         queryTimeoutMs: this.#queryTimeoutMs,
         discard: discardMysqlConnection,

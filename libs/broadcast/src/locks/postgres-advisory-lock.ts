@@ -12,7 +12,11 @@ import {
   type DedicatedLockStatements,
   type DriverConnection,
 } from './connection-held-lock.js';
-import { assertLockId, assertNamespace, lockNamespaceKey } from './lock-keys.js';
+import {
+  assertLockId,
+  assertNamespace,
+  lockNamespaceKey,
+} from './lock-keys.js';
 
 // The two-int4 form (objsubid 2) can never meet the application's one-key bigint locks (objsubid 1).
 const LOCK_SQL = 'SELECT pg_try_advisory_lock($1::int4, $2::int4) AS locked';
@@ -60,10 +64,13 @@ export class PostgresAdvisoryLockProvider implements AdvisoryLockProvider {
   ) {
     assertNamespace(namespace);
     if (dataSource.options.type !== 'postgres') {
-      throw new TypeError(`PostgresAdvisoryLockProvider needs a postgres DataSource, got ${dataSource.options.type}`);
+      throw new TypeError(
+        `PostgresAdvisoryLockProvider needs a postgres DataSource, got ${dataSource.options.type}`,
+      );
     }
     this.namespaceKey = lockNamespaceKey(namespace);
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
+    this.#queryTimeoutMs =
+      options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
     this.#logger = options.logger;
   }
 

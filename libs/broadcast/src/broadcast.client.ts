@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { BroadcastEngine } from './core/broadcast.engine.js';
+
+/**
+ * A ClientProxy whose `emit(topic, data)` publishes a broadcast. Broadcasts have no
+ * replies, so `send()` is refused.
+ */
+@Injectable()
+export class BroadcastClient extends ClientProxy {
+  constructor(private readonly engine: BroadcastEngine) {
+    super();
+  }
+
+  async connect(): Promise<void> {}
+
+  close(): void {}
+
+  unwrap<T>(): T {
+    return this.engine as T;
+  }
+
+  protected publish(_packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    callback({ err: new Error('Broadcasts are fire-and-forget: use emit(), not send().'), isDisposed: true });
+    return () => {};
+  }
+
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const topic = typeof packet.pattern === 'string' ? packet.pattern : JSON.stringify(packet.pattern);
+    await this.engine.publisher.publish(topic, packet.data);
+    return undefined as T;
+  }
+}

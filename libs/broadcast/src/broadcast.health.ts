@@ -1,0 +1,32 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import { BroadcastEngine } from './core/broadcast.engine.js';
+import type { BroadcastStatus } from './interfaces/broadcast-status.interface.js';
+
+/**
+ * Terminus indicator: up while the reader holds its group and the newest broadcast seen
+ * (heartbeats included) is no older than health.maxStalenessMs.
+ */
+@Injectable()
+export class BroadcastHealthIndicator {
+  constructor(
+    private readonly health: HealthIndicatorService,
+    @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
+  ) {}
+
+  isHealthy<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
+    const indicator = this.health.check(key);
+    const status = this.engine.reader.status();
+    const maxStalenessMs = this.engine.options.maxStalenessMs;
+    const details = { ...status, maxStalenessMs };
+    const reason = downReason(status, maxStalenessMs);
+    return reason ? indicator.down({ ...details, reason }) : indicator.up(details);
+  }
+}
+
+function downReason(status: BroadcastStatus, maxStalenessMs: number): string | undefined {
+  if (status.state !== 'ready') return `reader is ${status.state}`;
+  if (status.lastLatencyMs === undefined) return 'no broadcast received yet';
+  if (status.lastLatencyMs > maxStalenessMs) return `newest broadcast is ${status.lastLatencyMs} ms old`;
+  return undefined;
+}

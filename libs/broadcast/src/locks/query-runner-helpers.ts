@@ -1,0 +1,69 @@
+import type { QueryRunner } from 'typeorm';
+
+/** The driver's own connection behind a TypeORM QueryRunner: a pg `Client` or a mysql2 `PoolConnection`. */
+export interface DriverConnection {
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(
+    event: string,
+    listener: (...args: unknown[]) => void,
+  ): unknown;
+}
+
+const noop = (): void => undefined;
+
+/** The driver connection behind a connected QueryRunner, if it is an event emitter. */
+export function driverConnectionOf(
+  queryRunner: QueryRunner,
+): DriverConnection | undefined {
+  const connection = (queryRunner as { databaseConnection?: unknown })
+    .databaseConnection;
+  const candidate = connection as Partial<DriverConnection> | undefined;
+  return typeof candidate?.on === 'function' &&
+    typeof candidate.removeListener === 'function'
+    ? (candidate as DriverConnection)
+    : undefined;
+}
+
+/** Truthiness of a SQL boolean: pg answers booleans, mysql2 answers 1/0 (or NULL). */
+export function isTrue(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 1n;
+}
+
+/** A column of the first row of a raw query result. */
+export function firstRowValue(rows: unknown, column: string): unknown {
+  const row = Array.isArray(rows)
+    ? (rows[0] as Record<string, unknown> | undefined)
+    : undefined;
+  return row?.[column];
+}
+
+/** Rejects when `promise` has not settled within `ms`. */
+export async function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  what: string,
+): Promise<T> {
+  // The losing promise may still reject later; it must not become an unhandled rejection.
+  promise.catch(noop);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} timed out after ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Releases a QueryRunner, ignoring errors from one that is already broken or released. */
+export async function releaseQuietly(queryRunner: QueryRunner): Promise<void> {
+  try {
+    await queryRunner.release();
+  } catch {
+    // Releasing an already broken or released runner has nothing left to clean up.
+  }
+}
