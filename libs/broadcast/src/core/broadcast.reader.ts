@@ -92,10 +92,15 @@ export class BroadcastReader {
     this.deps.registry.freeze();
     const { topicPrefix, heartbeatTopic } = this.settings;
     this.topics = [...new Set([...this.deps.registry.topics(), heartbeatTopic])].map((t) => topicPrefix + t);
+    // Part of the transition chain, so stop() waits for an allocation in flight and then
+    // releases whatever it produced: a group claimed during shutdown is never leaked.
+    const startup = this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
+    this.transitions = startup.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
-      await this.deps.kafka.admin.ensureTopics(this.topics);
-      const claim = await this.deps.allocator.allocate(this.joiner(), Date.now() + this.settings.startupTimeoutMs, this.abort.signal);
-      this.adopt(claim);
+      await startup;
       this.startLockChecks();
     } catch (error) {
       if (!this.settings.failOnStartupTimeout && !this.abort.signal.aborted) {
@@ -106,6 +111,11 @@ export class BroadcastReader {
       this.ready.reject(this.abort.signal.aborted ? new Error(BroadcastMessages.stopped()) : error);
       throw error;
     }
+  }
+
+  private async allocateOnce(deadline: number): Promise<void> {
+    await this.deps.kafka.admin.ensureTopics(this.topics);
+    this.adopt(await this.deps.allocator.allocate(this.joiner(), deadline, this.abort.signal));
   }
 
   /** Leaves the group, then frees the lock. Idempotent. */
@@ -145,11 +155,9 @@ export class BroadcastReader {
 
   /** Takes over a freshly verified group and watches what happens to it next. */
   private adopt(claim: Claim): void {
-    if (this.abort.signal.aborted) {
-      this.claim = claim;
-      return;
-    }
     this.claim = claim;
+    // When stopping, stop() releases this claim right after the chain reaches it.
+    if (this.abort.signal.aborted) return;
     this.watch(claim, claim.value.membership);
     this.becomeReady(claim);
   }
@@ -206,8 +214,7 @@ export class BroadcastReader {
   private async allocateUntilStopped(): Promise<void> {
     for (let attempt = 0; !this.abort.signal.aborted; attempt++) {
       try {
-        const deadline = Date.now() + this.settings.startupTimeoutMs;
-        return this.adopt(await this.deps.allocator.allocate(this.joiner(), deadline, this.abort.signal));
+        return await this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
       } catch (error) {
         if (this.abort.signal.aborted) return;
         this.deps.logger.error(`Could not allocate a new broadcast group: ${errorMessage(error)}`);
