@@ -28,6 +28,10 @@ const NAME_PATTERN = /^[a-zA-Z0-9._-]*$/;
 /** Validates user options and fills in defaults; throws BroadcastOptionsError naming the option. */
 export function resolveBroadcastOptions(options: BroadcastModuleOptions): ResolvedBroadcastOptions {
   if (!isObject(options)) throw new BroadcastOptionsError('options', 'an object', options);
+  for (const section of ['consumer', 'health', 'topics'] as const) {
+    const value: unknown = options[section];
+    if (value !== undefined && !isObject(value)) throw new BroadcastOptionsError(section, 'an object', value);
+  }
   const heartbeat = resolveHeartbeat(options.heartbeat);
   const consumer = resolveConsumer(options.consumer ?? {});
   const handlerTimeoutMs = positiveInt('handlerTimeoutMs', options.handlerTimeoutMs, D.DEFAULT_HANDLER_TIMEOUT_MS);
@@ -105,7 +109,8 @@ function resolveConsumer(c: NonNullable<BroadcastModuleOptions['consumer']>): Re
   const heartbeatIntervalMs = positiveInt(
     'consumer.heartbeatIntervalMs',
     c.heartbeatIntervalMs,
-    Math.min(D.DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeoutMs / 3)),
+    // At least 1 ms: a session under 3 ms would otherwise derive an interval of 0.
+    Math.max(1, Math.min(D.DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeoutMs / 3))),
   );
   if (heartbeatIntervalMs >= sessionTimeoutMs) {
     throw new BroadcastOptionsError('consumer.heartbeatIntervalMs', `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`, heartbeatIntervalMs);

@@ -92,8 +92,15 @@ export class KafkajsAdmin implements KafkaAdminPort {
   /** Topics created by another instance a moment ago may not have leaders yet. */
   private async waitForLeaders(admin: Admin, topics: readonly string[]): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt++) {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
-      const ready = metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      let ready = false;
+      try {
+        const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+        ready = metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      } catch (error) {
+        // createTopics answers TOPIC_ALREADY_EXISTS as soon as the controller has the topic, but
+        // the broker's metadata may not list it yet: UNKNOWN_TOPIC_OR_PARTITION, which is retriable.
+        if (!(error as { retriable?: boolean }).retriable || attempt === 49) throw error;
+      }
       if (ready) return;
       await pause(backoffDelay(attempt, 50, 500));
     }

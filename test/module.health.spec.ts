@@ -1,0 +1,163 @@
+/**
+ * BroadcastHealthIndicator through Terminus: up once the reader is ready and a broadcast
+ * (a heartbeat) has arrived; down once the newest broadcast is older than health.maxStalenessMs.
+ * The broker-outage case is in module.health-outage.spec.ts (it needs its own broker).
+ */
+import {
+  Injectable,
+  ServiceUnavailableException,
+  type INestApplication,
+} from '@nestjs/common';
+import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import {
+  BroadcastEngine,
+  BroadcastHealthIndicator,
+  BroadcastModule,
+  BroadcastPublisher,
+  BroadcastReader,
+  OnBroadcast,
+  type BroadcastModuleOptions,
+} from '@app/broadcast';
+import { waitFor } from './support/kafka.js';
+import {
+  postgresRoot,
+  useNestHarness,
+  type NestHarness,
+} from './support/nest.js';
+
+@Injectable()
+class PingListener {
+  readonly timestamps: number[] = [];
+
+  @OnBroadcast('health.ping')
+  onPing(_payload: unknown, message: { timestamp: number }) {
+    this.timestamps.push(message.timestamp);
+  }
+}
+
+function startApp(
+  h: NestHarness,
+  extra: Partial<BroadcastModuleOptions>,
+): Promise<INestApplication> {
+  return h.start({
+    imports: [
+      postgresRoot(),
+      TerminusModule,
+      BroadcastModule.forRoot(h.options(extra)),
+    ],
+    providers: [PingListener],
+  });
+}
+
+/** Runs the indicator through Terminus, as a /health endpoint would. */
+async function terminusCheck(app: INestApplication) {
+  const indicator = app.get(BroadcastHealthIndicator);
+  return app
+    .get(HealthCheckService)
+    .check([() => indicator.isHealthy('broadcast')]);
+}
+
+describe('BroadcastHealthIndicator', () => {
+  it('is up once the first heartbeat arrives, and heartbeats keep it up', async () => {
+    const h = useNestHarness('health-heartbeat');
+    const app = await startApp(h, { heartbeat: { intervalMs: 1_000 } });
+    const indicator = app.get(BroadcastHealthIndicator);
+    const engine = app.get(BroadcastEngine);
+
+    const up = await waitFor(
+      () => {
+        const result = indicator.isHealthy('broadcast');
+        return result.broadcast.status === 'up' ? result : undefined;
+      },
+      { timeoutMs: 15_000, message: 'health is up after the first heartbeat' },
+    );
+    expect(up.broadcast).toMatchObject({
+      status: 'up',
+      state: 'ready',
+      lockMode: 'postgres',
+      groupId: `${h.prefix}broadcastConsumer-0`,
+      maxStalenessMs: 2_000, // default: twice the heartbeat interval
+      received: 0, // heartbeats count for freshness, not as received broadcasts
+    });
+    expect(up.broadcast.lastLatencyMs).toBeLessThanOrEqual(2_000);
+    expect(engine.dispatcher.heartbeats).toBeGreaterThanOrEqual(1);
+
+    // A few heartbeat intervals later it is still up: the heartbeats keep it fresh.
+    await waitFor(() => engine.dispatcher.heartbeats >= 3, {
+      timeoutMs: 15_000,
+      message: 'three heartbeats arrive',
+    });
+    expect(indicator.isHealthy('broadcast').broadcast.status).toBe('up');
+    await expect(terminusCheck(app)).resolves.toMatchObject({
+      status: 'ok',
+      info: { broadcast: { status: 'up', state: 'ready' } },
+    });
+  });
+
+  it('without heartbeats: down before any broadcast, up after one, down again once it is older than maxStalenessMs', async () => {
+    const h = useNestHarness('health-staleness');
+    const maxStalenessMs = 1_500;
+    const app = await startApp(h, {
+      heartbeat: false,
+      health: { maxStalenessMs },
+    });
+    const indicator = app.get(BroadcastHealthIndicator);
+    expect(app.get(BroadcastReader).status().state).toBe('ready');
+
+    // Ready, but nothing received yet: no way to tell how fresh the view is.
+    expect(indicator.isHealthy('broadcast').broadcast).toMatchObject({
+      status: 'down',
+      state: 'ready',
+      reason: 'no broadcast received yet',
+      maxStalenessMs,
+    });
+
+    await app.get(BroadcastPublisher).publish('health.ping', { n: 1 });
+    await waitFor(
+      () => indicator.isHealthy('broadcast').broadcast.status === 'up',
+      {
+        message: 'health is up once the broadcast arrives',
+      },
+    );
+    const [timestamp] = app.get(PingListener).timestamps;
+    await expect(terminusCheck(app)).resolves.toMatchObject({ status: 'ok' });
+
+    const down = await waitFor(
+      () => {
+        const result = indicator.isHealthy('broadcast').broadcast;
+        return result.status === 'down'
+          ? { result, at: Date.now() }
+          : undefined;
+      },
+      {
+        timeoutMs: 10_000,
+        intervalMs: 25,
+        message: 'health goes down once the broadcast is stale',
+      },
+    );
+    // Not before the limit ...
+    expect(down.at - timestamp).toBeGreaterThan(maxStalenessMs);
+    // ... and it says why.
+    expect(down.result).toMatchObject({ state: 'ready', maxStalenessMs });
+    expect(down.result.reason).toMatch(/^newest broadcast is \d+ ms old$/);
+    expect(down.result.lastLatencyMs).toBeGreaterThan(maxStalenessMs);
+
+    // Terminus turns it into a 503.
+    const failed = await terminusCheck(app).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(ServiceUnavailableException);
+    expect((failed as ServiceUnavailableException).getResponse()).toMatchObject(
+      {
+        status: 'error',
+        error: {
+          broadcast: {
+            status: 'down',
+            reason: expect.stringMatching(/newest broadcast is \d+ ms old/),
+          },
+        },
+      },
+    );
+  });
+});

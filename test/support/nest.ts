@@ -1,0 +1,330 @@
+// Helpers for tests that run whole Nest applications with BroadcastModule against the run's
+// real Kafka broker and the local PostgreSQL server. Nothing here is mocked.
+//
+//   const h = useNestHarness('three-apps');     // inside a test: cleans up when the test ends
+//   const app = await h.start({ imports: [postgresRoot(), BroadcastModule.forRoot(h.options())], providers: [Svc] });
+//   await app.get(BroadcastPublisher).publish('news', { n: 1 });
+//
+// Every app gets its OWN TypeORM DataSource (TypeOrmModule.forRoot in its module), as every
+// production instance has; app.close() destroys it. Cleanup closes every app the harness made,
+// then deletes the topics and consumer groups under the harness's prefix.
+import {
+  ConsoleLogger,
+  Logger,
+  type DynamicModule,
+  type INestApplication,
+  type LoggerService,
+  type LogLevel,
+  type ModuleMetadata,
+} from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import pg from 'pg';
+import { onTestFinished } from 'vitest';
+import {
+  BroadcastTransport,
+  DEFAULT_LOCKED_GROUP_BASE,
+  type BroadcastModuleOptions,
+} from '@app/broadcast';
+import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
+import { kafkaBrokers, runId, testPrefix } from './kafka.js';
+
+export const PG_CONNECTION = {
+  type: 'postgres',
+  host: '127.0.0.1',
+  port: 5432,
+  username: 'postgres',
+  database: 'test',
+} as const;
+
+/** Short Kafka timings so that joins, leaves and expiries happen in test time. */
+export const FAST_CONSUMER = {
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  maxWaitTimeMs: 100,
+} as const;
+
+/** Nest's own log lines that tests keep: problems only. */
+const QUIET_LEVELS: LogLevel[] = ['error', 'warn'];
+
+/** A console logger printing warnings and errors only; installed as Nest's global logger. */
+export function quietLogger(): ConsoleLogger {
+  return new ConsoleLogger({ logLevels: QUIET_LEVELS });
+}
+
+/**
+ * `TypeOrmModule.forRoot` for the local PostgreSQL: a new DataSource (own pool) per app.
+ * `applicationName` shows up in pg_stat_activity, so a test can tell whose connection holds a lock.
+ */
+export function postgresRoot(
+  extra: { name?: string; applicationName?: string } = {},
+): DynamicModule {
+  return TypeOrmModule.forRoot({
+    ...PG_CONNECTION,
+    retryAttempts: 0,
+    ...extra,
+  });
+}
+
+/** A unique PostgreSQL application_name for this run. */
+export function appName(label: string): string {
+  return `bt.${runId()}.${label}`.slice(0, 63);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logs
+
+export interface LogLine {
+  level: 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
+  context: string | undefined;
+  message: string;
+}
+
+/**
+ * A Nest LoggerService that records every line (and prints errors).
+ * Install it with `h.create(metadata, { logger })`; the harness restores a quiet logger afterwards.
+ */
+export class CapturingLogger implements LoggerService {
+  readonly lines: LogLine[] = [];
+  private readonly console = quietLogger();
+
+  /** @param echoErrors print error lines too (default true); the test can print `lines` itself on failure. */
+  constructor(private readonly echoErrors = true) {}
+
+  log(message: unknown, ...rest: unknown[]) {
+    this.record('log', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]) {
+    this.record('error', message, rest);
+    if (this.echoErrors) this.console.error(message, ...(rest as string[]));
+  }
+  warn(message: unknown, ...rest: unknown[]) {
+    this.record('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]) {
+    this.record('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]) {
+    this.record('verbose', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]) {
+    this.record('fatal', message, rest);
+  }
+
+  /** Lines of `level` whose message matches `pattern`. */
+  find(level: LogLine['level'], pattern: RegExp): LogLine[] {
+    return this.lines.filter(
+      (l) => l.level === level && pattern.test(l.message),
+    );
+  }
+
+  /** Every line as text, for a failure report. */
+  dump(): string {
+    return this.lines
+      .map((l) => `${l.level.toUpperCase()} [${l.context ?? '-'}] ${l.message}`)
+      .join('\n');
+  }
+
+  private record(level: LogLine['level'], message: unknown, rest: unknown[]) {
+    const context =
+      rest.length > 0 && typeof rest[rest.length - 1] === 'string'
+        ? (rest[rest.length - 1] as string)
+        : undefined;
+    this.lines.push({
+      level,
+      context,
+      message: typeof message === 'string' ? message : String(message),
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL inspection
+
+/** A plain pg client of the test itself (not an app's pool); the caller ends it. */
+export async function pgClient(
+  applicationName = appName('probe'),
+): Promise<pg.Client> {
+  const client = new pg.Client({
+    host: PG_CONNECTION.host,
+    port: PG_CONNECTION.port,
+    user: PG_CONNECTION.username,
+    database: PG_CONNECTION.database,
+    application_name: applicationName,
+  });
+  await client.connect();
+  return client;
+}
+
+/** The int4 first key of the advisory locks the engine takes for `prefix` (locked mode, default base). */
+export function lockKeyOf(
+  prefix: string,
+  base = DEFAULT_LOCKED_GROUP_BASE,
+): number {
+  return lockNamespaceKey(prefix + base);
+}
+
+export interface HeldAdvisoryLock {
+  id: number;
+  applicationName: string;
+}
+
+/** Broadcast advisory locks currently granted in namespace `namespaceKey`, with the holder's application_name. */
+export async function heldLocks(
+  client: pg.Client,
+  namespaceKey: number,
+): Promise<HeldAdvisoryLock[]> {
+  const { rows } = await client.query<{ id: string; application_name: string }>(
+    `SELECT l.objid::int8 AS id, a.application_name
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted
+        AND l.classid = ($1::int8 & 4294967295)::oid
+      ORDER BY 1`,
+    [namespaceKey],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    applicationName: r.application_name,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applications
+
+export interface CreateOptions {
+  /** Connect BroadcastTransport as a microservice (hybrid app) before init. Default false. */
+  transport?: boolean;
+  /** Nest logger for this app (global in Nest!). Default: the quiet console logger. */
+  logger?: LoggerService;
+}
+
+export class NestHarness {
+  readonly prefix: string;
+  readonly brokers: string[];
+  private readonly apps: INestApplication[] = [];
+  private adminClient: Promise<Admin> | undefined;
+  private readonly cleanups: (() => Promise<unknown> | unknown)[] = [];
+
+  constructor(name: string, brokers: string[] = kafkaBrokers()) {
+    this.prefix = testPrefix(name);
+    this.brokers = brokers;
+  }
+
+  /** Module options for this harness: its prefix, the fast consumer timings, plus `extra`. */
+  options(extra: Partial<BroadcastModuleOptions> = {}): BroadcastModuleOptions {
+    return {
+      kafka: { brokers: this.brokers, clientId: `nest-test-${runId()}` },
+      topicPrefix: this.prefix,
+      consumer: FAST_CONSUMER,
+      ...extra,
+    };
+  }
+
+  /** Compiles `metadata` into an app (tracked for cleanup) without initialising it. */
+  async create(
+    metadata: ModuleMetadata,
+    { transport = false, logger }: CreateOptions = {},
+  ): Promise<INestApplication> {
+    const appLogger = logger ?? quietLogger();
+    const moduleRef = await Test.createTestingModule(metadata)
+      .setLogger(appLogger)
+      .compile();
+    const app = moduleRef.createNestApplication({ logger: appLogger });
+    this.apps.push(app);
+    if (transport)
+      app.connectMicroservice({ strategy: app.get(BroadcastTransport) });
+    return app;
+  }
+
+  /** create() + app.init(). */
+  async start(
+    metadata: ModuleMetadata,
+    options: CreateOptions = {},
+  ): Promise<INestApplication> {
+    const app = await this.create(metadata, options);
+    await app.init();
+    return app;
+  }
+
+  /** Closes one app now (and forgets it). */
+  async close(app: INestApplication): Promise<void> {
+    const i = this.apps.indexOf(app);
+    if (i >= 0) this.apps.splice(i, 1);
+    await app.close();
+  }
+
+  /** A connected admin for this harness's brokers. */
+  admin(): Promise<Admin> {
+    this.adminClient ??= (async () => {
+      const admin = new Kafka({
+        clientId: `nest-test-admin-${runId()}`,
+        brokers: this.brokers,
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      await admin.connect();
+      return admin;
+    })();
+    return this.adminClient;
+  }
+
+  /** Consumer groups under this harness's prefix, sorted. */
+  async groups(): Promise<string[]> {
+    const { groups } = await (await this.admin()).listGroups();
+    return groups
+      .map((g) => g.groupId)
+      .filter((id) => id.startsWith(this.prefix))
+      .sort();
+  }
+
+  /** Runs `fn` during cleanup, after the apps are closed (LIFO among themselves). */
+  defer(fn: () => Promise<unknown> | unknown): void {
+    this.cleanups.push(fn);
+  }
+
+  /** Closes every app, runs deferred cleanups, deletes this prefix's groups and topics. */
+  async cleanup({
+    deleteKafkaState = true,
+  }: { deleteKafkaState?: boolean } = {}): Promise<void> {
+    const errors: unknown[] = [];
+    for (const app of this.apps.splice(0).reverse()) {
+      await app.close().catch((e: unknown) => errors.push(e));
+    }
+    for (const fn of this.cleanups.splice(0).reverse()) {
+      await Promise.resolve()
+        .then(fn)
+        .catch((e: unknown) => errors.push(e));
+    }
+    if (deleteKafkaState)
+      await this.deleteKafkaState().catch((e: unknown) => errors.push(e));
+    const admin = this.adminClient;
+    this.adminClient = undefined;
+    if (admin) await (await admin.catch(() => undefined))?.disconnect();
+    // An app may have installed a capturing logger as Nest's global one.
+    Logger.overrideLogger(quietLogger());
+    if (errors.length > 0)
+      throw new AggregateError(errors, `cleanup of ${this.prefix} failed`);
+  }
+
+  private async deleteKafkaState(): Promise<void> {
+    const admin = await this.admin();
+    const groups = await this.groups();
+    if (groups.length > 0)
+      await admin.deleteGroups(groups).catch(() => undefined);
+    const topics = (await admin.listTopics()).filter((t) =>
+      t.startsWith(this.prefix),
+    );
+    if (topics.length > 0)
+      await admin.deleteTopics({ topics, timeout: 30_000 });
+  }
+}
+
+/** A harness whose cleanup runs when the current test finishes. Call inside a test. */
+export function useNestHarness(name: string, brokers?: string[]): NestHarness {
+  const harness = new NestHarness(name, brokers);
+  onTestFinished(() => harness.cleanup());
+  return harness;
+}
+
+// Quiet by default: Nest's "dependencies initialized" lines are noise in test output.
+Logger.overrideLogger(quietLogger());
