@@ -56,7 +56,7 @@ export class BroadcastGroupAllocator {
       const strategy = createIdStrategy(this.locks.mode === 'none' ? 'random' : 'lowest-first', this.settings.maxGroups);
       for (let id = strategy.next(); id !== undefined; id = strategy.next()) {
         if (signal.aborted) throw new Error(BroadcastMessages.stopped());
-        if (Date.now() >= deadline) throw new BroadcastAllocationError(toAttempts(refused), Date.now() - started);
+        if (Date.now() >= deadline) throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
         const outcome = await this.tryId(id, join, deadline);
         if ('claim' in outcome) return outcome.claim;
         refused.set(this.groupName(id), outcome.reason);

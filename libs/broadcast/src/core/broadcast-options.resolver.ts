@@ -59,8 +59,12 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
           ? undefined
           : positiveInt('topics.replicationFactor', options.topics.replicationFactor, 1),
     },
-    instanceId: options.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    instanceId: options.instanceId === undefined ? defaultInstanceId() : nonEmptyName('instanceId', options.instanceId),
   };
+}
+
+function defaultInstanceId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`.replace(/[^a-zA-Z0-9._-]/g, '_');
 }
 
 function resolveKafka(kafka: KafkaConfig | undefined): KafkaConfig {
