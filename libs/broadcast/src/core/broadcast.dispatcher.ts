@@ -21,6 +21,8 @@ export class BroadcastDispatcher {
   skipped = 0;
   heartbeats = 0;
   newestTimestamp: number | undefined;
+  /** Offset of the last record handed over, per full topic and partition: where reading got to. */
+  readonly delivered = new Map<string, Map<number, string>>();
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
 
@@ -35,6 +37,9 @@ export class BroadcastDispatcher {
   readonly sink = (fullTopic: string, partition: number, record: IncomingRecord): void | Promise<void> => {
     const timestamp = Number(record.timestamp);
     if (!(timestamp <= (this.newestTimestamp ?? -Infinity))) this.newestTimestamp = timestamp;
+    let positions = this.delivered.get(fullTopic);
+    if (!positions) this.delivered.set(fullTopic, (positions = new Map()));
+    positions.set(partition, record.offset);
     if (fullTopic === this.fullHeartbeatTopic) {
       this.heartbeats++;
       return;

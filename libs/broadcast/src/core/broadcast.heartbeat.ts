@@ -28,7 +28,8 @@ export interface HeartbeatPayload {
  * any instance silences the others: about one per interval for the whole cluster.
  */
 export function heartbeatDelay(now: number, newest: number | undefined, lastSent: number | undefined, wantMs: number) {
-  const sinceReceived = newest === undefined ? Infinity : now - newest;
+  // A timestamp from the future (clock skew between hosts) counts as just now, not later.
+  const sinceReceived = newest === undefined ? Infinity : Math.max(0, now - newest);
   const sinceSent = lastSent === undefined ? Infinity : now - lastSent;
   return Math.max(0, wantMs - Math.min(sinceReceived, sinceSent));
 }
@@ -61,10 +62,19 @@ export class BroadcastHeartbeat {
     await this.running;
   }
 
+  /**
+   * The random wait is drawn once per quiet period (redrawn only when something is sent or
+   * received): redrawing on every wake-up would drift every instance towards the full
+   * interval, bunching their sends together.
+   */
   private async loop(settings: HeartbeatSettings): Promise<void> {
     const { signal } = this.abort;
+    const draw = () => settings.intervalMs * (1 - this.random() * settings.jitter);
+    let anchor = this.lastActivity();
+    let want = draw();
     for (let failures = 0; !signal.aborted; ) {
-      const want = settings.intervalMs * (1 - this.random() * settings.jitter);
+      const activity = this.lastActivity();
+      if (activity !== anchor) [anchor, want] = [activity, draw()];
       const delay = heartbeatDelay(Date.now(), this.source.newestTimestamp(), this.lastSent, want);
       if (delay > 0) {
         await pause(delay, signal);
@@ -80,5 +90,9 @@ export class BroadcastHeartbeat {
         await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
       }
     }
+  }
+
+  private lastActivity(): number {
+    return Math.max(this.source.newestTimestamp() ?? -Infinity, this.lastSent ?? -Infinity);
   }
 }

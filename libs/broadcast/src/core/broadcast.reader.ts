@@ -2,7 +2,7 @@ import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, deferred, errorMessage, pause } from './async.utils.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import type { BroadcastGroupAllocator, GroupClaim } from './broadcast-group.allocator.js';
@@ -32,6 +32,8 @@ export interface ReaderDeps {
 
 interface ActiveGroup {
   membership: GroupMembership;
+  /** Where this group started reading. */
+  startOffsets: TopicOffsets;
   /** Our members of this group across memberships, which may linger after a crash. */
   ownMemberIds: Set<string>;
 }
@@ -52,6 +54,8 @@ export class BroadcastReader {
   private transitions: Promise<void> = Promise.resolve();
   private lockTimer: NodeJS.Timeout | undefined;
   private topics: string[] = [];
+  /** Start offsets of the group read last; with the dispatcher's positions, where a move resumes. */
+  private readFrom: TopicOffsets | undefined;
 
   constructor(
     private readonly settings: ReaderSettings,
@@ -131,9 +135,10 @@ export class BroadcastReader {
 
   private joiner() {
     return async (groupId: string, deadline: number) => {
-      const startOffsets = await this.deps.kafka.admin.latestOffsets(this.topics);
+      const startOffsets = this.resumeOffsets(await this.deps.kafka.admin.latestOffsets(this.topics));
       const group: ActiveGroup = {
         membership: new GroupMembership(groupId, this.membershipContext(), new Set(), startOffsets),
+        startOffsets,
         ownMemberIds: new Set(),
       };
       const verdict = await this.join(group.membership, deadline);
@@ -141,6 +146,29 @@ export class BroadcastReader {
       await group.membership.stop();
       return { accepted: false as const, reason: describeRefusal(verdict) };
     };
+  }
+
+  /**
+   * Where a new group starts reading: the latest offsets on the first allocation; after a move
+   * (lock lost, foreign member), right after the last record delivered, or where the previous
+   * group started for partitions that delivered nothing, so that what was published while this
+   * instance moved is not skipped.
+   */
+  private resumeOffsets(latest: TopicOffsets): TopicOffsets {
+    const previous = this.readFrom;
+    if (!previous) return latest;
+    const delivered = this.deps.dispatcher.delivered;
+    const result: TopicOffsets = new Map();
+    for (const [topic, partitions] of latest) {
+      const merged = new Map(partitions);
+      for (const [partition, high] of partitions) {
+        const last = delivered.get(topic)?.get(partition);
+        const from = last !== undefined ? (BigInt(last) + 1n).toString() : previous.get(topic)?.get(partition);
+        if (from !== undefined && BigInt(from) < BigInt(high)) merged.set(partition, from);
+      }
+      result.set(topic, merged);
+    }
+    return result;
   }
 
   private join(membership: GroupMembership, deadline: number): Promise<MembershipVerdict> {
@@ -156,6 +184,7 @@ export class BroadcastReader {
   /** Takes over a freshly verified group and watches what happens to it next. */
   private adopt(claim: Claim): void {
     this.claim = claim;
+    this.readFrom = claim.value.startOffsets;
     // When stopping, stop() releases this claim right after the chain reaches it.
     if (this.abort.signal.aborted) return;
     this.watch(claim, claim.value.membership);

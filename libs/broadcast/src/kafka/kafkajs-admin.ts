@@ -32,10 +32,16 @@ export class KafkajsAdmin implements KafkaAdminPort {
       const { numPartitions, replicationFactor } = this.topicSettings;
       // Another instance may create the same topic at the same moment; kafkajs then
       // answers false instead of failing, which is what we want.
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: replicationFactor ?? -1 })),
-      });
+      await admin
+        .createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: replicationFactor ?? -1 })),
+        })
+        .catch((error: unknown) => {
+          // kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE; a topic created a
+          // moment ago can still answer UNKNOWN_TOPIC_OR_PARTITION. waitForLeaders keeps polling.
+          if (!(error as { retriable?: boolean }).retriable) throw error;
+        });
     }
     await this.waitForLeaders(admin, topics);
   }

@@ -1,0 +1,767 @@
+// Helpers for tests that run real BroadcastEngines against the run's Kafka broker and the
+// local PostgreSQL / MariaDB servers. Nothing here is mocked.
+//
+//   const h = useEngineHarness('broadcast');        // inside a test: cleans up when the test ends
+//   const [a, b] = await h.startMany(2, { lock: 'postgres', topics: ['news'] });
+//   await a.engine.publisher.publish('news', { n: 1 });
+//   await waitFor(() => b.payloads('news').length === 1);
+//
+// Every engine gets its OWN DataSource (its own pool), as every production instance has, so a
+// connection killed from the database side only affects that engine.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Admin, ITopicConfig, Producer } from 'kafkajs';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { onTestFailed, onTestFinished } from 'vitest';
+import {
+  BroadcastEngine,
+  DEFAULT_HEARTBEAT_TOPIC,
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+  type BroadcastHandler,
+  type BroadcastLogger,
+  type BroadcastModuleOptions,
+  type BroadcastStatus,
+} from '@app/broadcast';
+import {
+  lockNamespaceKey,
+  mysqlLockName,
+} from '../../libs/broadcast/src/locks/index.js';
+import {
+  kafkaBrokers,
+  newAdmin,
+  newKafka,
+  testPrefix,
+  waitFor,
+} from './kafka.js';
+
+export type LockKind = 'postgres' | 'mariadb' | 'none';
+
+export const PG_OPTIONS = {
+  type: 'postgres',
+  host: '127.0.0.1',
+  port: 5432,
+  username: 'postgres',
+  database: 'test',
+} as const satisfies DataSourceOptions;
+
+export const MARIADB_OPTIONS = {
+  type: 'mariadb',
+  host: '127.0.0.1',
+  port: 3306,
+  username: 'root',
+  password: '',
+  database: 'test',
+} as const satisfies DataSourceOptions;
+
+/** Short Kafka timings so that joins, leaves and expiries happen in test time. */
+export const FAST_CONSUMER = {
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  maxWaitTimeMs: 100,
+} as const;
+export const LOCK_CHECK_INTERVAL_MS = 500;
+
+/** A new, initialized DataSource (its own pool) for one engine or for the test itself. */
+export async function openDataSource(
+  kind: Exclude<LockKind, 'none'>,
+  applicationName?: string,
+): Promise<DataSource> {
+  const options: DataSourceOptions =
+    kind === 'postgres' ? { ...PG_OPTIONS, applicationName } : MARIADB_OPTIONS;
+  return new DataSource(options).initialize();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logger
+
+export interface LogLine {
+  level: 'log' | 'warn' | 'error' | 'debug';
+  message: string;
+  at: number;
+}
+
+/** Records every line the engine writes; tests assert on warn/error lines. */
+export class CapturingLogger implements BroadcastLogger {
+  readonly lines: LogLine[] = [];
+
+  constructor(readonly label: string) {}
+
+  log(message: string): void {
+    this.push('log', message);
+  }
+
+  warn(message: string): void {
+    this.push('warn', message);
+  }
+
+  error(message: string, stack?: string): void {
+    this.push('error', stack ? `${message}\n${stack}` : message);
+  }
+
+  debug(message: string): void {
+    this.push('debug', message);
+  }
+
+  get warnings(): string[] {
+    return this.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+  }
+
+  get errors(): string[] {
+    return this.lines.filter((l) => l.level === 'error').map((l) => l.message);
+  }
+
+  /** Lines of `level` (any level when omitted) whose message matches `pattern`. */
+  matching(pattern: RegExp, level?: LogLine['level']): string[] {
+    return this.lines
+      .filter((l) => (!level || l.level === level) && pattern.test(l.message))
+      .map((l) => l.message);
+  }
+
+  dump(since = 0): string {
+    return this.lines
+      .filter((l) => l.at >= since)
+      .map(
+        (l) =>
+          `${new Date(l.at).toISOString().slice(11, 23)} ${this.label} ${l.level.toUpperCase()} ${l.message}`,
+      )
+      .join('\n');
+  }
+
+  private push(level: LogLine['level'], message: string): void {
+    this.lines.push({ level, message, at: Date.now() });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engines
+
+export interface EngineSpec {
+  lock: LockKind;
+  /** Logical topics whose payloads are collected (a collecting handler is registered for each). */
+  topics?: readonly string[];
+  /** Registers more handlers, before the collectors (so the collectors run after them). */
+  register?: (engine: BroadcastEngine) => void;
+  /** Overrides of the harness defaults (kafka, topicPrefix and lock are set by the harness). */
+  options?: Partial<
+    Omit<BroadcastModuleOptions, 'kafka' | 'topicPrefix' | 'lock'>
+  > & {
+    lock?: { checkIntervalMs?: number };
+  };
+  name?: string;
+}
+
+export interface TestEngine {
+  readonly name: string;
+  readonly lockKind: LockKind;
+  readonly engine: BroadcastEngine;
+  readonly logger: CapturingLogger;
+  readonly dataSource: DataSource | undefined;
+  /** Payloads per logical topic, in arrival order. */
+  readonly received: Map<string, unknown[]>;
+  /** How long start() took, once it resolved. */
+  readyMs: number | undefined;
+  /** When start() resolved (epoch ms). */
+  readyAt: number | undefined;
+  payloads(topic: string): unknown[];
+  status(): BroadcastStatus;
+  /** Stops the engine and destroys its DataSource. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One test's engines, clients and Kafka names, all under one unique prefix, and the cleanup
+ * that removes them: engines stopped, DataSources destroyed, groups and topics deleted.
+ */
+export class EngineHarness {
+  readonly prefix: string;
+  readonly engines: TestEngine[] = [];
+  /** Every engine ever created here, stopped or not, for the logs of a failed test. */
+  private readonly allEngines: TestEngine[] = [];
+  private readonly dataSources = new Set<DataSource>();
+  private adminClient: Promise<Admin> | undefined;
+  private producerClient: Promise<Producer> | undefined;
+  private readonly cleanups: (() => Promise<unknown>)[] = [];
+  private counter = 0;
+  readonly startedAt = Date.now();
+
+  constructor(
+    readonly name: string,
+    /** Defaults for every engine of this harness. */
+    private readonly defaults: EngineSpec['options'] = {},
+  ) {
+    this.prefix = testPrefix(name);
+  }
+
+  /** `<prefix><topic>`, the topic as it exists on the broker. */
+  topic(logical: string): string {
+    return this.prefix + logical;
+  }
+
+  get heartbeatTopic(): string {
+    return this.prefix + DEFAULT_HEARTBEAT_TOPIC;
+  }
+
+  /** The consumer group of `id` in the given lock mode. */
+  groupName(kind: LockKind, id: number): string {
+    return `${this.prefix}${kind === 'none' ? DEFAULT_LOCK_FREE_GROUP_BASE : DEFAULT_LOCKED_GROUP_BASE}-${id}`;
+  }
+
+  /** The advisory-lock namespace the engines of this harness use (locked modes). */
+  get lockNamespace(): string {
+    return this.prefix + DEFAULT_LOCKED_GROUP_BASE;
+  }
+
+  admin(): Promise<Admin> {
+    this.adminClient ??= newAdmin();
+    return this.adminClient;
+  }
+
+  /** A connected raw kafkajs producer (for values the publisher refuses to write, or for speed). */
+  producer(): Promise<Producer> {
+    this.producerClient ??= (async () => {
+      const producer = newKafka(`${this.name}-producer`).producer({
+        allowAutoTopicCreation: false,
+      });
+      await producer.connect();
+      return producer;
+    })();
+    return this.producerClient;
+  }
+
+  /** Sends raw values (strings, or null for a tombstone) to `<prefix><topic>`, acks = all. */
+  async sendRaw(
+    logicalTopic: string,
+    values: (string | null)[],
+  ): Promise<void> {
+    const producer = await this.producer();
+    await producer.send({
+      topic: this.topic(logicalTopic),
+      acks: -1,
+      messages: values.map((value) => ({ value })),
+    });
+  }
+
+  /** Sends JSON payloads with the raw producer. */
+  async sendJson(logicalTopic: string, payloads: unknown[]): Promise<void> {
+    await this.sendRaw(
+      logicalTopic,
+      payloads.map((p) => JSON.stringify(p)),
+    );
+  }
+
+  /** Creates the topics (the engine would too), e.g. to give them several partitions. */
+  async createTopics(
+    topics: { topic: string; numPartitions?: number }[],
+  ): Promise<void> {
+    const admin = await this.admin();
+    const configs: ITopicConfig[] = topics.map((t) => ({
+      topic: this.topic(t.topic),
+      numPartitions: t.numPartitions ?? 1,
+    }));
+    await admin.createTopics({ topics: configs, waitForLeaders: true });
+  }
+
+  /** Builds an engine (and its own DataSource) without starting it. */
+  async create(spec: EngineSpec): Promise<TestEngine> {
+    const name = spec.name ?? `e${this.counter++}`;
+    const logger = new CapturingLogger(name);
+    const dataSource =
+      spec.lock === 'none'
+        ? undefined
+        : await openDataSource(spec.lock, `${this.prefix}${name}`.slice(0, 63));
+    if (dataSource) this.dataSources.add(dataSource);
+    const { lock: lockOptions, ...rest } = {
+      ...this.defaults,
+      ...spec.options,
+    };
+    const options: BroadcastModuleOptions = {
+      kafka: { brokers: kafkaBrokers(), clientId: `${this.name}-${name}` },
+      topicPrefix: this.prefix,
+      consumer: FAST_CONSUMER,
+      heartbeat: false,
+      instanceId: name,
+      ...rest,
+      lock:
+        spec.lock === 'none'
+          ? false
+          : {
+              checkIntervalMs:
+                lockOptions?.checkIntervalMs ?? LOCK_CHECK_INTERVAL_MS,
+            },
+    };
+    const engine = new BroadcastEngine(options, { dataSource, logger });
+    spec.register?.(engine);
+    const received = new Map<string, unknown[]>();
+    for (const topic of spec.topics ?? []) {
+      const list: unknown[] = [];
+      received.set(topic, list);
+      engine.on(
+        topic,
+        (payload: unknown) => void list.push(payload),
+        `collector(${name})`,
+      );
+    }
+    let stopping: Promise<void> | undefined;
+    const testEngine: TestEngine = {
+      name,
+      lockKind: spec.lock,
+      engine,
+      logger,
+      dataSource,
+      received,
+      readyMs: undefined,
+      readyAt: undefined,
+      payloads: (topic) => received.get(topic) ?? [],
+      status: () => engine.reader.status(),
+      stop: () =>
+        (stopping ??= (async () => {
+          try {
+            await engine.stop();
+          } finally {
+            if (dataSource) {
+              this.dataSources.delete(dataSource);
+              if (dataSource.isInitialized) await dataSource.destroy();
+            }
+          }
+        })()),
+    };
+    this.engines.push(testEngine);
+    this.allEngines.push(testEngine);
+    return testEngine;
+  }
+
+  /** Starts an engine and records how long start() took. Rejects as start() does. */
+  async startEngine(testEngine: TestEngine): Promise<TestEngine> {
+    const started = Date.now();
+    await testEngine.engine.start();
+    testEngine.readyAt = Date.now();
+    testEngine.readyMs = testEngine.readyAt - started;
+    return testEngine;
+  }
+
+  async start(spec: EngineSpec): Promise<TestEngine> {
+    return this.startEngine(await this.create(spec));
+  }
+
+  /** Creates `count` engines, then starts them all at once. */
+  async startMany(count: number, spec: EngineSpec): Promise<TestEngine[]> {
+    const created = await Promise.all(
+      Array.from({ length: count }, () =>
+        this.create({ ...spec, name: undefined }),
+      ),
+    );
+    return Promise.all(created.map((e) => this.startEngine(e)));
+  }
+
+  /** Waits until every engine reports `ready` (a start() that resolved may already be recovering). */
+  async allReady(
+    engines: readonly TestEngine[],
+    timeoutMs = 30_000,
+  ): Promise<void> {
+    await waitFor(() => engines.every((e) => e.status().state === 'ready'), {
+      timeoutMs,
+      message: `engines not all ready: ${engines.map((e) => `${e.name}=${e.status().state}`).join(', ')}`,
+    });
+  }
+
+  /** Stops one engine and forgets it. */
+  async stopEngine(testEngine: TestEngine): Promise<void> {
+    await testEngine.stop();
+    const index = this.engines.indexOf(testEngine);
+    if (index >= 0) this.engines.splice(index, 1);
+  }
+
+  /** Consumer groups on the broker whose name starts with this harness's prefix. */
+  async listGroups(): Promise<string[]> {
+    const admin = await this.admin();
+    const { groups } = await admin.listGroups();
+    return groups
+      .map((g) => g.groupId)
+      .filter((g) => g.startsWith(this.prefix))
+      .sort();
+  }
+
+  /** Member ids per group. */
+  async members(groupIds: readonly string[]): Promise<Map<string, string[]>> {
+    const admin = await this.admin();
+    const { groups } = await admin.describeGroups([...groupIds]);
+    return new Map(
+      groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]),
+    );
+  }
+
+  /** Sum of the high watermarks of a topic's partitions: the number of records ever written. */
+  async topicEnd(fullTopic: string): Promise<number> {
+    const admin = await this.admin();
+    const offsets = await admin.fetchTopicOffsets(fullTopic);
+    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+  }
+
+  /** Runs `fn` during cleanup, before engines are stopped (e.g. to release a test-held lock). */
+  onCleanup(fn: () => Promise<unknown>): void {
+    this.cleanups.push(fn);
+  }
+
+  /** All log lines of all engines, in time order. */
+  dumpLogs(): string {
+    return this.allEngines
+      .flatMap((e) => e.logger.lines.map((l) => ({ ...l, label: e.name })))
+      .sort((a, b) => a.at - b.at)
+      .map(
+        (l) =>
+          `${new Date(l.at).toISOString().slice(11, 23)} ${l.label} ${l.level.toUpperCase()} ${l.message}`,
+      )
+      .join('\n');
+  }
+
+  /**
+   * Stops every engine, destroys every DataSource, then deletes this prefix's groups and topics.
+   * Throws when a group cannot be deleted because it still has members: a leaked consumer.
+   */
+  async cleanup(): Promise<void> {
+    const problems: string[] = [];
+    for (const fn of this.cleanups.splice(0).reverse()) {
+      await fn().catch((error: unknown) =>
+        problems.push(`cleanup step: ${String(error)}`),
+      );
+    }
+    const stops = await Promise.allSettled(
+      this.engines.splice(0).map((e) => e.stop()),
+    );
+    for (const s of stops)
+      if (s.status === 'rejected')
+        problems.push(`engine stop: ${String(s.reason)}`);
+    await Promise.allSettled(
+      [...this.dataSources].map((ds) =>
+        ds.isInitialized ? ds.destroy() : undefined,
+      ),
+    );
+    this.dataSources.clear();
+    const producer = this.producerClient;
+    this.producerClient = undefined;
+    await producer?.then((p) => p.disconnect()).catch(() => undefined);
+    if (this.adminClient) {
+      const admin = await this.adminClient;
+      try {
+        await this.deleteGroups(admin, problems);
+        const topics = (await admin.listTopics()).filter((t) =>
+          t.startsWith(this.prefix),
+        );
+        if (topics.length > 0)
+          await admin.deleteTopics({ topics, timeout: 30_000 });
+      } catch (error) {
+        problems.push(`deleting groups/topics: ${String(error)}`);
+      } finally {
+        this.adminClient = undefined;
+        await admin.disconnect();
+      }
+    } else {
+      // Engines may have created topics and groups even if the test never asked for an admin.
+      const admin = await newAdmin();
+      try {
+        await this.deleteGroups(admin, problems);
+        const topics = (await admin.listTopics()).filter((t) =>
+          t.startsWith(this.prefix),
+        );
+        if (topics.length > 0)
+          await admin.deleteTopics({ topics, timeout: 30_000 });
+      } finally {
+        await admin.disconnect();
+      }
+    }
+    if (problems.length > 0)
+      throw new Error(
+        `cleanup of ${this.prefix} failed:\n${problems.join('\n')}`,
+      );
+  }
+
+  private async deleteGroups(admin: Admin, problems: string[]): Promise<void> {
+    // A stopped engine has left its group; a group that stays non-empty is a leaked member.
+    const list = async () =>
+      (await admin.listGroups()).groups
+        .map((g) => g.groupId)
+        .filter((g) => g.startsWith(this.prefix));
+    let remaining = await list();
+    const deadline = Date.now() + 10_000;
+    while (remaining.length > 0) {
+      const failed: string[] = [];
+      for (const groupId of remaining) {
+        try {
+          await admin.deleteGroups([groupId]);
+        } catch (error) {
+          const code = (error as { groups?: { errorCode: number }[] })
+            .groups?.[0]?.errorCode;
+          if (code !== 69) failed.push(`${groupId} (${String(error)})`); // 69: GROUP_ID_NOT_FOUND
+        }
+      }
+      if (failed.length === 0) return;
+      if (Date.now() > deadline) {
+        problems.push(
+          `groups not deletable (members left behind?): ${failed.join(', ')}`,
+        );
+        return;
+      }
+      await delay(250);
+      remaining = await list();
+    }
+  }
+}
+
+/**
+ * Creates a harness for the current test: its cleanup runs when the test finishes (pass or
+ * fail), and the engines' logs are printed when the test fails.
+ */
+export function useEngineHarness(
+  name: string,
+  defaults?: EngineSpec['options'],
+): EngineHarness {
+  const harness = new EngineHarness(name, defaults);
+  onTestFailed(() => {
+    console.log(
+      `---- engine logs of ${harness.prefix} ----\n${harness.dumpLogs()}`,
+    );
+  });
+  onTestFinished(() => harness.cleanup());
+  return harness;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database-side lock inspection and interference
+
+/** A test-side database connection (not an engine's) that can see and kill lock holders. */
+export class LockInspector {
+  private constructor(
+    readonly kind: Exclude<LockKind, 'none'>,
+    private readonly dataSource: DataSource,
+    private readonly namespace: string,
+  ) {}
+
+  static async open(
+    kind: Exclude<LockKind, 'none'>,
+    namespace: string,
+  ): Promise<LockInspector> {
+    return new LockInspector(
+      kind,
+      await openDataSource(kind, 'lock-inspector'),
+      namespace,
+    );
+  }
+
+  /** The database session (pg backend pid / MariaDB connection id) holding lock `id`, if any. */
+  async holder(id: number): Promise<number | undefined> {
+    if (this.kind === 'postgres') {
+      const rows: { pid: number }[] = await this.dataSource.query(
+        `SELECT pid FROM pg_locks
+          WHERE locktype = 'advisory' AND granted
+            AND classid = ($1::int8 & 4294967295)::oid AND objid = $2::int8::oid AND objsubid = 2`,
+        [lockNamespaceKey(this.namespace), id],
+      );
+      return rows[0]?.pid;
+    }
+    const rows: { holder: number | string | null }[] =
+      await this.dataSource.query('SELECT IS_USED_LOCK(?) AS holder', [
+        mysqlLockName(this.namespace, id),
+      ]);
+    const holder = rows[0]?.holder;
+    return holder === null || holder === undefined ? undefined : Number(holder);
+  }
+
+  /** Ends the session holding lock `id` from the database side; returns the session killed. */
+  async killHolder(id: number): Promise<number> {
+    const session = await this.holder(id);
+    if (session === undefined)
+      throw new Error(`nobody holds lock ${id} in ${this.namespace}`);
+    if (this.kind === 'postgres') {
+      const rows: { ok: boolean }[] = await this.dataSource.query(
+        'SELECT pg_terminate_backend($1) AS ok',
+        [session],
+      );
+      if (rows[0]?.ok !== true)
+        throw new Error(`pg_terminate_backend(${session}) failed`);
+    } else {
+      if (!Number.isSafeInteger(session))
+        throw new Error(`bad connection id ${session}`);
+      await this.dataSource.query(`KILL ${session}`);
+    }
+    return session;
+  }
+
+  /**
+   * Kills the session holding lock `id`, then takes the lock on a dedicated connection of this
+   * inspector as soon as the server has let it go: plays "another instance" that takes over the
+   * id. The connection is opened before the kill, so the takeover polls within milliseconds.
+   */
+  async killHolderAndTakeOver(
+    id: number,
+    timeoutMs = 5_000,
+  ): Promise<{ session: number; release: () => Promise<void> }> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    const [lockSql, unlockSql, params] =
+      this.kind === 'postgres'
+        ? [
+            'SELECT pg_try_advisory_lock($1::int4, $2::int4) AS locked',
+            'SELECT pg_advisory_unlock($1::int4, $2::int4) AS unlocked',
+            [lockNamespaceKey(this.namespace), id],
+          ]
+        : [
+            'SELECT GET_LOCK(?, 0) AS locked',
+            'SELECT RELEASE_LOCK(?) AS unlocked',
+            [mysqlLockName(this.namespace, id)],
+          ];
+    let session: number;
+    try {
+      session = await this.killHolder(id);
+      await waitFor(
+        async () => {
+          const rows: { locked: unknown }[] = await runner.query(
+            lockSql,
+            params,
+          );
+          const locked = rows[0]?.locked;
+          return locked === true || Number(locked) === 1;
+        },
+        {
+          timeoutMs,
+          intervalMs: 5,
+          message: `lock ${id} did not become free for the takeover (did the engine take it back first?)`,
+        },
+      );
+    } catch (error) {
+      await runner.release();
+      throw error;
+    }
+    return {
+      session,
+      release: async () => {
+        await runner.query(unlockSql, params).catch(() => undefined);
+        await runner.release();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group sampler
+
+export interface GroupSamplerReport {
+  samples: number;
+  /** When each successful sample was taken (epoch ms). */
+  sampledAt: number[];
+  failedSamples: number;
+  /** Largest member count seen in any one group in any one sample. */
+  maxMembers: number;
+  maxMembersPerGroup: Map<string, number>;
+  /** Every sample in which a group had more than one member. */
+  violations: { at: number; groupId: string; memberIds: string[] }[];
+}
+
+/**
+ * Describes the candidate groups every `intervalMs` on a dedicated admin client until stopped,
+ * and records the largest number of members any group ever had.
+ */
+export function startGroupSampler(
+  groupIds: readonly string[],
+  intervalMs = 100,
+) {
+  const report: GroupSamplerReport = {
+    samples: 0,
+    sampledAt: [],
+    failedSamples: 0,
+    maxMembers: 0,
+    maxMembersPerGroup: new Map(groupIds.map((g) => [g, 0])),
+    violations: [],
+  };
+  let stopped = false;
+  const running = (async () => {
+    const admin = await newAdmin();
+    try {
+      while (!stopped) {
+        const at = Date.now();
+        try {
+          const { groups } = await admin.describeGroups([...groupIds]);
+          report.samples++;
+          report.sampledAt.push(at);
+          for (const group of groups) {
+            const count = group.members.length;
+            report.maxMembers = Math.max(report.maxMembers, count);
+            report.maxMembersPerGroup.set(
+              group.groupId,
+              Math.max(
+                report.maxMembersPerGroup.get(group.groupId) ?? 0,
+                count,
+              ),
+            );
+            if (count > 1)
+              report.violations.push({
+                at,
+                groupId: group.groupId,
+                memberIds: group.members.map((m) => m.memberId),
+              });
+          }
+        } catch {
+          report.failedSamples++;
+        }
+        const wait = intervalMs - (Date.now() - at);
+        if (wait > 0 && !stopped) await delay(wait);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  })();
+  return {
+    report,
+    /** Stops sampling and returns the report. */
+    async stop(): Promise<GroupSamplerReport> {
+      stopped = true;
+      await running;
+      return report;
+    },
+  };
+}
+
+/** Records every distinct state an engine goes through, polling every `intervalMs`. */
+export function watchStates(testEngine: TestEngine, intervalMs = 20) {
+  const states: {
+    state: string;
+    lockId: number | undefined;
+    groupId: string | undefined;
+    at: number;
+  }[] = [];
+  const record = () => {
+    const { state, lockId, groupId } = testEngine.status();
+    const last = states[states.length - 1];
+    if (
+      !last ||
+      last.state !== state ||
+      last.lockId !== lockId ||
+      last.groupId !== groupId
+    ) {
+      states.push({ state, lockId, groupId, at: Date.now() });
+    }
+  };
+  record();
+  const timer = setInterval(record, intervalMs);
+  return {
+    states,
+    stop() {
+      clearInterval(timer);
+      record();
+      return states;
+    },
+  };
+}
+
+/** Handlers that fail in every way a handler can. */
+export const failingHandlers = {
+  throwsSync: (() => {
+    throw new Error('handler threw synchronously');
+  }) as BroadcastHandler,
+  rejects: (async () => {
+    throw new Error('handler rejected');
+  }) as BroadcastHandler,
+};
