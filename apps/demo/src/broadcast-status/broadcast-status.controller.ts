@@ -1,0 +1,48 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { BroadcastEngine } from '@app/broadcast';
+import { EvictionLog } from '../cache/eviction-log.js';
+import { ProductCache } from '../cache/product-cache.js';
+import { DEMO_CONFIG, type DemoConfig } from '../config.js';
+import { ProductsStore } from '../products/products.store.js';
+
+/** `GET /broadcast/status`: this instance's consumer group, lock, counters and recent evictions. */
+@Controller('broadcast')
+export class BroadcastStatusController {
+  constructor(
+    @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
+    private readonly evictions: EvictionLog,
+    private readonly cache: ProductCache,
+    private readonly store: ProductsStore,
+    @Inject(DEMO_CONFIG) private readonly config: DemoConfig,
+  ) {}
+
+  @Get('status')
+  status() {
+    const status = this.engine.reader.status();
+    return {
+      instance: this.config.instanceName,
+      pid: process.pid,
+      state: status.state,
+      group: status.groupId ?? null,
+      lockId: status.lockId ?? null,
+      lockMode: status.lockMode,
+      store: this.store.kind,
+      /** Now − the newest message timestamp seen (heartbeats included), in ms. */
+      lastLatencyMs: status.lastLatencyMs ?? null,
+      maxStalenessMs: this.engine.options.maxStalenessMs,
+      received: status.received,
+      failed: status.failed,
+      skipped: status.skipped,
+      heartbeats: {
+        received: this.engine.dispatcher.heartbeats,
+        sent: this.engine.heartbeat.sent,
+      },
+      cacheSize: this.cache.size,
+      evictions: {
+        total: this.evictions.total,
+        lastLatencyMs: this.evictions.lastLatencyMs ?? null,
+        recent: this.evictions.list(),
+      },
+    };
+  }
+}
