@@ -50,7 +50,9 @@ export interface CliState {
 export const REPO_ROOT: string;
 export const STATE_DIR: string;
 export const STATE_FILE: string;
-export function startCluster(options?: StartClusterOptions): Promise<KafkaCluster>;
+export function startCluster(
+  options?: StartClusterOptions,
+): Promise<KafkaCluster>;
 export function resolveVersion(version?: string): string;
 export function describeCluster(brokers: string[]): Promise<{
   brokers: Array<{ nodeId: number; host: string; port: number }>;

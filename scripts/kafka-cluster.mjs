@@ -13,9 +13,20 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { freePorts, newClusterId, serverProperties } from './kafka/config.mjs';
-import { ensureJars, kafkaLine, loggingFlag, resolveVersion } from './kafka/jars.mjs';
 import {
-  hasExited, jvmFlags, killChild, launchBroker, logTail, runTool, terminateChild,
+  ensureJars,
+  kafkaLine,
+  loggingFlag,
+  resolveVersion,
+} from './kafka/jars.mjs';
+import {
+  hasExited,
+  jvmFlags,
+  killChild,
+  launchBroker,
+  logTail,
+  runTool,
+  terminateChild,
 } from './kafka/process.mjs';
 
 export { resolveVersion } from './kafka/jars.mjs';
@@ -32,17 +43,37 @@ const START_TIMEOUT_MS = Number(process.env.KAFKA_START_TIMEOUT_MS) || 90_000;
  * Formats and starts `nodes` KRaft nodes; resolves once every broker is registered.
  * `dir` defaults to a fresh temp dir. `detached` (CLI only) lets the JVMs outlive this process.
  */
-export async function startCluster({ nodes = 1, dir, version, quiet = false, detached = false, timeoutMs = START_TIMEOUT_MS } = {}) {
+export async function startCluster({
+  nodes = 1,
+  dir,
+  version,
+  quiet = false,
+  detached = false,
+  timeoutMs = START_TIMEOUT_MS,
+} = {}) {
   version = resolveVersion(version);
-  const log = quiet ? () => {} : (msg) => process.stderr.write(`[kafka] ${msg}\n`);
+  const log = quiet
+    ? () => {}
+    : (msg) => process.stderr.write(`[kafka] ${msg}\n`);
   const startedAt = Date.now();
   const libs = await ensureJars(version, log);
   dir = resolve(dir ?? (await mkdtemp(join(tmpdir(), 'kafka-cluster-'))));
   const members = await planNodes(nodes, dir, kafkaLine(version));
   await formatStorage(members, libs, version);
 
-  const flags = jvmFlags({ heap: nodes > 1 ? '384m' : '512m', logging: loggingFlag(version) });
-  const launch = (m) => { m.child = launchBroker({ libs, flags, config: m.config, logFile: m.logFile, detached }); };
+  const flags = jvmFlags({
+    heap: nodes > 1 ? '384m' : '512m',
+    logging: loggingFlag(version),
+  });
+  const launch = (m) => {
+    m.child = launchBroker({
+      libs,
+      flags,
+      config: m.config,
+      logFile: m.logFile,
+      detached,
+    });
+  };
   members.forEach(launch);
   try {
     await waitReady(members, members, timeoutMs);
@@ -50,7 +81,9 @@ export async function startCluster({ nodes = 1, dir, version, quiet = false, det
     await Promise.all(members.map((m) => killChild(m.child)));
     throw error;
   }
-  log(`Kafka ${version}: ${nodes} node(s) ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${addresses(members)}`);
+  log(
+    `Kafka ${version}: ${nodes} node(s) ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${addresses(members)}`,
+  );
   return clusterHandle({ members, dir, version, launch, timeoutMs });
 }
 
@@ -67,7 +100,10 @@ async function planNodes(count, dir, line) {
   for (const m of members) {
     const dataDir = join(dirname(m.config), 'data');
     await mkdir(dataDir, { recursive: true });
-    await writeFile(m.config, serverProperties({ node: m, nodes: members, dataDir, line }));
+    await writeFile(
+      m.config,
+      serverProperties({ node: m, nodes: members, dataDir, line }),
+    );
   }
   return members;
 }
@@ -75,17 +111,31 @@ async function planNodes(count, dir, line) {
 /** Every node's storage gets the same cluster id; formats run in parallel JVMs. */
 async function formatStorage(members, libs, version) {
   const clusterId = newClusterId();
-  const flags = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', loggingFlag(version)];
-  await Promise.all(members.map((m) => runTool({
-    libs, flags, main: 'kafka.tools.StorageTool',
-    args: ['format', '-t', clusterId, '-c', m.config, '--ignore-formatted'],
-  })));
+  const flags = [
+    '-Xmx256m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    loggingFlag(version),
+  ];
+  await Promise.all(
+    members.map((m) =>
+      runTool({
+        libs,
+        flags,
+        main: 'kafka.tools.StorageTool',
+        args: ['format', '-t', clusterId, '-c', m.config, '--ignore-formatted'],
+      }),
+    ),
+  );
 }
 
 function clusterHandle({ members, dir, version, launch, timeoutMs }) {
   const node = (id) => {
     const m = members.find((x) => x.id === id);
-    if (!m) throw new Error(`no Kafka node ${id} (nodes: ${members.map((x) => x.id).join(', ')})`);
+    if (!m)
+      throw new Error(
+        `no Kafka node ${id} (nodes: ${members.map((x) => x.id).join(', ')})`,
+      );
     return m;
   };
   const brokers = members.map(address);
@@ -95,8 +145,16 @@ function clusterHandle({ members, dir, version, launch, timeoutMs }) {
     brokers,
     bootstrap: brokers.join(','),
     get nodes() {
-      return members.map(({ id, port, controllerPort, child, config, logFile }) =>
-        ({ id, port, controllerPort, pid: child?.pid, config, logFile }));
+      return members.map(
+        ({ id, port, controllerPort, child, config, logFile }) => ({
+          id,
+          port,
+          controllerPort,
+          pid: child?.pid,
+          config,
+          logFile,
+        }),
+      );
     },
     /** Graceful: SIGTERM, Kafka's controlled shutdown, SIGKILL after 30 s. */
     stopNode: (id) => terminateChild(node(id).child, 30_000),
@@ -123,10 +181,16 @@ async function waitReady(via, expected, timeoutMs) {
   let last = 'no answer yet';
   while (Date.now() < deadline) {
     const dead = expected.find((m) => m.child && hasExited(m.child));
-    if (dead) throw startError(`Kafka node ${dead.id} exited (code ${dead.child.exitCode}, signal ${dead.child.signalCode})`, dead);
+    if (dead)
+      throw startError(
+        `Kafka node ${dead.id} exited (code ${dead.child.exitCode}, signal ${dead.child.signalCode})`,
+        dead,
+      );
     try {
       const { brokers } = await describeCluster(via.map(address));
-      const missing = expected.filter((m) => !brokers.some((b) => b.nodeId === m.id));
+      const missing = expected.filter(
+        (m) => !brokers.some((b) => b.nodeId === m.id),
+      );
       if (missing.length === 0) return;
       last = `node(s) ${missing.map((m) => m.id).join(', ')} not registered yet`;
     } catch (error) {
@@ -134,19 +198,28 @@ async function waitReady(via, expected, timeoutMs) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw startError(`Kafka not ready within ${timeoutMs} ms: ${last}`, ...expected);
+  throw startError(
+    `Kafka not ready within ${timeoutMs} ms: ${last}`,
+    ...expected,
+  );
 }
 
 function startError(message, ...members) {
-  const tails = members.map((m) => `--- ${m.logFile} (last lines) ---\n${logTail(m.logFile)}`);
+  const tails = members.map(
+    (m) => `--- ${m.logFile} (last lines) ---\n${logTail(m.logFile)}`,
+  );
   return new Error([message, ...tails].join('\n'));
 }
 
 /** One admin round trip with short timeouts and no kafkajs retries (callers poll). */
 export async function describeCluster(brokers) {
   const kafka = new Kafka({
-    clientId: 'kafka-cluster-probe', brokers, logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000, requestTimeout: 3000, retry: { retries: 0 },
+    clientId: 'kafka-cluster-probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1000,
+    requestTimeout: 3000,
+    retry: { retries: 0 },
   });
   const admin = kafka.admin();
   try {

@@ -10,16 +10,30 @@
 import { rm, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clusterAnswers, readState, startCluster, STATE_DIR, STATE_FILE } from './kafka-cluster.mjs';
+import {
+  clusterAnswers,
+  readState,
+  resolveVersion,
+  startCluster,
+  STATE_DIR,
+  STATE_FILE,
+} from './kafka-cluster.mjs';
 import { terminatePid } from './kafka/process.mjs';
 
-const printBrokers = (brokers) => console.log(`KAFKA_BROKERS=${[brokers].flat().join(',')}`);
+const printBrokers = (brokers) =>
+  console.log(`KAFKA_BROKERS=${[brokers].flat().join(',')}`);
 
 async function start({ nodes }) {
   if (process.env.KAFKA_BROKERS) return printBrokers(process.env.KAFKA_BROKERS);
   const state = await readState();
   if (state && (await clusterAnswers(state.brokers))) {
-    console.error(`[kafka] already running (Kafka ${state.version}, pids ${state.nodes.map((n) => n.pid).join(', ')})`);
+    console.error(
+      `[kafka] already running (Kafka ${state.version}, pids ${state.nodes.map((n) => n.pid).join(', ')})`,
+    );
+    if (state.version !== resolveVersion())
+      console.error(
+        `[kafka] note: Kafka ${resolveVersion()} was asked for; run stop first to switch`,
+      );
     return printBrokers(state.brokers);
   }
   if (state) await stopFromState(state, 5_000); // stale: a JVM that no longer answers
@@ -28,7 +42,14 @@ async function start({ nodes }) {
   const cluster = await startCluster({ nodes, dir, detached: true });
   await mkdir(STATE_DIR, { recursive: true });
   const { version, brokers, bootstrap } = cluster;
-  const saved = { version, brokers, bootstrap, dir, nodes: cluster.nodes, startedAt: new Date().toISOString() };
+  const saved = {
+    version,
+    brokers,
+    bootstrap,
+    dir,
+    nodes: cluster.nodes,
+    startedAt: new Date().toISOString(),
+  };
   await writeFile(STATE_FILE, JSON.stringify(saved, null, 2) + '\n');
   printBrokers(brokers);
 }
@@ -36,25 +57,36 @@ async function start({ nodes }) {
 async function stop() {
   if (process.env.KAFKA_BROKERS) return printBrokers(process.env.KAFKA_BROKERS);
   const state = await readState();
-  if (!state) return console.error('[kafka] no broker state in .kafka/state.json; nothing to stop');
+  if (!state)
+    return console.error(
+      '[kafka] no broker state in .kafka/state.json; nothing to stop',
+    );
   await stopFromState(state, 30_000);
-  console.error(`[kafka] stopped (pids ${state.nodes.map((n) => n.pid).join(', ')})`);
+  console.error(
+    `[kafka] stopped (pids ${state.nodes.map((n) => n.pid).join(', ')})`,
+  );
 }
 
 async function stopFromState(state, graceMs) {
-  await Promise.all(state.nodes.map((n) => terminatePid(n.pid, n.config, graceMs)));
+  await Promise.all(
+    state.nodes.map((n) => terminatePid(n.pid, n.config, graceMs)),
+  );
   await rm(state.dir, { recursive: true, force: true });
   await rm(STATE_FILE, { force: true });
 }
 
 async function status() {
-  const brokers = process.env.KAFKA_BROKERS?.split(',') ?? (await readState())?.brokers;
+  const brokers =
+    process.env.KAFKA_BROKERS?.split(',') ?? (await readState())?.brokers;
   if (brokers && (await clusterAnswers(brokers))) return printBrokers(brokers);
   console.error('[kafka] not running');
   process.exitCode = 1;
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { nodes: { type: 'string', default: '1' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { nodes: { type: 'string', default: '1' } },
+});
 const commands = { start, stop, status };
 const command = commands[positionals[0]];
 if (!command) {

@@ -21,7 +21,9 @@ export async function freePorts(count) {
     while (servers.length < count) servers.push(await listen(0));
     return servers.map((server) => server.address().port);
   } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all(
+      servers.map((server) => new Promise((resolve) => server.close(resolve))),
+    );
   }
 }
 
@@ -37,7 +39,11 @@ function listen(port) {
 function randomLowPort() {
   let low = 32768;
   try {
-    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    low = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+        .trim()
+        .split(/\s+/)[0],
+    );
   } catch {
     // not Linux: keep the usual default
   }
@@ -61,7 +67,9 @@ export function newClusterId() {
 
 /** `nodes`: every node of the cluster [{ id, port, controllerPort }]; `node`: the one to configure. */
 export function serverProperties({ node, nodes, dataDir, line }) {
-  const voters = nodes.map((n) => `${n.id}@${HOST}:${n.controllerPort}`).join(',');
+  const voters = nodes
+    .map((n) => `${n.id}@${HOST}:${n.controllerPort}`)
+    .join(',');
   const rf = Math.min(nodes.length, 3);
   const props = {
     'process.roles': 'broker,controller',
@@ -72,12 +80,17 @@ export function serverProperties({ node, nodes, dataDir, line }) {
     'advertised.listeners': `PLAINTEXT://${HOST}:${node.port}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map':
+      'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'log.dirs': dataDir,
     ...testFriendly(rf),
     ...(line >= 4 ? shareCoordinator(rf) : {}),
   };
-  return Object.entries(props).map(([key, value]) => `${key}=${value}`).join('\n') + '\n';
+  return (
+    Object.entries(props)
+      .map(([key, value]) => `${key}=${value}`)
+      .join('\n') + '\n'
+  );
 }
 
 /** Settings that make a test broker fast to use; none of them is a production default. */
@@ -96,6 +109,10 @@ function testFriendly(rf) {
     'transaction.state.log.min.isr': 1,
     'default.replication.factor': rf,
     'min.insync.replicas': 1,
+    // A killed node can re-register only once its old session expired (default 9 s, heartbeat
+    // 2 s); shorter makes crash/restart tests and failure detection quicker.
+    'broker.session.timeout.ms': 6000,
+    'broker.heartbeat.interval.ms': 1000,
     'auto.create.topics.enable': true,
     'num.partitions': 1,
     // Test data is thrown away with the data dir; keep what a long run writes small.

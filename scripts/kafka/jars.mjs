@@ -2,7 +2,14 @@
 // tarball on these machines) and caches it, so a second start downloads nothing.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +19,9 @@ const POM = join(HERE, 'pom.xml');
 const VERSIONS = JSON.parse(readFileSync(join(HERE, 'versions.json'), 'utf8'));
 
 /** Outside the repo so fresh clones (CI) and worktrees share one download. */
-export const CACHE_DIR = process.env.KAFKA_CACHE_DIR || join(homedir(), '.cache', 'nest-kafka-broadcast');
+export const CACHE_DIR =
+  process.env.KAFKA_CACHE_DIR ||
+  join(homedir(), '.cache', 'nest-kafka-broadcast');
 
 /** The one place the Kafka version is chosen: argument, then env KAFKA_VERSION, then versions.json. */
 export function resolveVersion(version) {
@@ -44,8 +53,19 @@ export async function ensureJars(version, log = () => {}) {
   // download never leaves a half-filled libs/ that looks usable.
   const tmp = `${libs}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
-  await copyDependencies(version, tmp);
-  const jars = await checkJars(version, tmp);
+  let jars;
+  try {
+    await copyDependencies(version, tmp);
+    jars = await checkJars(version, tmp);
+  } catch (error) {
+    await rm(tmp, { recursive: true, force: true });
+    throw error;
+  }
+  if (await isComplete(libs, marker)) {
+    // A concurrent start finished first and may already run from libs/: keep its copy.
+    await rm(tmp, { recursive: true, force: true });
+    return libs;
+  }
   await rm(libs, { recursive: true, force: true });
   await rename(tmp, libs);
   await writeFile(marker, JSON.stringify({ version, jars }, null, 2));
@@ -63,16 +83,32 @@ async function isComplete(libs, marker) {
 }
 
 async function copyDependencies(version, outDir) {
-  const props = [`-Dkafka.version=${version}`, `-Dkafka.line=${kafkaLine(version)}`];
-  if (kafkaLine(version) === 4) props.push(`-Dlog4j.version=${await resolvedLog4j(version)}`);
-  await mvn(['dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${outDir}`, ...props]);
+  const props = [
+    `-Dkafka.version=${version}`,
+    `-Dkafka.line=${kafkaLine(version)}`,
+  ];
+  if (kafkaLine(version) === 4)
+    props.push(`-Dlog4j.version=${await resolvedLog4j(version)}`);
+  await mvn([
+    'dependency:copy-dependencies',
+    '-DincludeScope=runtime',
+    `-DoutputDirectory=${outDir}`,
+    ...props,
+  ]);
 }
 
 /** The slf4j binding must match the log4j-core that Kafka itself pulls in, so ask Maven first. */
 async function resolvedLog4j(version) {
   const out = join(CACHE_DIR, `kafka-${version}`, 'dependency-list.txt');
-  await mvn(['dependency:list', '-DincludeScope=runtime', `-DoutputFile=${out}`, `-Dkafka.version=${version}`]);
-  const match = /org\.apache\.logging\.log4j:log4j-core:jar:([^:\s]+)/.exec(await readFile(out, 'utf8'));
+  await mvn([
+    'dependency:list',
+    '-DincludeScope=runtime',
+    `-DoutputFile=${out}`,
+    `-Dkafka.version=${version}`,
+  ]);
+  const match = /org\.apache\.logging\.log4j:log4j-core:jar:([^:\s]+)/.exec(
+    await readFile(out, 'utf8'),
+  );
   // 4.0.0 resolves no log4j-core at all; the pom then adds core and binding at this version.
   return match ? match[1] : VERSIONS.log4jFallback;
 }
@@ -80,16 +116,27 @@ async function resolvedLog4j(version) {
 async function checkJars(version, dir) {
   const jars = (await readdir(dir)).filter((name) => name.endsWith('.jar'));
   if (!jars.includes(`kafka_2.13-${version}.jar`)) {
-    throw new Error(`Maven did not produce kafka_2.13-${version}.jar in ${dir}`);
+    throw new Error(
+      `Maven did not produce kafka_2.13-${version}.jar in ${dir}`,
+    );
   }
   return jars;
 }
 
 function mvn(args) {
   return new Promise((resolve, reject) => {
-    execFile('mvn', ['-q', '-B', '-f', POM, ...args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      if (!error) return resolve(stdout);
-      reject(new Error(`mvn ${args[0]} failed (${error.message.split('\n')[0]})\n${stdout}${stderr}`.trim()));
-    });
+    execFile(
+      'mvn',
+      ['-q', '-B', '-f', POM, ...args],
+      { maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        if (!error) return resolve(stdout);
+        reject(
+          new Error(
+            `mvn ${args[0]} failed (${error.message.split('\n')[0]})\n${stdout}${stderr}`.trim(),
+          ),
+        );
+      },
+    );
   });
 }

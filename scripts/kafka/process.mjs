@@ -3,24 +3,47 @@ import { execFile, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const JAVA = process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+const JAVA = process.env.JAVA_HOME
+  ? join(process.env.JAVA_HOME, 'bin', 'java')
+  : 'java';
 const SETPRIV = '/usr/bin/setpriv';
 
 /**
  * JVM flags for one broker. Serial GC and a small heap: the box has 2 cores and runs the tests
  * too. A small -Xms because the JVM's default initial heap (1/64 of RAM) would be the whole -Xmx.
  */
-export function jvmFlags({ heap, logging }) {
-  return [`-Xmx${heap}`, '-Xms64m', '-XX:+UseSerialGC', '-Djava.awt.headless=true', logging];
+export function jvmFlags({ heap, logging, extra = [] }) {
+  const fromEnv = (process.env.KAFKA_JVM_OPTS ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+  return [
+    `-Xmx${heap}`,
+    '-Xms64m',
+    '-XX:+UseSerialGC',
+    '-Djava.awt.headless=true',
+    logging,
+    ...extra,
+    ...fromEnv,
+  ];
 }
 
 /** Runs a short-lived Kafka tool (StorageTool calls System.exit, hence its own JVM). */
 export function runTool({ libs, flags, main, args }) {
   return new Promise((resolve, reject) => {
-    execFile(JAVA, ['-cp', join(libs, '*'), ...flags, main, ...args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${main} ${args[0]} failed: ${error.message}\n${stdout}${stderr}`.trim()));
-      else resolve(stdout);
-    });
+    execFile(
+      JAVA,
+      ['-cp', join(libs, '*'), ...flags, main, ...args],
+      { maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(
+            new Error(
+              `${main} ${args[0]} failed: ${error.message}\n${stdout}${stderr}`.trim(),
+            ),
+          );
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -33,12 +56,19 @@ let exitHookInstalled = false;
  * setpriv's parent-death signal covers the case where this process is killed outright.
  * Detached children (the CLI) outlive it on purpose.
  */
-export function launchBroker({ libs, flags, config, logFile, detached = false }) {
+export function launchBroker({
+  libs,
+  flags,
+  config,
+  logFile,
+  detached = false,
+}) {
   const fd = openSync(logFile, 'a');
   const javaArgs = ['-cp', join(libs, '*'), ...flags, 'kafka.Kafka', config];
-  const [cmd, args] = !detached && existsSync(SETPRIV)
-    ? [SETPRIV, ['--pdeathsig', 'KILL', JAVA, ...javaArgs]]
-    : [JAVA, javaArgs];
+  const [cmd, args] =
+    !detached && existsSync(SETPRIV)
+      ? [SETPRIV, ['--pdeathsig', 'KILL', JAVA, ...javaArgs]]
+      : [JAVA, javaArgs];
   try {
     const child = spawn(cmd, args, { detached, stdio: ['ignore', fd, fd] });
     if (detached) child.unref();
@@ -68,8 +98,15 @@ export async function terminateChild(child, graceMs) {
   if (!child || hasExited(child)) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  const timer = new Promise((resolve) => setTimeout(resolve, graceMs, 'timeout'));
-  if ((await Promise.race([exited, timer])) === 'timeout') {
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, graceMs, 'timeout');
+  });
+  // Cleared afterwards: a pending timer would keep the caller (e.g. Vitest's main process) alive.
+  const outcome = await Promise.race([exited, timeout]).finally(() =>
+    clearTimeout(timer),
+  );
+  if (outcome === 'timeout') {
     child.kill('SIGKILL');
     await exited;
   }
@@ -127,7 +164,11 @@ function isAlive(pid) {
 /** The last `lines` lines of a node's log, for error messages. */
 export function logTail(logFile, lines = 40) {
   try {
-    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return readFileSync(logFile, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .join('\n');
   } catch {
     return '(no log)';
   }

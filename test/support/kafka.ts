@@ -1,6 +1,6 @@
 // Shared helpers for tests that talk to the real broker (see test/global-setup.ts).
 import { inject } from 'vitest';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
 import { runId } from './run-id.js';
 
 export { runId } from './run-id.js';
@@ -8,7 +8,10 @@ export { runId } from './run-id.js';
 /** The run's broker addresses, e.g. ['127.0.0.1:25824']. */
 export function kafkaBrokers(): string[] {
   const list = inject('kafkaBrokers') || process.env.KAFKA_BROKERS;
-  if (!list) throw new Error('no Kafka broker: test/global-setup.ts did not run and KAFKA_BROKERS is unset');
+  if (!list)
+    throw new Error(
+      'no Kafka broker: test/global-setup.ts did not run and KAFKA_BROKERS is unset',
+    );
   return list.split(',');
 }
 
@@ -17,13 +20,18 @@ export function kafkaBrokers(): string[] {
  * tests never see each other's data on a shared broker. Only [a-zA-Z0-9._-] survive.
  */
 export function testPrefix(name: string): string {
-  const safe = name.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'test';
+  const safe =
+    name.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'test';
   return `bt.${runId()}.${safe}.`;
 }
 
 /** A kafkajs client for the run's broker, silent (tests assert; they don't read logs). */
 export function newKafka(clientId = `test-${runId()}`): Kafka {
-  return new Kafka({ clientId, brokers: kafkaBrokers(), logLevel: logLevel.NOTHING });
+  return new Kafka({
+    clientId,
+    brokers: kafkaBrokers(),
+    logLevel: logLevel.NOTHING,
+  });
 }
 
 /** A connected admin client; the caller disconnects it. */
@@ -31,6 +39,37 @@ export async function newAdmin(): Promise<Admin> {
   const admin = newKafka().admin();
   await admin.connect();
   return admin;
+}
+
+/**
+ * Creates topics and waits until every partition has a leader. Use it instead of kafkajs
+ * `createTopics({ waitForLeaders: true })`: on KRaft that polls the metadata of one broker
+ * and gives up on UNKNOWN_TOPIC_OR_PARTITION when that broker has not caught up with the
+ * controller yet (seen with Kafka 3.9.1 on 3 nodes).
+ */
+export async function createTopics(
+  admin: Admin,
+  topics: ITopicConfig[],
+  { timeoutMs = 30_000 } = {},
+): Promise<void> {
+  await admin.createTopics({ topics, waitForLeaders: false });
+  const names = topics.map((t) => t.topic);
+  await waitFor(
+    async () => {
+      const { topics: found } = await admin.fetchTopicMetadata({
+        topics: names,
+      });
+      return found.every(
+        (t) =>
+          t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
+      );
+    },
+    {
+      timeoutMs,
+      intervalMs: 100,
+      message: `no leaders for ${names.join(', ')}`,
+    },
+  );
 }
 
 export interface WaitForOptions {
@@ -45,7 +84,11 @@ export interface WaitForOptions {
  */
 export async function waitFor<T>(
   predicate: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 50, message = 'condition not met' }: WaitForOptions = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 50,
+    message = 'condition not met',
+  }: WaitForOptions = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -59,6 +102,9 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-  throw new Error(`waitFor timed out after ${timeoutMs} ms: ${message}${cause}`);
+  const cause =
+    lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+  throw new Error(
+    `waitFor timed out after ${timeoutMs} ms: ${message}${cause}`,
+  );
 }

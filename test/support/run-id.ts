@@ -14,7 +14,9 @@ declare module 'vitest' {
  * Names built from it never collide with an earlier run against the same long-lived broker.
  */
 export function createRunId(): string {
-  const random = Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, '0');
+  const random = Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, '0');
   return `r${Date.now().toString(36)}${random}`;
 }
 
