@@ -34,7 +34,15 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
   }
   const heartbeat = resolveHeartbeat(options.heartbeat);
   const consumer = resolveConsumer(options.consumer ?? {});
-  const handlerTimeoutMs = positiveInt('handlerTimeoutMs', options.handlerTimeoutMs, D.DEFAULT_HANDLER_TIMEOUT_MS);
+  const handlerTimeoutMs = positiveInt(
+    'handlerTimeoutMs',
+    options.handlerTimeoutMs,
+    Math.max(1, Math.min(D.DEFAULT_HANDLER_TIMEOUT_MS, Math.floor(consumer.sessionTimeoutMs / 2))),
+  );
+  // Heartbeats go out between records: a handler awaited longer than the session would cost the membership.
+  if (handlerTimeoutMs >= consumer.sessionTimeoutMs) {
+    throw new BroadcastOptionsError('handlerTimeoutMs', `an integer below consumer.sessionTimeoutMs (${consumer.sessionTimeoutMs})`, handlerTimeoutMs);
+  }
   return {
     kafka: resolveKafka(options.kafka),
     topicPrefix: name('topicPrefix', options.topicPrefix, ''),

@@ -49,7 +49,7 @@ export interface BroadcastModuleOptions {
   maxGroups?: number;
   /** Heartbeat traffic that keeps freshness measurable, or `false`. */
   heartbeat?: BroadcastHeartbeatOptions | false;
-  /** Longest a handler may run before it is counted as failed, in ms (default 5000). */
+  /** Longest a handler is awaited before it counts as failed, in ms (default min(5000, sessionTimeoutMs / 2)); below consumer.sessionTimeoutMs. */
   handlerTimeoutMs?: number;
   /** Deadline for the first group allocation, in ms (default 60000). */
   startupTimeoutMs?: number;
