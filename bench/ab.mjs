@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+// A/B of a library change on time to ready: two builds in ONE process, alternating A, B, R on every
+// repetition, so load on the box hits all three alike. With --twenty it also alternates 20-at-once starts.
+//
+//   node bench/ab.mjs --a=path/to/a/dist/index.js --b=path/to/b/dist/index.js [--label=name] [--reps=20] [--twenty=3]
+//
+// Writes bench/results/ab-<label>.json (raw samples and the phase breakdown of each build).
+import { writeFile, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  BENCH_DIR,
+  cleanupPrefix,
+  createTopics,
+  engineLogger,
+  findBroker,
+  libraryRevision,
+  machineInfo,
+  newDataSource,
+  newRunId,
+  now,
+  ratio,
+  round,
+  sleep,
+  startRawConsumer,
+  summary,
+} from './lib/common.mjs';
+import { engineTopics, instrument, phases } from './lib/ours.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    a: { type: 'string' },
+    b: { type: 'string' },
+    label: { type: 'string', default: 'change' },
+    reps: { type: 'string', default: '20' },
+    twenty: { type: 'string', default: '0' },
+  },
+});
+if (!args.a || !args.b) {
+  console.error(
+    'usage: node bench/ab.mjs --a=<index.js> --b=<index.js> [--label=name] [--reps=20] [--twenty=3]',
+  );
+  process.exit(2);
+}
+const builds = {
+  A: await import(pathToFileURL(resolve(args.a)).href),
+  B: await import(pathToFileURL(resolve(args.b)).href),
+};
+const TOPIC = 'ready';
+const broker = await findBroker();
+const brokers = broker.brokers;
+const runId = newRunId();
+const prefix = `${runId}-ab-`;
+await createTopics(brokers, engineTopics(prefix, TOPIC));
+
+function engine(build, dataSource, i = 0) {
+  return new builds[build].BroadcastEngine(
+    {
+      kafka: { brokers, clientId: `ab-${build}-${i}` },
+      topicPrefix: prefix,
+      lock: {},
+    },
+    { dataSource, logger: engineLogger },
+  ).on(TOPIC, () => {});
+}
+
+async function one(build) {
+  const dataSource = await newDataSource();
+  const e = engine(build, dataSource);
+  const marks = instrument(e);
+  const t0 = now();
+  try {
+    await e.start();
+    const ready = now();
+    return { ms: ready - t0, phases: phases(marks, t0, ready) };
+  } finally {
+    await e.stop();
+    await dataSource.destroy();
+  }
+}
+
+async function raw() {
+  const r = startRawConsumer({
+    brokers,
+    prefix,
+    topics: engineTopics(prefix, TOPIC),
+  });
+  try {
+    await r.ready;
+    return {
+      ms: r.marks.ready - r.marks.t0,
+      listOffsetsMs: r.marks.listOffsets - r.marks.t0,
+    };
+  } finally {
+    await r.stop();
+  }
+}
+
+async function twenty(build) {
+  const dataSources = await Promise.all(
+    Array.from({ length: 20 }, () => newDataSource()),
+  );
+  const engines = dataSources.map((d, i) => engine(build, d, i));
+  const t0 = now();
+  try {
+    const at = await Promise.all(
+      engines.map((e) => e.start().then(() => now() - t0)),
+    );
+    return Math.max(...at);
+  } finally {
+    await Promise.all(engines.map((e) => e.stop()));
+    await Promise.all(dataSources.map((d) => d.destroy()));
+  }
+}
+
+const samples = { A: [], B: [], R: [], twentyA: [], twentyB: [] };
+try {
+  await one('A');
+  await one('B');
+  await raw();
+  const reps = Number(args.reps);
+  for (let i = 0; i < reps; i++) {
+    const order = [
+      ['A', 'B', 'R'],
+      ['B', 'R', 'A'],
+      ['R', 'A', 'B'],
+    ][i % 3];
+    for (const side of order) {
+      samples[side].push(side === 'R' ? await raw() : await one(side));
+      await sleep(100);
+    }
+  }
+  for (let i = 0; i < Number(args.twenty); i++) {
+    for (const side of i % 2 ? ['B', 'A'] : ['A', 'B']) {
+      samples[`twenty${side}`].push(await twenty(side));
+      await sleep(500);
+    }
+  }
+} finally {
+  await cleanupPrefix(brokers, prefix);
+  await broker.stop();
+}
+
+const phaseNames = [
+  'ensureTopics',
+  'lock',
+  'deleteGroup',
+  'offsetsSnapshot',
+  'join',
+  'verify',
+  'gaps',
+];
+const s = (side) => summary(samples[side].map((x) => x.ms));
+const out = {
+  label: args.label,
+  date: new Date().toISOString(),
+  machine: machineInfo(),
+  kafka: broker.version,
+  library: libraryRevision(),
+  builds: { A: args.a, B: args.b },
+  ready: {
+    A: s('A'),
+    B: s('B'),
+    R_firstFetch: s('R'),
+    R_listOffsets: summary(samples.R.map((x) => x.listOffsetsMs)),
+  },
+  ratioBtoA: ratio(s('B').median, s('A').median),
+  phases: Object.fromEntries(
+    ['A', 'B'].map((side) => [
+      side,
+      Object.fromEntries(
+        phaseNames.map((p) => [
+          p,
+          summary(samples[side].map((x) => x.phases[p])),
+        ]),
+      ),
+    ]),
+  ),
+  twenty: { A: summary(samples.twentyA), B: summary(samples.twentyB) },
+  samples: {
+    A: samples.A.map((x) => round(x.ms)),
+    B: samples.B.map((x) => round(x.ms)),
+    R: samples.R.map((x) => ({
+      ms: round(x.ms),
+      listOffsetsMs: round(x.listOffsetsMs),
+    })),
+    twentyA: samples.twentyA.map((v) => round(v)),
+    twentyB: samples.twentyB.map((v) => round(v)),
+  },
+};
+const fmt = (x) => `${x.min} / ${x.median} / ${x.max} (n=${x.n})`;
+console.log(`A/B "${args.label}"  load ${out.machine.loadavg.join(' ')}`);
+console.log(`ready ms  A: ${fmt(out.ready.A)}`);
+console.log(`ready ms  B: ${fmt(out.ready.B)}   B/A ${out.ratioBtoA}`);
+console.log(
+  `R first FETCH: ${fmt(out.ready.R_firstFetch)}   R ListOffsets: ${fmt(out.ready.R_listOffsets)}`,
+);
+for (const p of phaseNames)
+  console.log(
+    `  ${p.padEnd(16)} A ${String(out.phases.A[p].median).padStart(7)}   B ${String(out.phases.B[p].median).padStart(7)}`,
+  );
+if (samples.twentyA.length)
+  console.log(`20 at once  A: ${fmt(out.twenty.A)}   B: ${fmt(out.twenty.B)}`);
+const file = join(BENCH_DIR, 'results', `ab-${args.label}.json`);
+await mkdir(join(BENCH_DIR, 'results'), { recursive: true });
+await writeFile(file, JSON.stringify(out, null, 1) + '\n');
+console.log(`wrote ${file}`);
+process.exit(0);

@@ -1,0 +1,271 @@
+// 4. Dispatch throughput, one instance, 100k small messages.
+//   live:    consumer ready, then 100k produced as fast as possible (batches of 1000, acks 1) while it reads;
+//            rate = messages / (last received - first received). This is the brief's method; it can be
+//            bounded by the producer, so the produce time is reported next to it.
+//   backlog: the same, but the handler holds the first message until all 100k are in the log, so the
+//            rate (from release to last) is the pure consume + dispatch rate from a backlog.
+import {
+  createTopics,
+  newDataSource,
+  now,
+  ratio,
+  rawKafka,
+  rawProducer,
+  round,
+  sleep,
+  startRawConsumer,
+  summary,
+  waitFor,
+} from '../lib/common.mjs';
+import { createEngine, engineTopics } from '../lib/ours.mjs';
+
+export const id = '4';
+export const title = 'Dispatch throughput, one instance';
+const TOPIC = 'throughput';
+const BATCH = 1000;
+
+function buildBatches(total, tag) {
+  const batches = [];
+  for (let b = 0; b < total / BATCH; b++) {
+    batches.push(
+      Array.from({ length: BATCH }, (_, j) => ({
+        value: `{"r":"${tag}","i":${b * BATCH + j}}`,
+      })),
+    );
+  }
+  return batches;
+}
+
+const IN_FLIGHT = 4;
+
+/** Sends every batch with up to IN_FLIGHT sends outstanding (order does not matter here). */
+async function produceAll(producer, topic, batches) {
+  const t0 = now();
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length)
+      await producer.send({ topic, acks: 1, messages: batches[next++] });
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return now() - t0;
+}
+
+/** What a handler does per message on both sides: note the arrival; the first one may be held. */
+function counter(total, gate) {
+  const state = {
+    count: 0,
+    first: undefined,
+    last: undefined,
+    released: undefined,
+  };
+  const onMessage = () => {
+    const t = now();
+    state.count++;
+    state.last = t;
+    if (state.first === undefined) {
+      state.first = t;
+      if (gate) return gate.promise;
+    }
+    return undefined;
+  };
+  const done = () => state.count >= total;
+  return { state, onMessage, done };
+}
+
+function makeGate() {
+  let open;
+  const promise = new Promise((r) => (open = r));
+  return { promise, open };
+}
+
+async function measure({ ctx, prefix, total, variant, startConsumer }) {
+  const kafka = rawKafka(ctx.brokers, 'bench-producer');
+  const producer = rawProducer(kafka);
+  await producer.connect();
+  const gate = variant === 'backlog' ? makeGate() : undefined;
+  const c = counter(total, gate);
+  const consumer = await startConsumer(c.onMessage);
+  try {
+    const batches = buildBatches(total, variant);
+    const produceMs = await produceAll(producer, prefix + TOPIC, batches);
+    let releasedAt;
+    let cpu0;
+    if (gate) {
+      await waitFor(() => c.state.first !== undefined, 10_000, 5);
+      cpu0 = process.cpuUsage();
+      releasedAt = now();
+      gate.open();
+    }
+    const complete = await waitFor(c.done, 120_000, 2);
+    const cpu = cpu0 && process.cpuUsage(cpu0);
+    const from = releasedAt ?? c.state.first;
+    const span = c.state.last - from;
+    return {
+      received: c.state.count,
+      complete,
+      produceMs: round(produceMs),
+      produceRate: Math.round((total / produceMs) * 1000),
+      spanMs: round(span),
+      rate: Math.round(((c.state.count - 1) / span) * 1000),
+      // CPU of this whole process per message while draining the backlog: robust to other load on the box.
+      cpuUsPerMsg: cpu
+        ? round((cpu.user + cpu.system) / (c.state.count - 1), 3)
+        : undefined,
+    };
+  } finally {
+    await consumer.stop();
+    await producer.disconnect().catch(() => undefined);
+  }
+}
+
+async function startOurs(ctx, prefix, onMessage) {
+  const dataSource = await newDataSource();
+  const engine = createEngine({
+    brokers: ctx.brokers,
+    prefix,
+    dataSource,
+    handlerTimeoutMs: 120_000,
+  });
+  engine.on(TOPIC, (payload) => onMessage(payload));
+  await engine.start();
+  return {
+    stop: async () => {
+      await engine.stop();
+      await dataSource.destroy();
+    },
+  };
+}
+
+async function startRaw(ctx, prefix, onMessage) {
+  const topic = prefix + TOPIC;
+  const raw = startRawConsumer({
+    brokers: ctx.brokers,
+    prefix,
+    topics: engineTopics(prefix, TOPIC),
+    onMessage: (t, _p, message) => {
+      if (t !== topic) return undefined;
+      return onMessage(JSON.parse(message.value.toString('utf8')));
+    },
+  });
+  await raw.ready;
+  return raw;
+}
+
+/** R with eachBatch instead of eachMessage (what the engine uses internally): the baseline's best case. */
+async function startRawBatch(ctx, prefix, onMessage) {
+  const topic = prefix + TOPIC;
+  const raw = startRawConsumer({
+    brokers: ctx.brokers,
+    prefix,
+    topics: engineTopics(prefix, TOPIC),
+    eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+      for (const message of batch.messages) {
+        if (batch.topic === topic) {
+          const pending = onMessage(JSON.parse(message.value.toString('utf8')));
+          if (pending) await pending;
+        }
+        resolveOffset(message.offset);
+      }
+      await heartbeat();
+    },
+  });
+  await raw.ready;
+  return raw;
+}
+
+export async function run(ctx) {
+  const prefix = ctx.prefix(id);
+  const total = ctx.quick ? 20_000 : 100_000;
+  const runs = ctx.quick ? 1 : 5;
+  await createTopics(ctx.brokers, engineTopics(prefix, TOPIC));
+  const results = {
+    live: { ours: [], raw: [] },
+    backlog: { ours: [], raw: [], rawBatch: [] },
+  };
+  const starters = { ours: startOurs, raw: startRaw, rawBatch: startRawBatch };
+  for (let i = 0; i < runs; i++) {
+    for (const variant of ['live', 'backlog']) {
+      const order = i % 2 === 0 ? ['ours', 'raw'] : ['raw', 'ours'];
+      if (variant === 'backlog') order.push('rawBatch');
+      for (const side of order) {
+        const startConsumer = (onMessage) =>
+          starters[side](ctx, prefix, onMessage);
+        results[variant][side].push(
+          await measure({ ctx, prefix, total, variant, startConsumer }),
+        );
+        await sleep(300);
+      }
+    }
+  }
+  const rows = [];
+  for (const variant of ['live', 'backlog']) {
+    const o = summary(results[variant].ours.map((r) => r.rate));
+    const b = summary(results[variant].raw.map((r) => r.rate));
+    rows.push({
+      metric: `${variant === 'live' ? 'live (produce while reading)' : 'backlog (first handler held)'} msg/s`,
+      unit: 'msg/s',
+      ours: o,
+      base: b,
+      ratio: ratio(o.median, b.median),
+      target: variant === 'live' ? '>= 0.9' : 'info (>= 0.9)',
+      pass: variant === 'live' ? ratio(o.median, b.median) >= 0.9 : undefined,
+    });
+  }
+  {
+    const o = summary(results.backlog.ours.map((r) => r.rate));
+    const b = summary(results.backlog.rawBatch.map((r) => r.rate));
+    rows.push({
+      metric: '  backlog msg/s: ours vs R with eachBatch',
+      unit: 'msg/s',
+      ours: o,
+      base: b,
+      ratio: ratio(o.median, b.median),
+      sub: true,
+      note: 'the engine reads with eachBatch; R per the brief uses eachMessage',
+    });
+  }
+  {
+    const cpu = (side) =>
+      summary(results.backlog[side].map((r) => r.cpuUsPerMsg));
+    rows.push({
+      metric: '  backlog CPU us/msg: ours vs R eachMessage',
+      unit: 'us',
+      ours: cpu('ours'),
+      base: cpu('raw'),
+      ratio: ratio(cpu('ours').median, cpu('raw').median),
+      sub: true,
+      note: 'process CPU (user+sys) while draining / messages; lower is better; insensitive to other load',
+    });
+    rows.push({
+      metric: '  backlog CPU us/msg: ours vs R eachBatch',
+      unit: 'us',
+      ours: cpu('ours'),
+      base: cpu('rawBatch'),
+      ratio: ratio(cpu('ours').median, cpu('rawBatch').median),
+      sub: true,
+    });
+  }
+  const allLive = [...results.live.ours, ...results.live.raw];
+  rows.push({
+    metric: '  producer rate during live runs (ours | R runs)',
+    unit: 'msg/s',
+    ours: summary(results.live.ours.map((r) => r.produceRate)),
+    base: summary(results.live.raw.map((r) => r.produceRate)),
+    sub: true,
+    note: allLive.every((r) => r.complete)
+      ? undefined
+      : 'some run did not receive every message',
+  });
+  return {
+    params: {
+      messages: total,
+      batch: BATCH,
+      acks: 1,
+      producerInFlight: IN_FLIGHT,
+      runs,
+      payload: '{"r":"live","i":12345} (~24 B)',
+    },
+    rows,
+    samples: results,
+  };
+}

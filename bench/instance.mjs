@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// One broadcast reader in its own process, for the benchmarks that need real processes (crashes, RSS).
+//
+//   node bench/instance.mjs --mode=lock|lockfree|raw|bare --brokers=h:p[,h:p] --prefix=P [--topic=T]
+//                           [--session-timeout=ms] [--heartbeat-ms=ms]
+//
+//   lock      BroadcastEngine with PostgreSQL advisory locks (its own TypeORM DataSource)
+//   lockfree  BroadcastEngine, lock: false
+//   raw       baseline R: a raw kafkajs consumer with a fresh random group `<prefix>svc-<uuid>`
+//   bare      nothing but Node itself (memory reference)
+//   import-lib / import-kafkajs   Node after importing @app/broadcast / kafkajs, idle (memory references)
+//
+// stdout protocol, one line each: `READY {json}` once ready, `GOT {payload}` per message on the topic,
+// `STOPPED` after a clean stop. SIGTERM stops cleanly (leave group, unlock, disconnect) and exits 0.
+// Anything else goes to stderr.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const { values: args } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'lock' },
+    brokers: { type: 'string' },
+    prefix: { type: 'string', default: 'bench-instance-' },
+    topic: { type: 'string', default: 'events' },
+    'session-timeout': { type: 'string', default: '10000' },
+    'heartbeat-ms': { type: 'string' },
+  },
+});
+const sessionTimeoutMs = Number(args['session-timeout']);
+const say = (line) => process.stdout.write(`${line}\n`);
+const logger = {
+  log: () => {},
+  debug: () => {},
+  warn: (m) => process.stderr.write(`[instance ${process.pid} warn] ${m}\n`),
+  error: (m) => process.stderr.write(`[instance ${process.pid} error] ${m}\n`),
+};
+
+let stop = async () => {};
+let stopping = false;
+process.on('SIGTERM', async () => {
+  if (stopping) return;
+  stopping = true;
+  try {
+    await stop();
+    say('STOPPED');
+    process.exit(0);
+  } catch (error) {
+    logger.error(`stop failed: ${error?.stack ?? error}`);
+    process.exit(1);
+  }
+});
+
+const brokers = args.brokers?.split(',');
+/** The built package, or BENCH_LIB (another build's index.js) for an A/B of a library change. */
+function libSpecifier() {
+  return process.env.BENCH_LIB
+    ? pathToFileURL(resolve(process.env.BENCH_LIB)).href
+    : '@app/broadcast';
+}
+const t0 = performance.now();
+if (args.mode === 'bare' || args.mode.startsWith('import-')) {
+  // Memory references: Node alone, or Node after importing one package and doing nothing else.
+  if (args.mode === 'import-lib') await import(libSpecifier());
+  if (args.mode === 'import-kafkajs') await import('kafkajs');
+  say(
+    `READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000 })}`,
+  );
+  setInterval(() => {}, 1 << 30);
+} else if (args.mode === 'raw') {
+  const { randomUUID } = await import('node:crypto');
+  const { default: kafkajs } = await import('kafkajs');
+  const kafka = new kafkajs.Kafka({
+    brokers,
+    clientId: 'bench-instance-raw',
+    logLevel: kafkajs.logLevel.NOTHING,
+  });
+  const groupId = `${args.prefix}svc-${randomUUID()}`;
+  const consumer = kafka.consumer({
+    groupId,
+    sessionTimeout: sessionTimeoutMs,
+    heartbeatInterval: Math.min(1000, Math.floor(sessionTimeoutMs / 3)),
+    maxWaitTimeInMs: 250,
+    rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
+    metadataMaxAge: 30_000,
+  });
+  let memberId;
+  let joined = false;
+  let announced = false;
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    memberId = payload.memberId;
+    joined = true;
+  });
+  consumer.on(consumer.events.FETCH, () => {
+    if (!joined || announced) return;
+    announced = true;
+    say(
+      `READY ${JSON.stringify({ mode: 'raw', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000 })}`,
+    );
+  });
+  stop = () => consumer.disconnect();
+  const started = performance.now();
+  await consumer.connect();
+  await consumer.subscribe({
+    topics: [args.prefix + args.topic],
+    fromBeginning: false,
+  });
+  await consumer.run({
+    eachMessage: async ({ message }) =>
+      say(`GOT ${message.value.toString('utf8')}`),
+  });
+} else {
+  const { BroadcastEngine } = await import(libSpecifier());
+  let dataSource;
+  if (args.mode === 'lock') {
+    const { DataSource } = await import('typeorm');
+    dataSource = new DataSource({
+      type: 'postgres',
+      host: process.env.PGHOST ?? '127.0.0.1',
+      port: Number(process.env.PGPORT ?? 5432),
+      username: process.env.PGUSER ?? 'postgres',
+      database: process.env.PGDATABASE ?? 'test',
+      extra: { max: 4 },
+    });
+    await dataSource.initialize();
+  } else if (args.mode !== 'lockfree') {
+    throw new Error(`unknown --mode ${args.mode}`);
+  }
+  const engine = new BroadcastEngine(
+    {
+      kafka: { brokers, clientId: `bench-instance-${args.mode}` },
+      topicPrefix: args.prefix,
+      lock: args.mode === 'lock' ? {} : false,
+      consumer: { sessionTimeoutMs },
+      ...(args['heartbeat-ms']
+        ? { heartbeat: { intervalMs: Number(args['heartbeat-ms']) } }
+        : {}),
+    },
+    { dataSource, logger },
+  );
+  engine.on(args.topic, (payload) => say(`GOT ${JSON.stringify(payload)}`));
+  stop = async () => {
+    await engine.stop();
+    await dataSource?.destroy();
+  };
+  const started = performance.now();
+  await engine.start();
+  const memberId = engine.reader.claim?.value?.membership?.memberId;
+  say(
+    `READY ${JSON.stringify({
+      mode: args.mode,
+      groupId: engine.reader.groupId,
+      memberId,
+      startMs: performance.now() - started,
+      uptimeMs: process.uptime() * 1000,
+      sinceImportMs: performance.now() - t0,
+    })}`,
+  );
+}
