@@ -105,6 +105,10 @@ class LockTracker {
     return lock;
   }
 
+  adopt(lock: HeldLock): void {
+    this.#locks.push(lock);
+  }
+
   async mustTake(
     provider: AdvisoryLockProvider,
     id: number,
@@ -213,6 +217,35 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
       expect(await locks.take(a, 1)).toBeNull();
     },
   );
+
+  it('locks the lowest free id in one statement, taking exactly one lock', async () => {
+    const a = new PostgresAdvisoryLockProvider(instanceA, positive);
+    const b = new PostgresAdvisoryLockProvider(instanceB, positive);
+    const key = lockNamespaceKey(positive);
+    const lowest = async (p: PostgresAdvisoryLockProvider, from: number, limit: number) => {
+      const lock = await p.tryLockLowest(from, limit);
+      if (lock) locks.adopt(lock);
+      return lock;
+    };
+
+    const a0 = await lowest(a, 0, 5);
+    const b1 = await lowest(b, 0, 5);
+    const a2 = await lowest(a, 0, 5);
+    expect([a0?.id, b1?.id, a2?.id]).toEqual([0, 1, 2]);
+    // Each call took one lock: ids 3 and 4 stay free.
+    for (const id of [3, 4]) expect(await lockRows(key, id)).toEqual([]);
+    expect((await lockRows(key, 1))[0]?.pid).not.toBe((await lockRows(key, 0))[0]?.pid);
+    // Starting above the held ids, and with a full range.
+    expect((await lowest(b, 1, 5))?.id).toBe(3);
+    expect(await lowest(b, 0, 3)).toBeNull();
+    // A released id is found again, and the lock behaves like any other.
+    await a0!.release();
+    const again = await lowest(b, 0, 5);
+    expect(again?.id).toBe(0);
+    expect(await again!.isHeld()).toBe(true);
+    await again!.release();
+    expect(await lockRows(key, 0)).toEqual([]);
+  });
 
   it('keeps different ids and different namespaces independent', async () => {
     const a = new PostgresAdvisoryLockProvider(instanceA, positive);

@@ -53,33 +53,70 @@ export class BroadcastGroupAllocator {
     const started = Date.now();
     const refused = new Map<string, string>();
     for (let pass = 0; ; pass++) {
-      const strategy = createIdStrategy(this.locks.mode === 'none' ? 'random' : 'lowest-first', this.settings.maxGroups);
-      for (let id = strategy.next(); id !== undefined; id = strategy.next()) {
-        if (signal.aborted) throw new Error(BroadcastMessages.stopped());
-        if (Date.now() >= deadline) throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
-        const outcome = await this.tryId(id, join, deadline);
+      for await (const candidate of this.candidates()) {
+        if (signal.aborted || Date.now() >= deadline) {
+          await candidate.lock?.release();
+          if (signal.aborted) throw new Error(BroadcastMessages.stopped());
+          throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
+        }
+        const groupId = this.groupName(candidate.id);
+        if (!candidate.lock) {
+          refused.set(groupId, candidate.reason);
+          continue;
+        }
+        const outcome = await this.claim(candidate.lock, groupId, join, deadline);
         if ('claim' in outcome) return outcome.claim;
-        refused.set(this.groupName(id), outcome.reason);
+        refused.set(groupId, outcome.reason);
       }
       this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`);
       await pause(Math.min(backoffDelay(pass, 500, 5_000), Math.max(0, deadline - Date.now())), signal);
     }
   }
 
-  private async tryId<T>(
-    id: number,
+  /** One pass over the pool: each id with its lock, or why it could not be locked. */
+  private async *candidates(): AsyncGenerator<Candidate> {
+    const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
+    if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks));
+    const strategy = createIdStrategy(this.locks.mode === 'none' ? 'random' : 'lowest-first', this.settings.maxGroups);
+    for (let id = strategy.next(); id !== undefined; id = strategy.next()) {
+      try {
+        const lock = await this.locks.tryLock(id);
+        yield lock ? { id, lock } : { id, reason: LOCKED };
+      } catch (error) {
+        this.logger.warn(`Could not query the lock for ${this.groupName(id)}: ${errorMessage(error)}`);
+        yield { id, reason: `lock query failed: ${errorMessage(error)}` };
+      }
+    }
+  }
+
+  /** Lowest first, one round trip per claimed id instead of one per id tried. */
+  private async *lowestFreeIds(lockLowest: (from: number, limit: number) => Promise<HeldLock | null>) {
+    const limit = this.settings.maxGroups;
+    for (let from = 0; from < limit; ) {
+      let lock: HeldLock | null;
+      try {
+        lock = await lockLowest(from, limit);
+      } catch (error) {
+        this.logger.warn(`Could not query the lock for ${this.groupName(from)}: ${errorMessage(error)}`);
+        yield { id: from, reason: `lock query failed: ${errorMessage(error)}` } as Candidate;
+        from++;
+        continue;
+      }
+      const taken = lock ? lock.id : limit;
+      for (let id = from; id < taken; id++) yield { id, reason: LOCKED } as Candidate;
+      if (!lock) return;
+      yield { id: lock.id, lock } as Candidate;
+      from = lock.id + 1;
+    }
+  }
+
+  /** Delete, join, verify; the lock is released unless the group is claimed. */
+  private async claim<T>(
+    lock: HeldLock,
+    groupId: string,
     join: GroupJoiner<T>,
     deadline: number,
   ): Promise<{ claim: GroupClaim<T> } | { reason: string }> {
-    const groupId = this.groupName(id);
-    let lock: HeldLock | null;
-    try {
-      lock = await this.locks.tryLock(id);
-    } catch (error) {
-      this.logger.warn(`Could not query the lock for ${groupId}: ${errorMessage(error)}`);
-      return { reason: `lock query failed: ${errorMessage(error)}` };
-    }
-    if (!lock) return { reason: 'locked by another instance' };
     try {
       const deleted = await this.admin.deleteGroup(groupId, deadline);
       if (deleted === 'non-empty') {
@@ -91,13 +128,17 @@ export class BroadcastGroupAllocator {
         await lock.release();
         return { reason: joined.reason };
       }
-      return { claim: { id, groupId, lock, value: joined.value } };
+      return { claim: { id: lock.id, groupId, lock, value: joined.value } };
     } catch (error) {
       await lock.release();
       return { reason: errorMessage(error) };
     }
   }
 }
+
+const LOCKED = 'locked by another instance';
+
+type Candidate = { id: number; lock: HeldLock; reason?: undefined } | { id: number; lock?: undefined; reason: string };
 
 function toAttempts(refused: Map<string, string>) {
   return [...refused].map(([groupId, reason]) => ({ groupId, reason }));

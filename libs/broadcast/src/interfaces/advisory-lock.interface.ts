@@ -21,4 +21,10 @@ export interface AdvisoryLockProvider {
    * Rejects on database errors (the caller logs and moves to the next id).
    */
   tryLock(id: number): Promise<HeldLock | null>;
+  /**
+   * Optional: locks the lowest free id in `[from, limit)` in one round trip, or resolves `null`
+   * when every id there is held. Lets many instances starting together find their ids without
+   * walking the pool one query at a time.
+   */
+  tryLockLowest?(from: number, limit: number): Promise<HeldLock | null>;
 }

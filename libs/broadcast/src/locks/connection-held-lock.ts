@@ -166,3 +166,31 @@ export async function tryLockOnDedicatedConnection(
   }
   return new ConnectionHeldLock(id, queryRunner, statements, options);
 }
+
+/**
+ * Like tryLockOnDedicatedConnection, for a statement that picks the id itself: its row has an `id`
+ * column (no row when nothing could be locked), and the lock's statements follow from that id.
+ */
+export async function tryLockChosenIdOnDedicatedConnection(
+  dataSource: DataSource,
+  lockSql: string,
+  lockParams: readonly unknown[],
+  statementsFor: (id: number) => DedicatedLockStatements,
+  optionsFor: (id: number) => DedicatedLockOptions,
+): Promise<HeldLock | null> {
+  const queryRunner = dataSource.createQueryRunner();
+  let chosen: unknown;
+  try {
+    await queryRunner.connect();
+    chosen = firstRowValue(await queryRunner.query(lockSql, [...lockParams]), 'id');
+  } catch (error) {
+    await releaseQuietly(queryRunner);
+    throw error;
+  }
+  if (chosen === null || chosen === undefined) {
+    await releaseQuietly(queryRunner);
+    return null;
+  }
+  const id = Number(chosen);
+  return new ConnectionHeldLock(id, queryRunner, statementsFor(id), optionsFor(id));
+}

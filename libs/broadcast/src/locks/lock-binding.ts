@@ -25,4 +25,10 @@ export class LockBinding implements AdvisoryLockProvider {
   tryLock(id: number): Promise<HeldLock | null> {
     return this.provider.tryLock(id);
   }
+
+  /** Present only when the bound provider has it. */
+  get tryLockLowest(): AdvisoryLockProvider['tryLockLowest'] {
+    const provider = this.provider;
+    return provider.tryLockLowest?.bind(provider);
+  }
 }

@@ -7,6 +7,7 @@ import type {
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import {
   DEFAULT_LOCK_QUERY_TIMEOUT_MS,
+  tryLockChosenIdOnDedicatedConnection,
   tryLockOnDedicatedConnection,
   type DatabaseLockProviderOptions,
   type DedicatedLockStatements,
@@ -20,6 +21,10 @@ import {
 
 // The two-int4 form (objsubid 2) can never meet the application's one-key bigint locks (objsubid 1).
 const LOCK_SQL = 'SELECT pg_try_advisory_lock($1::int4, $2::int4) AS locked';
+// No ORDER BY: the function scan yields ids in order and LIMIT stops it at the first lock taken,
+// so exactly one lock is acquired.
+const LOCK_LOWEST_SQL = `SELECT id FROM generate_series($2::int4, $3::int4) AS id
+  WHERE pg_try_advisory_lock($1::int4, id) LIMIT 1`;
 const UNLOCK_SQL = 'SELECT pg_advisory_unlock($1::int4, $2::int4) AS unlocked';
 // pg_locks stores each int4 key as an oid (unsigned 32-bit), so a negative key must be masked first.
 const CHECK_SQL = `SELECT EXISTS (
@@ -76,8 +81,25 @@ export class PostgresAdvisoryLockProvider implements AdvisoryLockProvider {
 
   async tryLock(id: number): Promise<HeldLock | null> {
     assertLockId(id);
+    return tryLockOnDedicatedConnection(this.dataSource, id, this.statements(id), this.lockOptions(id));
+  }
+
+  async tryLockLowest(from: number, limit: number): Promise<HeldLock | null> {
+    assertLockId(from);
+    if (limit <= from) return null;
+    assertLockId(limit - 1);
+    return tryLockChosenIdOnDedicatedConnection(
+      this.dataSource,
+      LOCK_LOWEST_SQL,
+      [this.namespaceKey, from, limit - 1],
+      (id) => this.statements(id),
+      (id) => this.lockOptions(id),
+    );
+  }
+
+  private statements(id: number): DedicatedLockStatements {
     const keys = [this.namespaceKey, id] as const;
-    const statements: DedicatedLockStatements = {
+    return {
       lockSql: LOCK_SQL,
       lockParams: keys,
       checkSql: CHECK_SQL,
@@ -85,11 +107,14 @@ export class PostgresAdvisoryLockProvider implements AdvisoryLockProvider {
       unlockSql: UNLOCK_SQL,
       unlockParams: keys,
     };
-    return tryLockOnDedicatedConnection(this.dataSource, id, statements, {
+  }
+
+  private lockOptions(id: number) {
+    return {
       queryTimeoutMs: this.#queryTimeoutMs,
       discard: discardPgClient,
       description: `postgres advisory lock (${this.namespaceKey}, ${id})`,
       logger: this.#logger,
-    });
+    };
   }
 }
