@@ -73,6 +73,7 @@ export class BroadcastEngine {
         failOnStartupTimeout: o.waitForReady,
         lockCheckIntervalMs: o.lock === false ? 0 : o.lock.checkIntervalMs,
         joinTimeoutMs: Math.max(15_000, 2 * o.consumer.sessionTimeoutMs),
+        contestGraceMs: o.consumer.sessionTimeoutMs,
       },
       { kafka: this.kafka, allocator: this.allocator, registry: this.registry, dispatcher: this.dispatcher, locks: this.locks, logger },
     );

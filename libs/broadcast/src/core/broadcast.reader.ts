@@ -7,7 +7,7 @@ import { backoffDelay, deferred, errorMessage, pause } from './async.utils.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import type { BroadcastGroupAllocator, GroupClaim } from './broadcast-group.allocator.js';
 import type { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
-import { GroupMembership, type MembershipVerdict } from './group-membership.js';
+import { GroupMembership, type MembershipContext, type MembershipVerdict } from './group-membership.js';
 
 export interface ReaderSettings {
   topicPrefix: string;
@@ -19,6 +19,8 @@ export interface ReaderSettings {
   lockCheckIntervalMs: number;
   /** Longest one join attempt may take before the candidate is given up. */
   joinTimeoutMs: number;
+  /** How long an established member waits for a newcomer to leave its group. */
+  contestGraceMs: number;
 }
 
 export interface ReaderDeps {
@@ -162,8 +164,7 @@ export class BroadcastReader {
     for (const [topic, partitions] of latest) {
       const merged = new Map(partitions);
       for (const [partition, high] of partitions) {
-        const last = delivered.get(topic)?.get(partition);
-        const from = last !== undefined ? (BigInt(last) + 1n).toString() : previous.get(topic)?.get(partition);
+        const from = nextOffset(delivered.get(topic)?.get(partition)) ?? previous.get(topic)?.get(partition);
         if (from !== undefined && BigInt(from) < BigInt(high)) merged.set(partition, from);
       }
       result.set(topic, merged);
@@ -176,9 +177,16 @@ export class BroadcastReader {
     return membership.join(timeoutMs, this.abort.signal);
   }
 
-  private membershipContext() {
+  private membershipContext(): MembershipContext {
     const { kafka, dispatcher, logger } = this.deps;
-    return { kafka, topics: this.topics, sink: dispatcher.sink, logger };
+    return {
+      kafka,
+      topics: this.topics,
+      sink: dispatcher.sink,
+      logger,
+      resumeFrom: (topic, partition) => nextOffset(dispatcher.delivered.get(topic)?.get(partition)),
+      contestGraceMs: this.settings.contestGraceMs,
+    };
   }
 
   /** Takes over a freshly verified group and watches what happens to it next. */
@@ -286,6 +294,10 @@ export class BroadcastReader {
     }, this.settings.lockCheckIntervalMs);
     this.lockTimer.unref();
   }
+}
+
+function nextOffset(offset: string | undefined): string | undefined {
+  return offset === undefined ? undefined : (BigInt(offset) + 1n).toString();
 }
 
 function checkLock(lock: HeldLock): Promise<boolean> {

@@ -19,6 +19,10 @@ export interface MembershipContext {
   topics: readonly string[];
   sink: RecordSink;
   logger: BroadcastLogger;
+  /** The offset after the last record this instance handed to its handlers, if any. */
+  resumeFrom(topic: string, partition: number): string | undefined;
+  /** How long a member that already held the group exclusively waits for a newcomer to leave. */
+  contestGraceMs: number;
 }
 
 const VERIFY_ATTEMPTS = 10;
@@ -36,6 +40,9 @@ export class GroupMembership implements GroupConsumerListener {
   private positionedSinceJoin = false;
   private positionedOnce = false;
   private stopped = false;
+  /** Verified as the only member in some generation: the group is ours, newcomers must yield. */
+  private established = false;
+  private contestTimer: NodeJS.Timeout | undefined;
   private observer: (verdict: MembershipVerdict) => void = () => {};
 
   /**
@@ -77,6 +84,7 @@ export class GroupMembership implements GroupConsumerListener {
 
   stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.contestTimer);
     this.observer = () => {};
     return this.consumer.stop();
   }
@@ -88,6 +96,7 @@ export class GroupMembership implements GroupConsumerListener {
     this.exclusive = false;
     this.positionedSinceJoin = false;
     if (this.startOffsets && !this.positionedOnce) this.seekToStart(assignment);
+    else this.seekToResume(assignment);
     void this.verify(generation);
   }
 
@@ -112,6 +121,33 @@ export class GroupMembership implements GroupConsumerListener {
     }
   }
 
+  /**
+   * After a rebalance, or in a group rejoined after a crash, continue right after what this
+   * instance handled, whatever offsets a member that briefly shared the group committed.
+   */
+  private seekToResume(assignment: ReadonlyMap<string, readonly number[]>): void {
+    for (const [topic, partitions] of assignment) {
+      for (const partition of partitions) {
+        const offset = this.ctx.resumeFrom(topic, partition);
+        if (offset !== undefined) this.consumer.seek(topic, partition, offset);
+      }
+    }
+  }
+
+  /**
+   * A newcomer that deleted the group just before we joined it sees us and leaves by itself
+   * (it never held the group alone); give it time instead of both leaving. If it stays, it is
+   * not a newcomer, so we leave too.
+   */
+  private contest(foreign: string[]): void {
+    if (this.contestTimer) return;
+    this.ctx.logger.warn(`Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`);
+    this.contestTimer = setTimeout(() => {
+      this.contestTimer = undefined;
+      if (!this.stopped) this.observer({ kind: 'foreign', memberIds: foreign });
+    }, this.ctx.contestGraceMs);
+  }
+
   private async verify(generation: number): Promise<void> {
     for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
       if (attempt > 0) await pause(backoffDelay(attempt, 50, 1_000));
@@ -119,7 +155,10 @@ export class GroupMembership implements GroupConsumerListener {
       const members = await this.describeMembers();
       if (this.stopped || generation !== this.generation || !members) continue;
       const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
-      if (foreign.length > 0) return this.observer({ kind: 'foreign', memberIds: foreign });
+      if (foreign.length > 0) {
+        if (this.established) return this.contest(foreign);
+        return this.observer({ kind: 'foreign', memberIds: foreign });
+      }
       // A describe that does not list us yet saw the group before our join completed.
       if (!members.includes(this.memberId!)) continue;
       if (members.length > 1) {
@@ -127,6 +166,9 @@ export class GroupMembership implements GroupConsumerListener {
         return;
       }
       this.exclusive = true;
+      this.established = true;
+      clearTimeout(this.contestTimer);
+      this.contestTimer = undefined;
       return this.announceIfReady();
     }
     if (!this.stopped && generation === this.generation) {
