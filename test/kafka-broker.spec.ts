@@ -100,8 +100,15 @@ describe('startCluster({ nodes: 3 })', () => {
     await createTopics(admin!, [
       { topic, numPartitions: 1, replicationFactor: 3 },
     ]);
-    const { topics } = await admin!.fetchTopicMetadata({ topics: [topic] });
-    expect(topics[0].partitions[0].replicas.sort()).toEqual([1, 2, 3]);
+    // Each broker learns of the topic from the controller on its own; ask until the one asked knows.
+    const replicas = await waitFor(
+      async () => {
+        const { topics } = await admin!.fetchTopicMetadata({ topics: [topic] });
+        return topics[0]?.partitions[0]?.replicas;
+      },
+      { timeoutMs: 30_000, message: `no metadata for ${topic}` },
+    );
+    expect([...replicas].sort()).toEqual([1, 2, 3]);
   });
 
   it('restarts a killed node with its ports and data', async () => {
