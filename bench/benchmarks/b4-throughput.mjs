@@ -124,7 +124,8 @@ async function startOurs(ctx, prefix, onMessage) {
     brokers: ctx.brokers,
     prefix,
     dataSource,
-    handlerTimeoutMs: 120_000,
+    // Holds the first message while the backlog is produced; must stay below the session timeout.
+    handlerTimeoutMs: 9_000,
   });
   engine.on(TOPIC, (payload) => onMessage(payload));
   await engine.start();

@@ -70,6 +70,13 @@ export function instrument(engine) {
   wrap('latestOffsets', admin, 'latestOffsets');
   wrap('describeGroup', admin, 'describeGroup');
   wrap('lock', engine.locks, 'tryLock');
+  // PostgreSQL locks the lowest free id in one statement; LockBinding exposes it as a getter.
+  const lowest = engine.locks.tryLockLowest;
+  if (lowest) {
+    const holder = { tryLockLowest: lowest };
+    wrap('lock', holder, 'tryLockLowest');
+    Object.defineProperty(engine.locks, 'tryLockLowest', { value: holder.tryLockLowest, configurable: true });
+  }
   const create = engine.kafka.createGroupConsumer.bind(engine.kafka);
   engine.kafka.createGroupConsumer = (spec) => {
     // spec.listener is the GroupMembership; shadow its joined() to see GROUP_JOIN.
