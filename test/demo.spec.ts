@@ -59,7 +59,9 @@ async function deleteTopicsAndGroups(prefixes: string[]): Promise<void> {
   const admin = await newAdmin();
   try {
     const ours = (name: string) => prefixes.some((p) => name.startsWith(p));
-    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter(ours);
+    const groups = (await admin.listGroups()).groups
+      .map((g) => g.groupId)
+      .filter(ours);
     if (groups.length) await admin.deleteGroups(groups);
     const topics = (await admin.listTopics()).filter(ours);
     if (topics.length) await admin.deleteTopics({ topics });
@@ -69,7 +71,9 @@ async function deleteTopicsAndGroups(prefixes: string[]): Promise<void> {
 }
 
 describe('npm run demo -- --once', () => {
-  afterAll(() => deleteTopicsAndGroups([testPrefix('demo'), testPrefix('demo-lockfree')]));
+  afterAll(() =>
+    deleteTopicsAndGroups([testPrefix('demo'), testPrefix('demo-lockfree')]),
+  );
 
   it(
     'builds, starts 3 instances, every instance evicts the updated product, and nothing is left running',

@@ -3,7 +3,14 @@
 // one that throws synchronously is contained, counted, and the other handlers still run.
 import type { Producer } from 'kafkajs';
 import type { BroadcastHandler } from '@app/broadcast';
-import { connectedProducer, describe1, connectedAdmin, FAULT_CONSUMER, publishJson, recordReliability } from './support/faults.js';
+import {
+  connectedProducer,
+  describe1,
+  connectedAdmin,
+  FAULT_CONSUMER,
+  publishJson,
+  recordReliability,
+} from './support/faults.js';
 import { LocalEngines } from './support/faults-engines.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
@@ -54,23 +61,58 @@ describe('bad handlers', () => {
     });
     await engines.start(local);
     producer = await connectedProducer(brokers);
-    const arrivals = () => local.messages.get(TOPIC)!.map((m) => ({ n: (m.message.payload as Work).n, at: m.at }));
+    const arrivals = () =>
+      local.messages
+        .get(TOPIC)!
+        .map((m) => ({ n: (m.message.payload as Work).n, at: m.at }));
     return { prefix, local, calls, arrivals };
   }
 
   it('contains a synchronous throw and a rejection; the other handlers still run', async () => {
     const { prefix, local, calls, arrivals } = await startOne('throw');
-    const work: Work[] = [{ n: 1 }, { n: 2, throws: true }, { n: 3, rejects: true }, { n: 4, throws: true }, { n: 5 }];
+    const work: Work[] = [
+      { n: 1 },
+      { n: 2, throws: true },
+      { n: 3, rejects: true },
+      { n: 4, throws: true },
+      { n: 5 },
+    ];
     await publishJson(producer!, prefix + TOPIC, work);
-    await waitFor(() => arrivals().length === work.length, { timeoutMs: 20_000, message: `collector got ${arrivals().length}` });
-    await waitFor(() => local.engine.reader.status().failed === 3, { timeoutMs: 5_000, message: 'failures not counted' });
+    await waitFor(() => arrivals().length === work.length, {
+      timeoutMs: 20_000,
+      message: `collector got ${arrivals().length}`,
+    });
+    await waitFor(() => local.engine.reader.status().failed === 3, {
+      timeoutMs: 5_000,
+      message: 'failures not counted',
+    });
     expect(arrivals().map((a) => a.n)).toEqual([1, 2, 3, 4, 5]);
     expect(calls.hanger).toEqual([1, 2, 3, 4, 5]);
     expect(calls.thrower).toEqual([1, 2, 3, 4, 5]);
-    expect(local.engine.reader.status()).toMatchObject({ state: 'ready', received: 5, failed: 3, skipped: 0 });
-    expect(local.logger.matching(/Broadcast handler thrower failed on work\[0\]@\d+: thrown synchronously by 2/, 'error')).toHaveLength(1);
-    expect(local.logger.matching(/Broadcast handler thrower failed on work\[0\]@\d+: thrown synchronously by 4/, 'error')).toHaveLength(1);
-    expect(local.logger.matching(/Broadcast handler hanger failed on work\[0\]@\d+: rejected 3/, 'error')).toHaveLength(1);
+    expect(local.engine.reader.status()).toMatchObject({
+      state: 'ready',
+      received: 5,
+      failed: 3,
+      skipped: 0,
+    });
+    expect(
+      local.logger.matching(
+        /Broadcast handler thrower failed on work\[0\]@\d+: thrown synchronously by 2/,
+        'error',
+      ),
+    ).toHaveLength(1);
+    expect(
+      local.logger.matching(
+        /Broadcast handler thrower failed on work\[0\]@\d+: thrown synchronously by 4/,
+        'error',
+      ),
+    ).toHaveLength(1);
+    expect(
+      local.logger.matching(
+        /Broadcast handler hanger failed on work\[0\]@\d+: rejected 3/,
+        'error',
+      ),
+    ).toHaveLength(1);
     recordReliability({
       scenario: 'bad-handlers-throw',
       instances: 1,
@@ -85,7 +127,13 @@ describe('bad handlers', () => {
 
   it('cuts a hung handler off at handlerTimeoutMs, without holding up later messages', async () => {
     const { prefix, local, calls, arrivals } = await startOne('hang');
-    const work: Work[] = [{ n: 1, hang: true }, { n: 2 }, { n: 3, hang: true }, { n: 4 }, { n: 5 }];
+    const work: Work[] = [
+      { n: 1, hang: true },
+      { n: 2 },
+      { n: 3, hang: true },
+      { n: 4 },
+      { n: 5 },
+    ];
     const sentAt = Date.now();
     await publishJson(producer!, prefix + TOPIC, work);
     await waitFor(() => arrivals().length === work.length, {
@@ -101,8 +149,18 @@ describe('bad handlers', () => {
     expect(delay2).toBeLessThan(HANDLER_TIMEOUT_MS + 1_500);
     expect(delay4).toBeLessThan(HANDLER_TIMEOUT_MS + 1_500);
     expect(a5!.at - a4!.at).toBeLessThan(500);
-    await waitFor(() => local.engine.reader.status().failed === 2, { timeoutMs: 5_000, message: 'timeouts not counted' });
-    expect(local.logger.matching(new RegExp(`hanger failed on work\\[0\\]@\\d+: timed out after ${HANDLER_TIMEOUT_MS} ms`), 'error')).toHaveLength(2);
+    await waitFor(() => local.engine.reader.status().failed === 2, {
+      timeoutMs: 5_000,
+      message: 'timeouts not counted',
+    });
+    expect(
+      local.logger.matching(
+        new RegExp(
+          `hanger failed on work\\[0\\]@\\d+: timed out after ${HANDLER_TIMEOUT_MS} ms`,
+        ),
+        'error',
+      ),
+    ).toHaveLength(2);
     expect(calls.thrower).toEqual([1, 2, 3, 4, 5]);
     recordReliability({
       scenario: 'bad-handlers-hang',
@@ -127,8 +185,14 @@ describe('bad handlers', () => {
       const member = (await describe1(admin, groupId)).memberIds;
       expect(member).toHaveLength(1);
       // 9 hung calls in a row: 9 s of handler time in one batch, against a 6 s session.
-      const hung = Math.ceil((FAULT_CONSUMER.sessionTimeoutMs * 1.5) / HANDLER_TIMEOUT_MS);
-      const work: Work[] = [...Array.from({ length: hung }, (_, i) => ({ n: i, hang: true })), { n: 100 }, { n: 101 }];
+      const hung = Math.ceil(
+        (FAULT_CONSUMER.sessionTimeoutMs * 1.5) / HANDLER_TIMEOUT_MS,
+      );
+      const work: Work[] = [
+        ...Array.from({ length: hung }, (_, i) => ({ n: i, hang: true })),
+        { n: 100 },
+        { n: 101 },
+      ];
       const sentAt = Date.now();
       await publishJson(producer!, prefix + TOPIC, work);
       await waitFor(() => arrivals().some((a) => a.n === 101), {

@@ -30,11 +30,19 @@ describe('bad input from a foreign producer', () => {
     const prefix = testPrefix('faults-bad-input');
     engines = new LocalEngines(prefix, brokers);
     const instances: LocalEngine[] = [];
-    for (const name of ['a', 'b']) instances.push(await engines.create({ name, lock: 'postgres', topics: [TOPIC] }));
+    for (const name of ['a', 'b'])
+      instances.push(
+        await engines.create({ name, lock: 'postgres', topics: [TOPIC] }),
+      );
     await Promise.all(instances.map((e) => engines!.start(e)));
     producer = await connectedProducer(brokers);
 
-    type Raw = { value: string | Buffer | null; key?: string | null; headers?: Record<string, string | Buffer>; good?: unknown };
+    type Raw = {
+      value: string | Buffer | null;
+      key?: string | null;
+      headers?: Record<string, string | Buffer>;
+      good?: unknown;
+    };
     const records: Raw[] = [
       { value: JSON.stringify({ n: 1 }), key: 'k1', good: { n: 1 } },
       { value: 'this is not JSON {' },
@@ -44,7 +52,10 @@ describe('bad input from a foreign producer', () => {
       { value: JSON.stringify(bigPayload), key: null, good: bigPayload },
       {
         value: JSON.stringify({ n: 4 }),
-        headers: { bin: Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x01]), text: 'plain' },
+        headers: {
+          bin: Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x01]),
+          text: 'plain',
+        },
         good: { n: 4 },
       },
       { value: '{"truncated": ' },
@@ -63,20 +74,36 @@ describe('bad input from a foreign producer', () => {
       });
     }
 
-    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length >= good.length), {
-      timeoutMs: 30_000,
-      message: `good records not delivered: ${instances.map((e) => e.payloads(TOPIC).length).join(', ')}\n${engines.logs()}`,
-    });
-    await waitFor(() => instances.every((e) => e.engine.reader.status().skipped >= bad), {
-      timeoutMs: 10_000,
-      message: 'bad records not all counted',
-    });
+    await waitFor(
+      () => instances.every((e) => e.payloads(TOPIC).length >= good.length),
+      {
+        timeoutMs: 30_000,
+        message: `good records not delivered: ${instances.map((e) => e.payloads(TOPIC).length).join(', ')}\n${engines.logs()}`,
+      },
+    );
+    await waitFor(
+      () => instances.every((e) => e.engine.reader.status().skipped >= bad),
+      {
+        timeoutMs: 10_000,
+        message: 'bad records not all counted',
+      },
+    );
     for (const e of instances) {
       // Exactly the good ones, in order, each once.
       expect(e.payloads(TOPIC)).toEqual(good);
       const status = e.engine.reader.status();
-      expect(status).toMatchObject({ state: 'ready', received: good.length, skipped: bad, failed: 0 });
-      expect(e.logger.matching(/^Skipped broadcast: .*(empty value|not valid JSON)/, 'warn')).toHaveLength(bad);
+      expect(status).toMatchObject({
+        state: 'ready',
+        received: good.length,
+        skipped: bad,
+        failed: 0,
+      });
+      expect(
+        e.logger.matching(
+          /^Skipped broadcast: .*(empty value|not valid JSON)/,
+          'warn',
+        ),
+      ).toHaveLength(bad);
       const messages = e.messages.get(TOPIC)!.map((m) => m.message);
       expect(messages[0]!.key).toBe('k1');
       expect(messages[1]!.key).toBeNull();
@@ -88,11 +115,19 @@ describe('bad input from a foreign producer', () => {
     }
 
     // Still delivering afterwards.
-    await producer.send({ topic: prefix + TOPIC, acks: -1, messages: [{ value: JSON.stringify({ n: 6 }) }] });
-    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length === good.length + 1), {
-      timeoutMs: 20_000,
-      message: 'delivery stopped after the bad records',
+    await producer.send({
+      topic: prefix + TOPIC,
+      acks: -1,
+      messages: [{ value: JSON.stringify({ n: 6 }) }],
     });
+    await waitFor(
+      () =>
+        instances.every((e) => e.payloads(TOPIC).length === good.length + 1),
+      {
+        timeoutMs: 20_000,
+        message: 'delivery stopped after the bad records',
+      },
+    );
 
     recordReliability({
       scenario: 'bad-input',

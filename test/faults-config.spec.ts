@@ -10,7 +10,15 @@ import {
   BroadcastReader,
   type BroadcastModuleOptions,
 } from '@app/broadcast';
-import { connectedAdmin, connectedProducer, deletePrefix, FAULT_CONSUMER, prefixGroups, publishJson, recordReliability } from './support/faults.js';
+import {
+  connectedAdmin,
+  connectedProducer,
+  deletePrefix,
+  FAULT_CONSUMER,
+  prefixGroups,
+  publishJson,
+  recordReliability,
+} from './support/faults.js';
 import { LocalEngines, RecordingLogger } from './support/faults-engines.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
@@ -18,12 +26,16 @@ const brokers = kafkaBrokers();
 
 function construct(options: unknown): BroadcastOptionsError {
   try {
-    new BroadcastEngine(options as BroadcastModuleOptions, { logger: new RecordingLogger() });
+    new BroadcastEngine(options as BroadcastModuleOptions, {
+      logger: new RecordingLogger(),
+    });
   } catch (error) {
     expect(error).toBeInstanceOf(BroadcastOptionsError);
     return error as BroadcastOptionsError;
   }
-  throw new Error(`new BroadcastEngine(${JSON.stringify(options)}) did not throw`);
+  throw new Error(
+    `new BroadcastEngine(${JSON.stringify(options)}) did not throw`,
+  );
 }
 
 describe('configuration errors fail at startup, naming the option', () => {
@@ -33,12 +45,24 @@ describe('configuration errors fail at startup, naming the option', () => {
     ['no kafka section', {}, 'kafka'],
     ['brokers missing', { kafka: {} }, 'kafka.brokers'],
     ['brokers empty', { kafka: { brokers: [] } }, 'kafka.brokers'],
-    ['a broker that is an empty string', { kafka: { brokers: [''] } }, 'kafka.brokers'],
+    [
+      'a broker that is an empty string',
+      { kafka: { brokers: [''] } },
+      'kafka.brokers',
+    ],
     ['maxGroups 0', { kafka, maxGroups: 0 }, 'maxGroups'],
     ['maxGroups -3', { kafka, maxGroups: -3 }, 'maxGroups'],
     ['maxGroups 1.5', { kafka, maxGroups: 1.5 }, 'maxGroups'],
-    ['heartbeat interval 0', { kafka, heartbeat: { intervalMs: 0 } }, 'heartbeat.intervalMs'],
-    ['heartbeat interval -1000', { kafka, heartbeat: { intervalMs: -1_000 } }, 'heartbeat.intervalMs'],
+    [
+      'heartbeat interval 0',
+      { kafka, heartbeat: { intervalMs: 0 } },
+      'heartbeat.intervalMs',
+    ],
+    [
+      'heartbeat interval -1000',
+      { kafka, heartbeat: { intervalMs: -1_000 } },
+      'heartbeat.intervalMs',
+    ],
   ])('%s', (_label, options, option) => {
     const error = construct(options);
     expect(error.option).toBe(option);
@@ -88,15 +112,22 @@ describe('a better-sqlite3 DataSource', () => {
         topics: ['news'],
         dataSource: { type: 'better-sqlite3', database: ':memory:' },
       });
-      expect(local.logger.matching(/'better-sqlite3'.*lock-free/, 'warn')).toHaveLength(1);
+      expect(
+        local.logger.matching(/'better-sqlite3'.*lock-free/, 'warn'),
+      ).toHaveLength(1);
       await engines.start(local);
       const status = local.engine.reader.status();
       expect(status).toMatchObject({ state: 'ready', lockMode: 'none' });
-      expect(status.groupId).toMatch(new RegExp(`^${prefix.replace(/\./g, '\\.')}broadcastLFConsumer-\\d+$`));
+      expect(status.groupId).toMatch(
+        new RegExp(`^${prefix.replace(/\./g, '\\.')}broadcastLFConsumer-\\d+$`),
+      );
       const producer = await connectedProducer(brokers);
       try {
         await publishJson(producer, `${prefix}news`, [{ n: 1 }]);
-        await waitFor(() => local.payloads('news').length === 1, { timeoutMs: 20_000, message: 'not delivered' });
+        await waitFor(() => local.payloads('news').length === 1, {
+          timeoutMs: 20_000,
+          message: 'not delivered',
+        });
       } finally {
         await producer.disconnect();
       }
@@ -122,7 +153,12 @@ describe('a better-sqlite3 DataSource', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:' }),
-        BroadcastModule.forRoot({ kafka: { brokers }, topicPrefix: prefix, consumer: FAULT_CONSUMER, heartbeat: false }),
+        BroadcastModule.forRoot({
+          kafka: { brokers },
+          topicPrefix: prefix,
+          consumer: FAULT_CONSUMER,
+          heartbeat: false,
+        }),
       ],
     }).compile();
     moduleRef.useLogger(false);
@@ -130,7 +166,9 @@ describe('a better-sqlite3 DataSource', () => {
       await moduleRef.init();
       const status = moduleRef.get(BroadcastReader).status();
       expect(status).toMatchObject({ state: 'ready', lockMode: 'none' });
-      expect(status.groupId!.startsWith(`${prefix}broadcastLFConsumer-`)).toBe(true);
+      expect(status.groupId!.startsWith(`${prefix}broadcastLFConsumer-`)).toBe(
+        true,
+      );
     } finally {
       await moduleRef.close();
       const admin = await connectedAdmin(brokers);

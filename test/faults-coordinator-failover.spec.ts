@@ -23,7 +23,11 @@ import {
   publishJson,
   recordReliability,
 } from './support/faults.js';
-import { Instances, type Instance, type StatusEvent } from './support/instances.js';
+import {
+  Instances,
+  type Instance,
+  type StatusEvent,
+} from './support/instances.js';
 import { testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -42,7 +46,8 @@ afterAll(async () => {
 });
 
 const key = (p: unknown) => JSON.stringify(p);
-const has = (i: Instance, p: unknown) => i.payloads(TOPIC).some((q) => key(q) === key(p));
+const has = (i: Instance, p: unknown) =>
+  i.payloads(TOPIC).some((q) => key(q) === key(p));
 
 describe('group coordinator failover (3-node cluster)', () => {
   it('keeps broadcasting to every instance after the coordinating broker is killed', async () => {
@@ -73,22 +78,34 @@ describe('group coordinator failover (3-node cluster)', () => {
       admin = await connectedAdmin(brokers);
       producer = await connectedProducer(brokers);
 
-      const { topics } = await admin.fetchTopicMetadata({ topics: [prefix + TOPIC] });
+      const { topics } = await admin.fetchTopicMetadata({
+        topics: [prefix + TOPIC],
+      });
       expect(topics[0]!.partitions).toHaveLength(PARTITIONS);
       for (const p of topics[0]!.partitions) expect(p.replicas).toHaveLength(3);
 
       const sent: unknown[] = [];
       const publish = async (payload: { phase: string; n: number }) => {
-        await publishJson(producer!, prefix + TOPIC, [payload], payload.n % PARTITIONS);
+        await publishJson(
+          producer!,
+          prefix + TOPIC,
+          [payload],
+          payload.n % PARTITIONS,
+        );
         sent.push(payload);
       };
       for (let n = 0; n < 6; n++) await publish({ phase: 'before', n });
-      await waitFor(() => instances.every((i) => sent.every((p) => has(i, p))), {
-        timeoutMs: 30_000,
-        message: `pre-failover broadcasts not received\n${fleet.diagnostics()}`,
-      });
+      await waitFor(
+        () => instances.every((i) => sent.every((p) => has(i, p))),
+        {
+          timeoutMs: 30_000,
+          message: `pre-failover broadcasts not received\n${fleet.diagnostics()}`,
+        },
+      );
 
-      const coordinators = await Promise.all(groupIds.map((g) => findCoordinator(brokers, g)));
+      const coordinators = await Promise.all(
+        groupIds.map((g) => findCoordinator(brokers, g)),
+      );
       const coordinator = coordinators[0]!;
       expect(new Set(coordinators).size).toBe(1);
       expect(await offsetsTopicLeader(admin)).toBe(coordinator);
@@ -98,11 +115,16 @@ describe('group coordinator failover (3-node cluster)', () => {
 
       const killedAt = Date.now();
       await cluster!.killNode(coordinator);
-      const liveBrokers = cluster!.nodes.filter((n) => n.id !== coordinator).map((n) => `127.0.0.1:${n.port}`);
+      const liveBrokers = cluster!.nodes
+        .filter((n) => n.id !== coordinator)
+        .map((n) => `127.0.0.1:${n.port}`);
 
       // Probes every ~250 ms (acks = all, retried by the producer) while the cluster heals.
       probing = true;
-      const probes: { payload: { phase: string; n: number }; ackedAt: number }[] = [];
+      const probes: {
+        payload: { phase: string; n: number };
+        ackedAt: number;
+      }[] = [];
       prober = (async () => {
         for (let n = 0; probing; n++) {
           const payload = { phase: 'probe', n };
@@ -122,7 +144,11 @@ describe('group coordinator failover (3-node cluster)', () => {
           newCoordinator = await findCoordinator(liveBrokers, groupIds[0]!);
           return newCoordinator !== coordinator;
         },
-        { timeoutMs: 60_000, intervalMs: 250, message: 'the group coordinator did not move' },
+        {
+          timeoutMs: 60_000,
+          intervalMs: 250,
+          message: 'the group coordinator did not move',
+        },
       );
       const coordinatorMovedMs = Date.now() - killedAt;
       // Every instance gets a broadcast acknowledged after the coordinator moved.
@@ -130,22 +156,38 @@ describe('group coordinator failover (3-node cluster)', () => {
       await waitFor(
         () => {
           const after = probes.filter((p) => p.ackedAt >= movedAt);
-          return after.length > 0 && instances.every((i) => after.some((p) => has(i, p.payload)));
+          return (
+            after.length > 0 &&
+            instances.every((i) => after.some((p) => has(i, p.payload)))
+          );
         },
-        { timeoutMs: 60_000, intervalMs: 50, message: `broadcasts stopped reaching an instance\n${fleet.diagnostics()}` },
+        {
+          timeoutMs: 60_000,
+          intervalMs: 50,
+          message: `broadcasts stopped reaching an instance\n${fleet.diagnostics()}`,
+        },
       );
       const recoverMs = Date.now() - killedAt;
       probing = false;
       await prober;
 
       for (let n = 0; n < 9; n++) await publish({ phase: 'after', n });
-      await waitFor(() => instances.every((i) => sent.every((p) => has(i, p))), {
-        timeoutMs: 60_000,
-        intervalMs: 50,
-        message: `acknowledged broadcasts missing: ${instances
-          .map((i) => `${i.name}: ${sent.filter((p) => !has(i, p)).map(key).join(' ')}`)
-          .join('; ')}\n${fleet.diagnostics()}`,
-      });
+      await waitFor(
+        () => instances.every((i) => sent.every((p) => has(i, p))),
+        {
+          timeoutMs: 60_000,
+          intervalMs: 50,
+          message: `acknowledged broadcasts missing: ${instances
+            .map(
+              (i) =>
+                `${i.name}: ${sent
+                  .filter((p) => !has(i, p))
+                  .map(key)
+                  .join(' ')}`,
+            )
+            .join('; ')}\n${fleet.diagnostics()}`,
+        },
+      );
       const allDeliveredMs = Date.now() - killedAt;
 
       expect(instances.every((i) => i.alive)).toBe(true);
@@ -157,15 +199,27 @@ describe('group coordinator failover (3-node cluster)', () => {
           statuses = await Promise.all(instances.map((i) => i.status()));
           return statuses.every((s) => s.state === 'ready');
         },
-        { timeoutMs: 60_000, intervalMs: 250, message: `not all ready again: ${statuses.map((s) => s.state).join(', ')}` },
+        {
+          timeoutMs: 60_000,
+          intervalMs: 250,
+          message: `not all ready again: ${statuses.map((s) => s.state).join(', ')}`,
+        },
       );
       const settledMs = Date.now() - killedAt;
       expect(statuses.map((s) => s.groupId)).toEqual(groupIds);
       admin = await connectedAdmin(liveBrokers);
       const groupsAfter = await prefixGroups(admin, prefix);
       expect(groupsAfter).toEqual(groupsBefore);
-      const duplicates = instances.reduce((sum, i) => sum + i.payloads(TOPIC).length - sent.length, 0);
-      const recovering = instances.map((i) => i.events.filter((e) => e.event === 'state' && e.state === 'recovering').length);
+      const duplicates = instances.reduce(
+        (sum, i) => sum + i.payloads(TOPIC).length - sent.length,
+        0,
+      );
+      const recovering = instances.map(
+        (i) =>
+          i.events.filter(
+            (e) => e.event === 'state' && e.state === 'recovering',
+          ).length,
+      );
 
       const exits = await fleet.stopAll();
       expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);

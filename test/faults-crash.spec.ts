@@ -19,7 +19,11 @@ import {
   waitGroupEmpty,
   waitMembersGone,
 } from './support/faults.js';
-import { Instances, type Instance, type InstanceConfig } from './support/instances.js';
+import {
+  Instances,
+  type Instance,
+  type InstanceConfig,
+} from './support/instances.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -31,7 +35,11 @@ let producer: Producer;
 let db: DbLocks;
 const prefixes: string[] = [];
 
-function config(prefix: string, name: string, extra: Partial<InstanceConfig> = {}): InstanceConfig {
+function config(
+  prefix: string,
+  name: string,
+  extra: Partial<InstanceConfig> = {},
+): InstanceConfig {
   return {
     name,
     brokers,
@@ -49,18 +57,31 @@ function groupName(prefix: string, id: number): string {
 }
 
 /** Publishes one message and waits until every instance in `receivers` has it. */
-async function broadcastAndConfirm(prefix: string, payload: unknown, receivers: readonly Instance[], timeoutMs = 30_000) {
+async function broadcastAndConfirm(
+  prefix: string,
+  payload: unknown,
+  receivers: readonly Instance[],
+  timeoutMs = 30_000,
+) {
   const started = Date.now();
   await publishJson(producer, prefix + TOPIC, [payload]);
   const wanted = JSON.stringify(payload);
-  await waitFor(() => receivers.every((r) => r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted)), {
-    timeoutMs,
-    intervalMs: 20,
-    message: `${wanted} not received by ${receivers
-      .filter((r) => !r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted))
-      .map((r) => r.name)
-      .join(', ')}\n${receivers.map((r) => r.diagnostics(15)).join('\n')}`,
-  });
+  await waitFor(
+    () =>
+      receivers.every((r) =>
+        r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted),
+      ),
+    {
+      timeoutMs,
+      intervalMs: 20,
+      message: `${wanted} not received by ${receivers
+        .filter(
+          (r) => !r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted),
+        )
+        .map((r) => r.name)
+        .join(', ')}\n${receivers.map((r) => r.diagnostics(15)).join('\n')}`,
+    },
+  );
   return Date.now() - started;
 }
 
@@ -82,7 +103,8 @@ afterEach(async () => {
 
 afterAll(async () => {
   await fleet.killAll();
-  for (const prefix of prefixes) await deletePrefix(admin, prefix).catch(() => undefined);
+  for (const prefix of prefixes)
+    await deletePrefix(admin, prefix).catch(() => undefined);
   await producer?.disconnect();
   await admin?.disconnect();
   await db?.close();
@@ -98,7 +120,11 @@ describe('crash (kill -9) of an instance', () => {
 
     const a = fleet.spawn(config(prefix, 'a'));
     const readyA = await a.ready();
-    expect(readyA).toMatchObject({ groupId: g0, lockId: 0, lockMode: 'postgres' });
+    expect(readyA).toMatchObject({
+      groupId: g0,
+      lockId: 0,
+      lockMode: 'postgres',
+    });
     // The next instance is loaded now so that it can start the moment `a` dies.
     const b = fleet.spawn(config(prefix, 'b', { deferStart: true }));
     await b.waitFor((e) => e.event === 'loaded', { message: "'loaded'" });
@@ -124,7 +150,10 @@ describe('crash (kill -9) of an instance', () => {
     const readyB = await b.ready();
     // Right now the broker still counts the dead member ...
     const g0AtReady = await describe1(admin, g0);
-    expect(g0AtReady.memberIds, 'the dead member expired before b was ready: the test proves nothing').toEqual(deadMembers);
+    expect(
+      g0AtReady.memberIds,
+      'the dead member expired before b was ready: the test proves nothing',
+    ).toEqual(deadMembers);
     // ... so b must have kept out of that group, although its lock was free.
     expect(readyB.groupId).not.toBe(g0);
     expect(readyB).toMatchObject({ groupId: groupName(prefix, 1), lockId: 1 });
@@ -135,7 +164,9 @@ describe('crash (kill -9) of an instance', () => {
     // Once the dead member's session ran out, the lowest free id is reusable.
     await waitGroupEmpty(admin, g0, 30_000);
     const deadExpiredMs = Date.now() - killedAt;
-    expect(deadExpiredMs).toBeGreaterThanOrEqual(FAULT_CONSUMER.sessionTimeoutMs - 1_000);
+    expect(deadExpiredMs).toBeGreaterThanOrEqual(
+      FAULT_CONSUMER.sessionTimeoutMs - 1_000,
+    );
     const c = fleet.spawn(config(prefix, 'c'));
     const readyC = await c.ready();
     expect(readyC).toMatchObject({ groupId: g0, lockId: 0 });
@@ -149,7 +180,9 @@ describe('crash (kill -9) of an instance', () => {
 
     const groups = await prefixGroups(admin, prefix);
     expect(groups).toEqual([g0, groupName(prefix, 1)]);
-    await Promise.all([b.terminate(), c.terminate()]).then((exits) => exits.forEach((e) => expect(e.code).toBe(0)));
+    await Promise.all([b.terminate(), c.terminate()]).then((exits) =>
+      exits.forEach((e) => expect(e.code).toBe(0)),
+    );
 
     recordReliability({
       scenario: 'crash-reuse',
@@ -180,13 +213,20 @@ describe('crash (kill -9) of an instance', () => {
     let peakWithDead = 0;
     const published: { payload: { seq: number }; at: number }[] = [];
     let names = 0;
-    const spawn = (deferStart = false) => fleet.spawn(config(prefix, `i${names++}`, { deferStart }));
+    const spawn = (deferStart = false) =>
+      fleet.spawn(config(prefix, `i${names++}`, { deferStart }));
     const started = (i: Instance) => i.events.some((e) => e.event === 'ready');
     let lingering: { groupId: string; memberIds: string[] } | undefined;
     const countPeaks = async () => {
       const live = fleet.alive.filter(started).length;
       peakLive = Math.max(peakLive, live);
-      const dead = lingering && (await describe1(admin, lingering.groupId)).memberIds.some((m) => lingering!.memberIds.includes(m)) ? 1 : 0;
+      const dead =
+        lingering &&
+        (await describe1(admin, lingering.groupId)).memberIds.some((m) =>
+          lingering!.memberIds.includes(m),
+        )
+          ? 1
+          : 0;
       peakWithDead = Math.max(peakWithDead, live + dead);
     };
     const confirmAll = async (slots: Instance[]) => {
@@ -211,11 +251,17 @@ describe('crash (kill -9) of an instance', () => {
       const next = spawn(true);
       await next.waitFor((e) => e.event === 'loaded', { message: "'loaded'" });
       // One crash at a time: the previous crashed member must have expired first.
-      if (crash && lingering) crashWaits.push(await waitMembersGone(admin, lingering.groupId, lingering.memberIds));
+      if (crash && lingering)
+        crashWaits.push(
+          await waitMembersGone(admin, lingering.groupId, lingering.memberIds),
+        );
       const began = Date.now();
       if (crash) {
         const groupId = victim.lastState?.groupId as string;
-        lingering = { groupId, memberIds: (await describe1(admin, groupId)).memberIds };
+        lingering = {
+          groupId,
+          memberIds: (await describe1(admin, groupId)).memberIds,
+        };
         await victim.kill9();
         crashes++;
       } else {
@@ -228,20 +274,32 @@ describe('crash (kill -9) of an instance', () => {
       if (crash && ready.groupId === lingering!.groupId) {
         // Only legitimate once the dead member's session ran out (a very slow start).
         const view = await describe1(admin, lingering!.groupId);
-        expect(view.memberIds.some((m) => lingering!.memberIds.includes(m)), "joined the crashed member's group").toBe(false);
+        expect(
+          view.memberIds.some((m) => lingering!.memberIds.includes(m)),
+          "joined the crashed member's group",
+        ).toBe(false);
       }
       slots[slot] = next;
       await countPeaks();
       await confirmAll(slots);
     }
-    if (lingering) await waitMembersGone(admin, lingering.groupId, lingering.memberIds);
+    if (lingering)
+      await waitMembersGone(admin, lingering.groupId, lingering.memberIds);
 
     const groups = await prefixGroups(admin, prefix);
     const bound = peakLive + 1;
     expect(crashes).toBe(10);
-    expect(groups.length, `groups on the broker: ${groups.join(', ')}`).toBeLessThanOrEqual(bound);
-    const lockIds = fleet.all.map((i) => i.events.find((e) => e.event === 'ready')?.lockId as number | undefined);
-    expect(Math.max(...lockIds.filter((id): id is number => id !== undefined))).toBeLessThan(bound);
+    expect(
+      groups.length,
+      `groups on the broker: ${groups.join(', ')}`,
+    ).toBeLessThanOrEqual(bound);
+    const lockIds = fleet.all.map(
+      (i) =>
+        i.events.find((e) => e.event === 'ready')?.lockId as number | undefined,
+    );
+    expect(
+      Math.max(...lockIds.filter((id): id is number => id !== undefined)),
+    ).toBeLessThan(bound);
 
     // Every instance received exactly the broadcasts published while it was ready.
     let received = 0;
@@ -252,18 +310,29 @@ describe('crash (kill -9) of an instance', () => {
       if (!ready) continue;
       const end = instance.exit?.at ?? Infinity;
       // A message counts for an instance when it was confirmed while the instance was ready.
-      const want = published.filter((p) => p.at >= ready.at && p.at <= end).map((p) => p.payload.seq);
-      const got = new Set(instance.payloads(TOPIC).map((p) => (p as { seq: number }).seq));
+      const want = published
+        .filter((p) => p.at >= ready.at && p.at <= end)
+        .map((p) => p.payload.seq);
+      const got = new Set(
+        instance.payloads(TOPIC).map((p) => (p as { seq: number }).seq),
+      );
       expected += want.length;
       received += want.filter((s) => got.has(s)).length;
       const lost = want.filter((s) => !got.has(s));
       if (lost.length) lostBy[instance.name] = lost;
       // Nothing from before it was ready, nothing twice.
-      expect(instance.payloads(TOPIC).length, `${instance.name} duplicates`).toBe(got.size);
+      expect(
+        instance.payloads(TOPIC).length,
+        `${instance.name} duplicates`,
+      ).toBe(got.size);
     }
     expect(lostBy).toEqual({});
     await fleet.stopAll();
-    expect(fleet.all.filter((i) => i.exit?.signal !== 'SIGKILL').every((i) => i.exit?.code === 0)).toBe(true);
+    expect(
+      fleet.all
+        .filter((i) => i.exit?.signal !== 'SIGKILL')
+        .every((i) => i.exit?.code === 0),
+    ).toBe(true);
 
     recordReliability({
       scenario: 'crash-restarts',
@@ -281,7 +350,9 @@ describe('crash (kill -9) of an instance', () => {
       groupsAfter: groups.length,
       groupBound: bound,
       recoverMs: Math.max(...restartMs),
-      medianRestartMs: restartMs.sort((x, y) => x - y)[Math.floor(restartMs.length / 2)],
+      medianRestartMs: restartMs.sort((x, y) => x - y)[
+        Math.floor(restartMs.length / 2)
+      ],
       maxWaitForDeadMemberMs: crashWaits.length ? Math.max(...crashWaits) : 0,
       durationMs: Date.now() - startedAt,
     });

@@ -18,7 +18,12 @@ import {
   recordReliability,
   sampleGroups,
 } from './support/faults.js';
-import { Instances, type Instance, type InstanceConfig, type InstanceEvent } from './support/instances.js';
+import {
+  Instances,
+  type Instance,
+  type InstanceConfig,
+  type InstanceEvent,
+} from './support/instances.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -49,7 +54,8 @@ afterEach(async () => {
 
 afterAll(async () => {
   await fleet.killAll();
-  for (const prefix of prefixes) await deletePrefix(admin, prefix).catch(() => undefined);
+  for (const prefix of prefixes)
+    await deletePrefix(admin, prefix).catch(() => undefined);
   await producer?.disconnect();
   await admin?.disconnect();
 });
@@ -60,8 +66,14 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
     const prefix = testPrefix(`faults-lockloss-${kind}`);
     prefixes.push(prefix);
     const namespace = `${prefix}broadcastConsumer`;
-    const groups = Array.from({ length: MAX_GROUPS }, (_, id) => `${prefix}broadcastConsumer-${id}`);
-    const config = (name: string, extra: Partial<InstanceConfig> = {}): InstanceConfig => ({
+    const groups = Array.from(
+      { length: MAX_GROUPS },
+      (_, id) => `${prefix}broadcastConsumer-${id}`,
+    );
+    const config = (
+      name: string,
+      extra: Partial<InstanceConfig> = {},
+    ): InstanceConfig => ({
       name,
       brokers,
       prefix,
@@ -82,18 +94,26 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       const readies = await Promise.all(first.map((i) => i.ready()));
       expect(readies.map((r) => r.lockId).sort()).toEqual([0, 1, 2]);
       const competitor = fleet.spawn(config('d', { deferStart: true }));
-      await competitor.waitFor((e) => e.event === 'loaded', { message: "'loaded'" });
+      await competitor.waitFor((e) => e.event === 'loaded', {
+        message: "'loaded'",
+      });
 
       const payloadsSent: unknown[] = [];
       const broadcast = async (payload: unknown, receivers: Instance[]) => {
         await publishJson(producer, prefix + TOPIC, [payload]);
         payloadsSent.push(payload);
         const wanted = JSON.stringify(payload);
-        await waitFor(() => receivers.every((r) => r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted)), {
-          timeoutMs: 30_000,
-          intervalMs: 20,
-          message: `${wanted} not received by all\n${fleet.diagnostics()}`,
-        });
+        await waitFor(
+          () =>
+            receivers.every((r) =>
+              r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted),
+            ),
+          {
+            timeoutMs: 30_000,
+            intervalMs: 20,
+            message: `${wanted} not received by all\n${fleet.diagnostics()}`,
+          },
+        );
       };
       await broadcast({ n: 'before' }, first);
 
@@ -105,7 +125,10 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
           await new Promise((resolve) => setTimeout(resolve, 40));
         }
       })();
-      await waitFor(() => stream.length >= 10, { timeoutMs: 10_000, message: 'stream not flowing' });
+      await waitFor(() => stream.length >= 10, {
+        timeoutMs: 10_000,
+        message: 'stream not flowing',
+      });
 
       const victim = first[1]!;
       const victimReady = readies[1]!;
@@ -113,7 +136,10 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       const oldMembers = (await describe1(admin, oldGroup)).memberIds;
       expect(oldMembers).toHaveLength(1);
       const session = await db.holder(namespace, victimReady.lockId);
-      expect(session, 'the victim holds its lock in the database').toBeDefined();
+      expect(
+        session,
+        'the victim holds its lock in the database',
+      ).toBeDefined();
 
       const since = victim.events.length;
       const killedAt = Date.now();
@@ -121,46 +147,87 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       competitor.send('start');
 
       // The victim's consumer leaves its group (LeaveGroup, not a session expiry).
-      await waitFor(async () => !(await describe1(admin, oldGroup)).memberIds.includes(oldMembers[0]!), {
-        timeoutMs: 10_000,
-        intervalMs: 25,
-        message: `${victim.name} still a member of ${oldGroup}`,
-      });
+      await waitFor(
+        async () =>
+          !(await describe1(admin, oldGroup)).memberIds.includes(
+            oldMembers[0]!,
+          ),
+        {
+          timeoutMs: 10_000,
+          intervalMs: 25,
+          message: `${victim.name} still a member of ${oldGroup}`,
+        },
+      );
       const leftMs = Date.now() - killedAt;
-      const recovering = await victim.waitFor((e) => e.event === 'state' && e.state === 'recovering', {
-        since,
-        timeoutMs: 10_000,
-        message: "state 'recovering'",
-      });
+      const recovering = await victim.waitFor(
+        (e) => e.event === 'state' && e.state === 'recovering',
+        {
+          since,
+          timeoutMs: 10_000,
+          message: "state 'recovering'",
+        },
+      );
       const detectMs = recovering.at - killedAt;
       const readyAgain: InstanceEvent = await victim.waitFor(
-        (e) => e.event === 'state' && e.state === 'ready' && e.at >= recovering.at && e.groupId !== undefined,
+        (e) =>
+          e.event === 'state' &&
+          e.state === 'ready' &&
+          e.at >= recovering.at &&
+          e.groupId !== undefined,
         { since, timeoutMs: 30_000, message: "'ready' again" },
       );
       const recoverMs = readyAgain.at - killedAt;
       const competitorReady = await competitor.ready();
-      await waitFor(() => stream.some((m) => m.ackedAt > readyAgain.at + 1_000 && m.ackedAt > competitorReady.at + 1_000), {
-        timeoutMs: 10_000,
-        message: 'stream stalled',
-      });
+      await waitFor(
+        () =>
+          stream.some(
+            (m) =>
+              m.ackedAt > readyAgain.at + 1_000 &&
+              m.ackedAt > competitorReady.at + 1_000,
+          ),
+        {
+          timeoutMs: 10_000,
+          message: 'stream stalled',
+        },
+      );
       streaming = false;
       await streamer;
-      const streamed = (i: Instance) => new Set(i.payloads(STREAM).map((p) => (p as { n: number }).n));
-      await waitFor(() => [first[0]!, first[2]!].every((i) => streamed(i).size === stream.length), {
-        timeoutMs: 20_000,
-        message: 'bystanders missed streamed broadcasts',
-      });
-      const afterReady = (at: number) => stream.filter((m) => m.ackedAt > at).map((m) => m.n);
-      await waitFor(() => afterReady(readyAgain.at).every((n) => streamed(victim).has(n)), {
-        timeoutMs: 20_000,
-        message: `the victim missed broadcasts published after it was ready again: ${afterReady(readyAgain.at)
-          .filter((n) => !streamed(victim).has(n))
-          .join(',')}`,
-      });
-      await waitFor(() => afterReady(competitorReady.at).every((n) => streamed(competitor).has(n)), {
-        timeoutMs: 20_000,
-        message: 'the competitor missed broadcasts published after it was ready',
-      });
+      const streamed = (i: Instance) =>
+        new Set(i.payloads(STREAM).map((p) => (p as { n: number }).n));
+      await waitFor(
+        () =>
+          [first[0]!, first[2]!].every(
+            (i) => streamed(i).size === stream.length,
+          ),
+        {
+          timeoutMs: 20_000,
+          message: 'bystanders missed streamed broadcasts',
+        },
+      );
+      const afterReady = (at: number) =>
+        stream.filter((m) => m.ackedAt > at).map((m) => m.n);
+      await waitFor(
+        () => afterReady(readyAgain.at).every((n) => streamed(victim).has(n)),
+        {
+          timeoutMs: 20_000,
+          message: `the victim missed broadcasts published after it was ready again: ${afterReady(
+            readyAgain.at,
+          )
+            .filter((n) => !streamed(victim).has(n))
+            .join(',')}`,
+        },
+      );
+      await waitFor(
+        () =>
+          afterReady(competitorReady.at).every((n) =>
+            streamed(competitor).has(n),
+          ),
+        {
+          timeoutMs: 20_000,
+          message:
+            'the competitor missed broadcasts published after it was ready',
+        },
+      );
       // Not even what was published while the victim moved (after its old consumer stopped and
       // before its new group's start offsets were taken): the new group resumes where it stopped.
       await waitFor(() => stream.every((m) => streamed(victim).has(m.n)), {
@@ -171,10 +238,18 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
           .join(', ')}`,
       });
       const missedByVictim = stream.filter((m) => !streamed(victim).has(m.n));
-      for (const i of [...first, competitor]) expect(i.payloads(STREAM).length, `${i.name} duplicates`).toBe(streamed(i).size);
+      for (const i of [...first, competitor])
+        expect(i.payloads(STREAM).length, `${i.name} duplicates`).toBe(
+          streamed(i).size,
+        );
 
-      expect(detectMs, 'lock loss noticed later than the check interval allows').toBeLessThanOrEqual(FAULT_LOCK_CHECK_MS + 1_000);
-      expect(leftMs, 'the victim kept its group too long').toBeLessThanOrEqual(FAULT_LOCK_CHECK_MS + 2_000);
+      expect(
+        detectMs,
+        'lock loss noticed later than the check interval allows',
+      ).toBeLessThanOrEqual(FAULT_LOCK_CHECK_MS + 1_000);
+      expect(leftMs, 'the victim kept its group too long').toBeLessThanOrEqual(
+        FAULT_LOCK_CHECK_MS + 2_000,
+      );
       expect(victim.alive).toBe(true);
 
       // Four instances, four locks held by four sessions, four groups.
@@ -184,16 +259,27 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       const lockIds = states.map((s) => s.lockId as number);
       expect(new Set(lockIds).size).toBe(4);
       expect(new Set(states.map((s) => s.groupId)).size).toBe(4);
-      const sessions = await Promise.all(lockIds.map((id) => db.holder(namespace, id)));
+      const sessions = await Promise.all(
+        lockIds.map((id) => db.holder(namespace, id)),
+      );
       expect(sessions.every((s) => s !== undefined)).toBe(true);
       expect(new Set(sessions).size).toBe(4);
       expect(sessions).not.toContain(session);
-      for (const s of states) expect((await describe1(admin, s.groupId as string)).memberIds).toHaveLength(1);
+      for (const s of states)
+        expect(
+          (await describe1(admin, s.groupId as string)).memberIds,
+        ).toHaveLength(1);
 
       // Broadcasts after it is ready again reach it, and everyone else.
       for (let n = 0; n < 5; n++) await broadcast({ n }, live);
-      expect(victim.payloads(TOPIC)).toEqual([{ n: 'before' }, 0, 1, 2, 3, 4].map((n) => (typeof n === 'number' ? { n } : n)));
-      expect(competitor.payloads(TOPIC)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
+      expect(victim.payloads(TOPIC)).toEqual(
+        [{ n: 'before' }, 0, 1, 2, 3, 4].map((n) =>
+          typeof n === 'number' ? { n } : n,
+        ),
+      );
+      expect(competitor.payloads(TOPIC)).toEqual(
+        [0, 1, 2, 3, 4].map((n) => ({ n })),
+      );
 
       const report = await sampler.stop();
       expect(report.samples).toBeGreaterThan(20);
@@ -210,7 +296,10 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
         sent: payloadsSent.length,
         deliveriesExpected: 3 + 5 * live.length,
         received: live.reduce((sum, i) => sum + i.payloads(TOPIC).length, 0),
-        lost: 3 + 5 * live.length - live.reduce((sum, i) => sum + i.payloads(TOPIC).length, 0),
+        lost:
+          3 +
+          5 * live.length -
+          live.reduce((sum, i) => sum + i.payloads(TOPIC).length, 0),
         groupsBefore: 3,
         groupsAfter: groupsAfter.length,
         recoverMs,
@@ -220,7 +309,9 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
         competitorGroup: competitorReady.groupId.slice(prefix.length),
         streamed: stream.length,
         streamMissedByVictimDuringMove: missedByVictim.length,
-        streamMissWindowMs: missedByVictim.length ? missedByVictim.at(-1)!.ackedAt - missedByVictim[0]!.ackedAt : 0,
+        streamMissWindowMs: missedByVictim.length
+          ? missedByVictim.at(-1)!.ackedAt - missedByVictim[0]!.ackedAt
+          : 0,
         describeSamples: report.samples,
         maxMembersInAGroup: report.maxMembers,
         lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,

@@ -2,7 +2,12 @@
 // are consumed by every instance, including what was written to them before the instances noticed
 // them. consumer.metadataMaxAgeMs is short (2 s) so the change is seen in test time.
 import type { Admin, Producer } from 'kafkajs';
-import { connectedAdmin, connectedProducer, publishJson, recordReliability } from './support/faults.js';
+import {
+  connectedAdmin,
+  connectedProducer,
+  publishJson,
+  recordReliability,
+} from './support/faults.js';
 import { LocalEngines, type LocalEngine } from './support/faults-engines.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
@@ -26,13 +31,24 @@ describe('partitions added while running', () => {
     const fullTopic = prefix + TOPIC;
     engines = new LocalEngines(prefix, brokers);
     const instances: LocalEngine[] = [];
-    for (const [name, lock] of [['a', 'postgres'], ['b', 'mariadb'], ['c', 'none']] as const) {
+    for (const [name, lock] of [
+      ['a', 'postgres'],
+      ['b', 'mariadb'],
+      ['c', 'none'],
+    ] as const) {
       instances.push(
         await engines.create({
           name,
           lock,
           topics: [TOPIC],
-          options: { consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100, metadataMaxAgeMs: METADATA_MAX_AGE_MS } },
+          options: {
+            consumer: {
+              sessionTimeoutMs: 6_000,
+              heartbeatIntervalMs: 500,
+              maxWaitTimeMs: 100,
+              metadataMaxAgeMs: METADATA_MAX_AGE_MS,
+            },
+          },
         }),
       );
     }
@@ -41,15 +57,25 @@ describe('partitions added while running', () => {
     expect((await admin.fetchTopicOffsets(fullTopic)).length).toBe(1);
     producer = await connectedProducer(brokers);
     await publishJson(producer, fullTopic, [{ p: 0, n: 'before' }], 0);
-    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length === 1), { timeoutMs: 20_000, message: 'first broadcast' });
+    await waitFor(
+      () => instances.every((e) => e.payloads(TOPIC).length === 1),
+      { timeoutMs: 20_000, message: 'first broadcast' },
+    );
     await producer.disconnect();
 
     const addedAt = Date.now();
-    await admin.createPartitions({ topicPartitions: [{ topic: fullTopic, count: 3 }] });
+    await admin.createPartitions({
+      topicPartitions: [{ topic: fullTopic, count: 3 }],
+    });
     await waitFor(
       async () => {
-        const { topics } = await admin!.fetchTopicMetadata({ topics: [fullTopic] });
-        return topics[0]!.partitions.length === 3 && topics[0]!.partitions.every((p) => p.leader >= 0);
+        const { topics } = await admin!.fetchTopicMetadata({
+          topics: [fullTopic],
+        });
+        return (
+          topics[0]!.partitions.length === 3 &&
+          topics[0]!.partitions.every((p) => p.leader >= 0)
+        );
       },
       { timeoutMs: 20_000, message: 'new partitions have no leaders' },
     );
@@ -62,23 +88,34 @@ describe('partitions added while running', () => {
       sent.push(...payloads);
     }
     const key = (x: unknown) => JSON.stringify(x);
-    await waitFor(() => instances.every((e) => sent.every((s) => e.payloads(TOPIC).some((q) => key(q) === key(s)))), {
-      timeoutMs: 30_000,
-      intervalMs: 50,
-      message: `new partitions not consumed: ${instances.map((e) => `${e.name}=${key(e.payloads(TOPIC))}`).join(' ')}\n${engines.logs()}`,
-    });
+    await waitFor(
+      () =>
+        instances.every((e) =>
+          sent.every((s) => e.payloads(TOPIC).some((q) => key(q) === key(s))),
+        ),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        message: `new partitions not consumed: ${instances.map((e) => `${e.name}=${key(e.payloads(TOPIC))}`).join(' ')}\n${engines.logs()}`,
+      },
+    );
     const seenMs = Date.now() - addedAt;
 
     // And what is written to them from now on.
     const later = [0, 1, 2].map((p) => ({ p, n: 'later' }));
     for (const l of later) await publishJson(producer, fullTopic, [l], l.p);
     sent.push(...later);
-    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length >= sent.length), {
-      timeoutMs: 20_000,
-      message: 'later broadcasts not consumed',
-    });
+    await waitFor(
+      () => instances.every((e) => e.payloads(TOPIC).length >= sent.length),
+      {
+        timeoutMs: 20_000,
+        message: 'later broadcasts not consumed',
+      },
+    );
     for (const e of instances) {
-      expect([...e.payloads(TOPIC)].map(key).sort(), e.name).toEqual(sent.map(key).sort());
+      expect([...e.payloads(TOPIC)].map(key).sort(), e.name).toEqual(
+        sent.map(key).sort(),
+      );
       const s = e.engine.reader.status();
       expect(s.state).toBe('ready');
     }

@@ -222,7 +222,11 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
     const a = new PostgresAdvisoryLockProvider(instanceA, positive);
     const b = new PostgresAdvisoryLockProvider(instanceB, positive);
     const key = lockNamespaceKey(positive);
-    const lowest = async (p: PostgresAdvisoryLockProvider, from: number, limit: number) => {
+    const lowest = async (
+      p: PostgresAdvisoryLockProvider,
+      from: number,
+      limit: number,
+    ) => {
       const lock = await p.tryLockLowest(from, limit);
       if (lock) locks.adopt(lock);
       return lock;
@@ -234,7 +238,9 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
     expect([a0?.id, b1?.id, a2?.id]).toEqual([0, 1, 2]);
     // Each call took one lock: ids 3 and 4 stay free.
     for (const id of [3, 4]) expect(await lockRows(key, id)).toEqual([]);
-    expect((await lockRows(key, 1))[0]?.pid).not.toBe((await lockRows(key, 0))[0]?.pid);
+    expect((await lockRows(key, 1))[0]?.pid).not.toBe(
+      (await lockRows(key, 0))[0]?.pid,
+    );
     // Starting above the held ids, and with a full range.
     expect((await lowest(b, 1, 5))?.id).toBe(3);
     expect(await lowest(b, 0, 3)).toBeNull();

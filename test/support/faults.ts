@@ -2,19 +2,35 @@
 // processes, Kafka inspection (groups, members, the group coordinator), a raw publisher, and
 // the RELIABILITY figures each scenario records.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
+import {
+  lockNamespaceKey,
+  mysqlLockName,
+} from '../../libs/broadcast/src/locks/lock-keys.js';
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
 import { runId, waitFor } from './kafka.js';
 
 const { Kafka: KafkaClient, logLevel } = kafkajs;
 
 /** Fault-test timings (the brief's): short sessions so a crashed member expires in test time. */
-export const FAULT_CONSUMER = { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 } as const;
+export const FAULT_CONSUMER = {
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  maxWaitTimeMs: 100,
+} as const;
 export const FAULT_LOCK_CHECK_MS = 500;
 
 // ---------------------------------------------------------------------------------------------
@@ -24,8 +40,10 @@ function newestMtime(dir: string, accept: (file: string) => boolean): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path, accept));
-    else if (accept(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+    if (entry.isDirectory())
+      newest = Math.max(newest, newestMtime(path, accept));
+    else if (accept(entry.name))
+      newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
@@ -42,7 +60,9 @@ function newestMtime(dir: string, accept: (file: string) => boolean): number {
  */
 export function ensureLibBuilt(): string {
   const src = join(REPO_ROOT, 'libs/broadcast/src');
-  const version = Math.floor(newestMtime(src, (f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))).toString(36);
+  const version = Math.floor(
+    newestMtime(src, (f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')),
+  ).toString(36);
   const libs = join(REPO_ROOT, 'test/.results/lib');
   const dir = join(libs, version);
   const entry = join(dir, 'dist/index.js');
@@ -51,17 +71,28 @@ export function ensureLibBuilt(): string {
     rmSync(building, { recursive: true, force: true });
     mkdirSync(building, { recursive: true });
     // "type": "module" and the package name, as in the real package.
-    writeFileSync(join(building, 'package.json'), readFileSync(join(REPO_ROOT, 'libs/broadcast/package.json')));
+    writeFileSync(
+      join(building, 'package.json'),
+      readFileSync(join(REPO_ROOT, 'libs/broadcast/package.json')),
+    );
     execFileSync(
       process.execPath,
-      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'libs/broadcast/tsconfig.lib.json', '--outDir', join(building, 'dist')],
+      [
+        join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'libs/broadcast/tsconfig.lib.json',
+        '--outDir',
+        join(building, 'dist'),
+      ],
       { cwd: REPO_ROOT, stdio: 'pipe', timeout: 300_000 },
     );
     writeFileSync(join(building, 'complete'), new Date().toISOString());
     rmSync(dir, { recursive: true, force: true });
     renameSync(building, dir);
     // Earlier versions: no child process of this run uses them.
-    for (const old of readdirSync(libs)) if (old !== version) rmSync(join(libs, old), { recursive: true, force: true });
+    for (const old of readdirSync(libs))
+      if (old !== version)
+        rmSync(join(libs, old), { recursive: true, force: true });
   }
   const url = pathToFileURL(entry).href;
   process.env.BROADCAST_LIB = url;
@@ -71,7 +102,10 @@ export function ensureLibBuilt(): string {
 // ---------------------------------------------------------------------------------------------
 // Kafka clients and inspection
 
-export function kafkaFor(brokers: string[], clientId = `faults-${runId()}`): Kafka {
+export function kafkaFor(
+  brokers: string[],
+  clientId = `faults-${runId()}`,
+): Kafka {
   return new KafkaClient({
     clientId,
     brokers,
@@ -108,12 +142,18 @@ export async function publishJson(
   await producer.send({
     topic: fullTopic,
     acks: -1,
-    messages: payloads.map((p) => ({ value: JSON.stringify(p), ...(partition === undefined ? {} : { partition }) })),
+    messages: payloads.map((p) => ({
+      value: JSON.stringify(p),
+      ...(partition === undefined ? {} : { partition }),
+    })),
   });
 }
 
 /** Consumer groups on the broker whose name starts with `prefix`, sorted. */
-export async function prefixGroups(admin: Admin, prefix: string): Promise<string[]> {
+export async function prefixGroups(
+  admin: Admin,
+  prefix: string,
+): Promise<string[]> {
   const { groups } = await admin.listGroups();
   return groups
     .map((g) => g.groupId)
@@ -126,31 +166,55 @@ export interface GroupView {
   memberIds: string[];
 }
 
-export async function describe1(admin: Admin, groupId: string): Promise<GroupView> {
+export async function describe1(
+  admin: Admin,
+  groupId: string,
+): Promise<GroupView> {
   const { groups } = await admin.describeGroups([groupId]);
   const group = groups.find((g) => g.groupId === groupId);
-  return { state: group?.state ?? 'Dead', memberIds: group?.members.map((m) => m.memberId) ?? [] };
+  return {
+    state: group?.state ?? 'Dead',
+    memberIds: group?.members.map((m) => m.memberId) ?? [],
+  };
 }
 
 /** Polls until the group has no member (Empty or Dead): a crashed member's session ran out. */
-export async function waitGroupEmpty(admin: Admin, groupId: string, timeoutMs = 30_000): Promise<number> {
+export async function waitGroupEmpty(
+  admin: Admin,
+  groupId: string,
+  timeoutMs = 30_000,
+): Promise<number> {
   const started = Date.now();
-  await waitFor(async () => (await describe1(admin, groupId)).memberIds.length === 0, {
-    timeoutMs,
-    intervalMs: 100,
-    message: `${groupId} never became empty`,
-  });
+  await waitFor(
+    async () => (await describe1(admin, groupId)).memberIds.length === 0,
+    {
+      timeoutMs,
+      intervalMs: 100,
+      message: `${groupId} never became empty`,
+    },
+  );
   return Date.now() - started;
 }
 
 /** Polls until none of `memberIds` is a member of the group any more (their sessions ran out). */
-export async function waitMembersGone(admin: Admin, groupId: string, memberIds: readonly string[], timeoutMs = 30_000): Promise<number> {
+export async function waitMembersGone(
+  admin: Admin,
+  groupId: string,
+  memberIds: readonly string[],
+  timeoutMs = 30_000,
+): Promise<number> {
   const started = Date.now();
-  await waitFor(async () => !(await describe1(admin, groupId)).memberIds.some((m) => memberIds.includes(m)), {
-    timeoutMs,
-    intervalMs: 100,
-    message: `member(s) ${memberIds.join(', ')} of ${groupId} never expired`,
-  });
+  await waitFor(
+    async () =>
+      !(await describe1(admin, groupId)).memberIds.some((m) =>
+        memberIds.includes(m),
+      ),
+    {
+      timeoutMs,
+      intervalMs: 100,
+      message: `member(s) ${memberIds.join(', ')} of ${groupId} never expired`,
+    },
+  );
   return Date.now() - started;
 }
 
@@ -158,7 +222,11 @@ export async function waitMembersGone(admin: Admin, groupId: string, memberIds: 
  * Deletes every group and topic under `prefix` (best effort). Groups that still have members
  * (a killed process's, until its session runs out) are retried for up to `membersGraceMs`.
  */
-export async function deletePrefix(admin: Admin, prefix: string, membersGraceMs = 15_000): Promise<string[]> {
+export async function deletePrefix(
+  admin: Admin,
+  prefix: string,
+  membersGraceMs = 15_000,
+): Promise<string[]> {
   let problems: string[] = [];
   const deadline = Date.now() + membersGraceMs;
   let remaining = await prefixGroups(admin, prefix).catch(() => [] as string[]);
@@ -169,8 +237,10 @@ export async function deletePrefix(admin: Admin, prefix: string, membersGraceMs 
       try {
         await admin.deleteGroups([groupId]);
       } catch (error) {
-        const code = (error as { groups?: { errorCode: number }[] }).groups?.[0]?.errorCode;
-        if (code === 68) nonEmpty.push(groupId); // NON_EMPTY_GROUP
+        const code = (error as { groups?: { errorCode: number }[] }).groups?.[0]
+          ?.errorCode;
+        if (code === 68)
+          nonEmpty.push(groupId); // NON_EMPTY_GROUP
         else if (code !== 69) problems.push(`${groupId}: ${String(error)}`); // 69: GROUP_ID_NOT_FOUND
       }
     }
@@ -181,8 +251,13 @@ export async function deletePrefix(admin: Admin, prefix: string, membersGraceMs 
     remaining = nonEmpty;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  const topics = (await admin.listTopics().catch(() => [] as string[])).filter((t) => t.startsWith(prefix));
-  if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 }).catch((e: unknown) => problems.push(String(e)));
+  const topics = (await admin.listTopics().catch(() => [] as string[])).filter(
+    (t) => t.startsWith(prefix),
+  );
+  if (topics.length > 0)
+    await admin
+      .deleteTopics({ topics, timeout: 30_000 })
+      .catch((e: unknown) => problems.push(String(e)));
   return problems;
 }
 
@@ -194,16 +269,29 @@ export async function deletePrefix(admin: Admin, prefix: string, membersGraceMs 
  * 'private:Kafka:createCluster' (node_modules/kafkajs/src/index.js); we build a throwaway
  * Cluster with it, connect, refresh its metadata, ask, and disconnect.
  */
-export async function findCoordinator(brokers: string[], groupId: string): Promise<number> {
+export async function findCoordinator(
+  brokers: string[],
+  groupId: string,
+): Promise<number> {
   const kafka = kafkaFor(brokers, `faults-coordinator-${runId()}`);
-  const symbol = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-  if (!symbol) throw new Error('kafkajs internals changed: no private:Kafka:createCluster');
-  const createCluster = (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[symbol]!;
+  const symbol = Object.getOwnPropertySymbols(kafka).find(
+    (s) => s.description === 'private:Kafka:createCluster',
+  );
+  if (!symbol)
+    throw new Error(
+      'kafkajs internals changed: no private:Kafka:createCluster',
+    );
+  const createCluster = (
+    kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>
+  )[symbol]!;
   const cluster = createCluster({});
   await cluster.connect();
   try {
     await cluster.refreshMetadata(); // fills the broker pool that FindCoordinator is sent through
-    const { coordinator } = await cluster.findGroupCoordinatorMetadata({ groupId, coordinatorType: 0 });
+    const { coordinator } = await cluster.findGroupCoordinatorMetadata({
+      groupId,
+      coordinatorType: 0,
+    });
     return coordinator.nodeId;
   } finally {
     await cluster.disconnect();
@@ -214,16 +302,24 @@ interface KafkajsCluster {
   connect(): Promise<void>;
   refreshMetadata(): Promise<void>;
   disconnect(): Promise<void>;
-  findGroupCoordinatorMetadata(o: { groupId: string; coordinatorType: number }): Promise<{
+  findGroupCoordinatorMetadata(o: {
+    groupId: string;
+    coordinatorType: number;
+  }): Promise<{
     coordinator: { nodeId: number; host: string; port: number };
   }>;
 }
 
 /** The leader of __consumer_offsets partition 0: the coordinator of every group when that topic has one partition. */
 export async function offsetsTopicLeader(admin: Admin): Promise<number> {
-  const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
+  const { topics } = await admin.fetchTopicMetadata({
+    topics: ['__consumer_offsets'],
+  });
   const partitions = topics[0]?.partitions ?? [];
-  if (partitions.length !== 1) throw new Error(`__consumer_offsets has ${partitions.length} partitions, expected 1`);
+  if (partitions.length !== 1)
+    throw new Error(
+      `__consumer_offsets has ${partitions.length} partitions, expected 1`,
+    );
   return partitions[0]!.leader;
 }
 
@@ -253,14 +349,20 @@ export function recordReliability(figures: ReliabilityFigures): void {
   console.log(`RELIABILITY ${JSON.stringify(line)}`);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = figures.scenario.replace(/[^a-zA-Z0-9._-]+/g, '-');
-  writeFileSync(join(RESULTS_DIR, `${file}.json`), `${JSON.stringify(line, null, 2)}\n`);
+  writeFileSync(
+    join(RESULTS_DIR, `${file}.json`),
+    `${JSON.stringify(line, null, 2)}\n`,
+  );
 }
 
 /**
  * Delivery bookkeeping for "every instance receives every message": for each receiver, the
  * messages it should have (sent while it was ready) minus what it got.
  */
-export function deliveryReport(expected: Map<string, readonly unknown[]>, got: Map<string, readonly unknown[]>) {
+export function deliveryReport(
+  expected: Map<string, readonly unknown[]>,
+  got: Map<string, readonly unknown[]>,
+) {
   let sent = 0;
   let received = 0;
   let duplicates = 0;
@@ -289,8 +391,22 @@ export class DbLocks {
   static async open(kind: 'postgres' | 'mariadb'): Promise<DbLocks> {
     const options: DataSourceOptions =
       kind === 'postgres'
-        ? { type: 'postgres', host: '127.0.0.1', port: 5432, username: 'postgres', database: 'test', applicationName: 'faults-inspector' }
-        : { type: 'mariadb', host: '127.0.0.1', port: 3306, username: 'root', password: '', database: 'test' };
+        ? {
+            type: 'postgres',
+            host: '127.0.0.1',
+            port: 5432,
+            username: 'postgres',
+            database: 'test',
+            applicationName: 'faults-inspector',
+          }
+        : {
+            type: 'mariadb',
+            host: '127.0.0.1',
+            port: 3306,
+            username: 'root',
+            password: '',
+            database: 'test',
+          };
     return new DbLocks(kind, await new DataSource(options).initialize());
   }
 
@@ -305,19 +421,27 @@ export class DbLocks {
       );
       return rows[0]?.pid;
     }
-    const rows: { holder: number | string | null }[] = await this.dataSource.query('SELECT IS_USED_LOCK(?) AS holder', [
-      mysqlLockName(namespace, id),
-    ]);
+    const rows: { holder: number | string | null }[] =
+      await this.dataSource.query('SELECT IS_USED_LOCK(?) AS holder', [
+        mysqlLockName(namespace, id),
+      ]);
     const holder = rows[0]?.holder;
     return holder === null || holder === undefined ? undefined : Number(holder);
   }
 
   /** Ends `session` from the database side (pg_terminate_backend / KILL). */
   async killSession(session: number): Promise<void> {
-    if (!Number.isSafeInteger(session)) throw new Error(`bad session id ${session}`);
+    if (!Number.isSafeInteger(session))
+      throw new Error(`bad session id ${session}`);
     if (this.kind === 'postgres') {
-      const rows: { ok: boolean }[] = await this.dataSource.query('SELECT pg_terminate_backend($1) AS ok', [session]);
-      if (rows[0]?.ok !== true) throw new Error(`pg_terminate_backend(${session}) returned ${String(rows[0]?.ok)}`);
+      const rows: { ok: boolean }[] = await this.dataSource.query(
+        'SELECT pg_terminate_backend($1) AS ok',
+        [session],
+      );
+      if (rows[0]?.ok !== true)
+        throw new Error(
+          `pg_terminate_backend(${session}) returned ${String(rows[0]?.ok)}`,
+        );
     } else {
       await this.dataSource.query(`KILL ${session}`);
     }
@@ -346,9 +470,17 @@ export interface GroupSamples {
 export function sampleGroups(
   brokers: string[],
   groupIds: readonly string[],
-  { intervalMs = 100, ignore = () => [] as readonly string[] }: { intervalMs?: number; ignore?: () => readonly string[] } = {},
+  {
+    intervalMs = 100,
+    ignore = () => [] as readonly string[],
+  }: { intervalMs?: number; ignore?: () => readonly string[] } = {},
 ) {
-  const report: GroupSamples = { samples: 0, failedSamples: 0, maxMembers: 0, violations: [] };
+  const report: GroupSamples = {
+    samples: 0,
+    failedSamples: 0,
+    maxMembers: 0,
+    violations: [],
+  };
   let stopped = false;
   const running = (async () => {
     const admin = await connectedAdmin(brokers);
@@ -360,15 +492,23 @@ export function sampleGroups(
           report.samples++;
           const ignored = new Set(ignore());
           for (const group of groups) {
-            const members = group.members.map((m) => m.memberId).filter((m) => !ignored.has(m));
+            const members = group.members
+              .map((m) => m.memberId)
+              .filter((m) => !ignored.has(m));
             report.maxMembers = Math.max(report.maxMembers, members.length);
-            if (members.length > 1) report.violations.push({ at, groupId: group.groupId, memberIds: members });
+            if (members.length > 1)
+              report.violations.push({
+                at,
+                groupId: group.groupId,
+                memberIds: members,
+              });
           }
         } catch {
           report.failedSamples++;
         }
         const wait = intervalMs - (Date.now() - at);
-        if (wait > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (wait > 0 && !stopped)
+          await new Promise((resolve) => setTimeout(resolve, wait));
       }
     } finally {
       await admin.disconnect();

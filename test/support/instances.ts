@@ -24,7 +24,12 @@ export interface InstanceConfig {
   lock: LockKind;
   /** Logical topics; a handler that reports every message is registered for each. */
   topics: string[];
-  consumer?: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitTimeMs?: number; metadataMaxAgeMs?: number };
+  consumer?: {
+    sessionTimeoutMs?: number;
+    heartbeatIntervalMs?: number;
+    maxWaitTimeMs?: number;
+    metadataMaxAgeMs?: number;
+  };
   heartbeat?: { intervalMs?: number; jitter?: number } | false;
   maxStalenessMs?: number;
   lockCheckIntervalMs?: number;
@@ -100,7 +105,10 @@ export class Instance {
   constructor(readonly config: InstanceConfig) {
     this.child = spawn(process.execPath, [RUNNER], {
       cwd: REPO_ROOT,
-      env: { ...process.env, BROADCAST_INSTANCE_CONFIG: JSON.stringify(config) },
+      env: {
+        ...process.env,
+        BROADCAST_INSTANCE_CONFIG: JSON.stringify(config),
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdin!.on('error', () => undefined); // writes to a dead child
@@ -138,7 +146,10 @@ export class Instance {
 
   /** Every received broadcast of `topic`, in arrival order. */
   messages(topic?: string): MessageEvent[] {
-    return this.events.filter((e): e is MessageEvent => e.event === 'message' && (topic === undefined || e.topic === topic));
+    return this.events.filter(
+      (e): e is MessageEvent =>
+        e.event === 'message' && (topic === undefined || e.topic === topic),
+    );
   }
 
   payloads(topic: string): unknown[] {
@@ -147,13 +158,16 @@ export class Instance {
 
   logs(level?: string): string[] {
     return this.events
-      .filter((e) => e.event === 'log' && (level === undefined || e.level === level))
+      .filter(
+        (e) => e.event === 'log' && (level === undefined || e.level === level),
+      )
       .map((e) => String(e.message));
   }
 
   /** The latest 'state' event (state, groupId, lockId as the child last saw them). */
   get lastState(): InstanceEvent | undefined {
-    for (let i = this.events.length - 1; i >= 0; i--) if (this.events[i]!.event === 'state') return this.events[i];
+    for (let i = this.events.length - 1; i >= 0; i--)
+      if (this.events[i]!.event === 'state') return this.events[i];
     return undefined;
   }
 
@@ -167,7 +181,11 @@ export class Instance {
    */
   waitFor<E extends InstanceEvent = InstanceEvent>(
     match: (e: InstanceEvent) => boolean,
-    { timeoutMs = 30_000, since = 0, message = 'event' }: { timeoutMs?: number; since?: number; message?: string } = {},
+    {
+      timeoutMs = 30_000,
+      since = 0,
+      message = 'event',
+    }: { timeoutMs?: number; since?: number; message?: string } = {},
   ): Promise<E> {
     const seen = this.events.slice(since).find(match);
     if (seen) return Promise.resolve(seen as E);
@@ -186,11 +204,19 @@ export class Instance {
       };
       const onExit = (exit: ExitInfo) => {
         cleanup();
-        reject(new Error(`${this.name} exited (code ${exit.code}, signal ${exit.signal}) while waiting for ${message}\n${this.diagnostics()}`));
+        reject(
+          new Error(
+            `${this.name} exited (code ${exit.code}, signal ${exit.signal}) while waiting for ${message}\n${this.diagnostics()}`,
+          ),
+        );
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`${this.name}: no ${message} within ${timeoutMs} ms\n${this.diagnostics()}`));
+        reject(
+          new Error(
+            `${this.name}: no ${message} within ${timeoutMs} ms\n${this.diagnostics()}`,
+          ),
+        );
       }, timeoutMs);
       if (this.exit) return onExit(this.exit);
       this.waiters.add(waiter);
@@ -200,11 +226,17 @@ export class Instance {
 
   /** The first 'ready' event: start() resolved. */
   ready(timeoutMs = 60_000): Promise<ReadyEvent> {
-    return this.waitFor<ReadyEvent>((e) => e.event === 'ready' || e.event === 'failed', {
-      timeoutMs,
-      message: "'ready'",
-    }).then((e) => {
-      if (e.event === 'failed') throw new Error(`${this.name} failed to start: ${String(e.message)}\n${this.diagnostics()}`);
+    return this.waitFor<ReadyEvent>(
+      (e) => e.event === 'ready' || e.event === 'failed',
+      {
+        timeoutMs,
+        message: "'ready'",
+      },
+    ).then((e) => {
+      if (e.event === 'failed')
+        throw new Error(
+          `${this.name} failed to start: ${String(e.message)}\n${this.diagnostics()}`,
+        );
       return e;
     });
   }
@@ -214,7 +246,10 @@ export class Instance {
     const id = `${this.name}-${++this.statusSeq}`;
     const since = this.events.length;
     this.send(`status ${id}`);
-    return this.waitFor<StatusEvent>((e) => e.event === 'status' && e.id === id, { timeoutMs, since, message: `status ${id}` });
+    return this.waitFor<StatusEvent>(
+      (e) => e.event === 'status' && e.id === id,
+      { timeoutMs, since, message: `status ${id}` },
+    );
   }
 
   /** A crash: SIGKILL, resolves once the process is gone. No LeaveGroup, no unlock. */
@@ -227,12 +262,16 @@ export class Instance {
   async terminate(timeoutMs = 40_000): Promise<ExitInfo> {
     if (this.alive) this.child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')));
+    const timeout = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')),
+    );
     const result = await Promise.race([this.exited, timeout]);
     clearTimeout(timer);
     if (result === 'timeout') {
       await this.kill9();
-      throw new Error(`${this.name} did not exit within ${timeoutMs} ms of SIGTERM\n${this.diagnostics()}`);
+      throw new Error(
+        `${this.name} did not exit within ${timeoutMs} ms of SIGTERM\n${this.diagnostics()}`,
+      );
     }
     return result;
   }
@@ -242,9 +281,14 @@ export class Instance {
     const log = this.events
       .filter((e) => e.event !== 'message' && e.event !== 'status')
       .slice(-lines)
-      .map((e) => `  ${new Date(e.at).toISOString().slice(11, 23)} ${JSON.stringify(e).slice(0, 400)}`)
+      .map(
+        (e) =>
+          `  ${new Date(e.at).toISOString().slice(11, 23)} ${JSON.stringify(e).slice(0, 400)}`,
+      )
       .join('\n');
-    const stderr = this.stderrTail.trim() ? `\n  stderr: ${this.stderrTail.trim().slice(-2_000)}` : '';
+    const stderr = this.stderrTail.trim()
+      ? `\n  stderr: ${this.stderrTail.trim().slice(-2_000)}`
+      : '';
     return `--- ${this.name} (pid ${this.pid}) ---\n${log}${stderr}`;
   }
 
@@ -256,9 +300,15 @@ export class Instance {
       this.stderrTail = (this.stderrTail + `[stdout] ${text}\n`).slice(-8_000);
       return;
     }
-    if (typeof event !== 'object' || event === null || typeof event.event !== 'string') return;
+    if (
+      typeof event !== 'object' ||
+      event === null ||
+      typeof event.event !== 'string'
+    )
+      return;
     this.events.push(event);
-    for (const waiter of this.waiters) if (waiter.match(event)) waiter.resolve(event);
+    for (const waiter of this.waiters)
+      if (waiter.match(event)) waiter.resolve(event);
   }
 }
 
@@ -278,7 +328,9 @@ export class Instances {
 
   /** SIGTERM every live instance (graceful), SIGKILL those that do not exit in time. */
   async stopAll(timeoutMs = 40_000): Promise<ExitInfo[]> {
-    return Promise.all(this.alive.map((i) => i.terminate(timeoutMs).catch(() => i.exited)));
+    return Promise.all(
+      this.alive.map((i) => i.terminate(timeoutMs).catch(() => i.exited)),
+    );
   }
 
   /** SIGKILL every live instance and waits until each is gone. */

@@ -11,6 +11,9 @@ export class BroadcastMetadataAccessor {
   getHandlerMetadata(method: Function): OnBroadcastMetadata[] | undefined {
     // Guard against functions without metadata storage (e.g. bound or native ones).
     if (!method || typeof method !== 'function') return undefined;
-    return this.reflector.get<OnBroadcastMetadata[] | undefined>(BROADCAST_HANDLER_METADATA, method);
+    return this.reflector.get<OnBroadcastMetadata[] | undefined>(
+      BROADCAST_HANDLER_METADATA,
+      method,
+    );
   }
 }

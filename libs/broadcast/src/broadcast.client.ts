@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import {
+  ClientProxy,
+  type ReadPacket,
+  type WritePacket,
+} from '@nestjs/microservices';
 import { BroadcastEngine } from './core/broadcast.engine.js';
 
 /**
@@ -20,13 +24,22 @@ export class BroadcastClient extends ClientProxy {
     return this.engine as T;
   }
 
-  protected publish(_packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    callback({ err: new Error('Broadcasts are fire-and-forget: use emit(), not send().'), isDisposed: true });
+  protected publish(
+    _packet: ReadPacket,
+    callback: (packet: WritePacket) => void,
+  ): () => void {
+    callback({
+      err: new Error('Broadcasts are fire-and-forget: use emit(), not send().'),
+      isDisposed: true,
+    });
     return () => {};
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const topic = typeof packet.pattern === 'string' ? packet.pattern : JSON.stringify(packet.pattern);
+    const topic =
+      typeof packet.pattern === 'string'
+        ? packet.pattern
+        : JSON.stringify(packet.pattern);
     await this.engine.publisher.publish(topic, packet.data);
     return undefined as T;
   }

@@ -20,7 +20,10 @@ export class BroadcastExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    const wrappers = [
+      ...this.discovery.getProviders(),
+      ...this.discovery.getControllers(),
+    ];
     for (const wrapper of wrappers) this.explore(wrapper);
   }
 
@@ -37,12 +40,15 @@ export class BroadcastExplorer implements OnModuleInit {
       if (!entries) continue;
       const name = `${prototype.constructor?.name ?? wrapper.name}.${methodName}`;
       if (requestScoped) {
-        this.logger.warn(`${name} is @OnBroadcast but its provider is request-scoped; it is not registered.`);
+        this.logger.warn(
+          `${name} is @OnBroadcast but its provider is request-scoped; it is not registered.`,
+        );
         continue;
       }
       const handle = (instance![methodName] as Function).bind(instance);
       for (const { topics, options } of entries) {
-        for (const topic of topics) this.engine.on(topic, handle, options.name ?? name);
+        for (const topic of topics)
+          this.engine.on(topic, handle, options.name ?? name);
       }
     }
   }

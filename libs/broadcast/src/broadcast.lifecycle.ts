@@ -1,4 +1,8 @@
-import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { BroadcastEngine } from './core/broadcast.engine.js';
 
 /**
@@ -6,7 +10,9 @@ import { BroadcastEngine } from './core/broadcast.engine.js';
  * and stops it before the application's connections close.
  */
 @Injectable()
-export class BroadcastLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class BroadcastLifecycle
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   constructor(private readonly engine: BroadcastEngine) {}
 
   onApplicationBootstrap(): Promise<void> {

@@ -25,24 +25,49 @@ export const engineProvider: Provider = {
 
 /** The engine's parts, injectable on their own. */
 export const engineComponentProviders: Provider[] = [
-  { provide: BroadcastReader, inject: [BroadcastEngine], useFactory: (e: BroadcastEngine) => e.reader },
-  { provide: BroadcastPublisher, inject: [BroadcastEngine], useFactory: (e: BroadcastEngine) => e.publisher },
-  { provide: BroadcastGroupAllocator, inject: [BroadcastEngine], useFactory: (e: BroadcastEngine) => e.allocator },
-  { provide: BroadcastHeartbeat, inject: [BroadcastEngine], useFactory: (e: BroadcastEngine) => e.heartbeat },
+  {
+    provide: BroadcastReader,
+    inject: [BroadcastEngine],
+    useFactory: (e: BroadcastEngine) => e.reader,
+  },
+  {
+    provide: BroadcastPublisher,
+    inject: [BroadcastEngine],
+    useFactory: (e: BroadcastEngine) => e.publisher,
+  },
+  {
+    provide: BroadcastGroupAllocator,
+    inject: [BroadcastEngine],
+    useFactory: (e: BroadcastEngine) => e.allocator,
+  },
+  {
+    provide: BroadcastHeartbeat,
+    inject: [BroadcastEngine],
+    useFactory: (e: BroadcastEngine) => e.heartbeat,
+  },
 ];
 
 /**
  * A named DataSource that does not exist is a configuration error; a missing default one
  * means the app has no database, and the engine runs lock-free with a warning.
  */
-function findDataSource(moduleRef: ModuleRef, options: BroadcastModuleOptions): DataSource | undefined {
+function findDataSource(
+  moduleRef: ModuleRef,
+  options: BroadcastModuleOptions,
+): DataSource | undefined {
   if (options.lock === false) return undefined;
   const name = options.lock?.dataSource;
   try {
-    return moduleRef.get<DataSource>(getDataSourceToken(name) as string, { strict: false });
+    return moduleRef.get<DataSource>(getDataSourceToken(name) as string, {
+      strict: false,
+    });
   } catch {
     if (name !== undefined) {
-      throw new BroadcastOptionsError('lock.dataSource', BroadcastMessages.unknownDataSourceAccepted(), name);
+      throw new BroadcastOptionsError(
+        'lock.dataSource',
+        BroadcastMessages.unknownDataSourceAccepted(),
+        name,
+      );
     }
     return undefined;
   }

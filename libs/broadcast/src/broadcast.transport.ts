@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
+import {
+  type CustomTransportStrategy,
+  type MessageHandler,
+  Server,
+} from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { BROADCAST_TRANSPORT } from './broadcast.constants.js';
 import { BroadcastContext } from './broadcast.context.js';
@@ -13,7 +17,10 @@ import type { BroadcastMessage } from './interfaces/broadcast-message.interface.
  * `app.connectMicroservice({ strategy: app.get(BroadcastTransport) })`.
  */
 @Injectable()
-export class BroadcastTransport extends Server implements CustomTransportStrategy {
+export class BroadcastTransport
+  extends Server
+  implements CustomTransportStrategy
+{
   override readonly transportId = BROADCAST_TRANSPORT;
   override readonly propagatesEventHandlerErrors = true;
 
@@ -22,10 +29,19 @@ export class BroadcastTransport extends Server implements CustomTransportStrateg
   }
 
   /** Nest calls this while connecting the microservice, before the engine starts reading. */
-  override addHandler(pattern: unknown, callback: MessageHandler, isEventHandler = false, extras = {}): void {
+  override addHandler(
+    pattern: unknown,
+    callback: MessageHandler,
+    isEventHandler = false,
+    extras = {},
+  ): void {
     super.addHandler(pattern, callback, isEventHandler, extras);
     const topic = this.normalizePattern(pattern as string);
-    this.engine.on(topic, (_payload, message) => this.deliver(topic, message), `@EventPattern(${topic})`);
+    this.engine.on(
+      topic,
+      (_payload, message) => this.deliver(topic, message),
+      `@EventPattern(${topic})`,
+    );
   }
 
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
@@ -36,7 +52,9 @@ export class BroadcastTransport extends Server implements CustomTransportStrateg
   close(): void {}
 
   on(): never {
-    throw new Error('BroadcastTransport has no events; use BroadcastReader.status().');
+    throw new Error(
+      'BroadcastTransport has no events; use BroadcastReader.status().',
+    );
   }
 
   unwrap<T>(): T {
@@ -44,10 +62,17 @@ export class BroadcastTransport extends Server implements CustomTransportStrateg
   }
 
   /** Awaits the handler and its stream so failures and timeouts are counted by the engine. */
-  private async deliver(topic: string, message: BroadcastMessage): Promise<void> {
+  private async deliver(
+    topic: string,
+    message: BroadcastMessage,
+  ): Promise<void> {
     const handler = this.getHandlerByPattern(topic);
     if (!handler) return;
-    const result = await handler(message.payload, new BroadcastContext([message]));
-    if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
+    const result = await handler(
+      message.payload,
+      new BroadcastContext([message]),
+    );
+    if (isObservable(result))
+      await lastValueFrom(result, { defaultValue: undefined });
   }
 }

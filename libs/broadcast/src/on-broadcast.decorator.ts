@@ -17,10 +17,17 @@ export interface OnBroadcastMetadata {
  * It is called as `(payload, message: BroadcastMessage)` on every instance.
  * Decorators stack; several methods may listen to one topic.
  */
-export function OnBroadcast(topic: string | string[], options: OnBroadcastOptions = {}): MethodDecorator {
+export function OnBroadcast(
+  topic: string | string[],
+  options: OnBroadcastOptions = {},
+): MethodDecorator {
   const topics = Array.isArray(topic) ? topic : [topic];
   return (_target, _key, descriptor: PropertyDescriptor) => {
-    extendArrayMetadata(BROADCAST_HANDLER_METADATA, [{ topics, options }], descriptor.value as Function);
+    extendArrayMetadata(
+      BROADCAST_HANDLER_METADATA,
+      [{ topics, options }],
+      descriptor.value as Function,
+    );
     return descriptor;
   };
 }

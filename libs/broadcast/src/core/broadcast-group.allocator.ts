@@ -1,6 +1,9 @@
 import { BroadcastAllocationError } from '../errors/broadcast-allocation.error.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
+import type {
+  AdvisoryLockProvider,
+  HeldLock,
+} from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from './async.utils.js';
@@ -18,7 +21,9 @@ export interface AllocatorSettings {
 export type GroupJoiner<T> = (
   groupId: string,
   deadline: number,
-) => Promise<{ accepted: true; value: T } | { accepted: false; reason: string }>;
+) => Promise<
+  { accepted: true; value: T } | { accepted: false; reason: string }
+>;
 
 /** A group this instance holds: its lock and whatever the joiner produced. */
 export interface GroupClaim<T> {
@@ -49,7 +54,11 @@ export class BroadcastGroupAllocator {
   }
 
   /** Tries pass after pass over the pool until a group is claimed, the deadline passes or `signal` aborts. */
-  async allocate<T>(join: GroupJoiner<T>, deadline: number, signal: AbortSignal): Promise<GroupClaim<T>> {
+  async allocate<T>(
+    join: GroupJoiner<T>,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<GroupClaim<T>> {
     const started = Date.now();
     const refused = new Map<string, string>();
     for (let pass = 0; ; pass++) {
@@ -57,53 +66,83 @@ export class BroadcastGroupAllocator {
         if (signal.aborted || Date.now() >= deadline) {
           await candidate.lock?.release();
           if (signal.aborted) throw new Error(BroadcastMessages.stopped());
-          throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
+          throw new BroadcastAllocationError(
+            toAttempts(refused),
+            deadline - started,
+          );
         }
         const groupId = this.groupName(candidate.id);
         if (!candidate.lock) {
           refused.set(groupId, candidate.reason);
           continue;
         }
-        const outcome = await this.claim(candidate.lock, groupId, join, deadline);
+        const outcome = await this.claim(
+          candidate.lock,
+          groupId,
+          join,
+          deadline,
+        );
         if ('claim' in outcome) return outcome.claim;
         refused.set(groupId, outcome.reason);
       }
-      this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`);
-      await pause(Math.min(backoffDelay(pass, 500, 5_000), Math.max(0, deadline - Date.now())), signal);
+      this.logger.warn(
+        `${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`,
+      );
+      await pause(
+        Math.min(
+          backoffDelay(pass, 500, 5_000),
+          Math.max(0, deadline - Date.now()),
+        ),
+        signal,
+      );
     }
   }
 
   /** One pass over the pool: each id with its lock, or why it could not be locked. */
   private async *candidates(): AsyncGenerator<Candidate> {
-    const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
+    const lowest =
+      this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
     if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks));
-    const strategy = createIdStrategy(this.locks.mode === 'none' ? 'random' : 'lowest-first', this.settings.maxGroups);
+    const strategy = createIdStrategy(
+      this.locks.mode === 'none' ? 'random' : 'lowest-first',
+      this.settings.maxGroups,
+    );
     for (let id = strategy.next(); id !== undefined; id = strategy.next()) {
       try {
         const lock = await this.locks.tryLock(id);
         yield lock ? { id, lock } : { id, reason: LOCKED };
       } catch (error) {
-        this.logger.warn(`Could not query the lock for ${this.groupName(id)}: ${errorMessage(error)}`);
+        this.logger.warn(
+          `Could not query the lock for ${this.groupName(id)}: ${errorMessage(error)}`,
+        );
         yield { id, reason: `lock query failed: ${errorMessage(error)}` };
       }
     }
   }
 
   /** Lowest first, one round trip per claimed id instead of one per id tried. */
-  private async *lowestFreeIds(lockLowest: (from: number, limit: number) => Promise<HeldLock | null>) {
+  private async *lowestFreeIds(
+    lockLowest: (from: number, limit: number) => Promise<HeldLock | null>,
+  ) {
     const limit = this.settings.maxGroups;
-    for (let from = 0; from < limit; ) {
+    for (let from = 0; from < limit;) {
       let lock: HeldLock | null;
       try {
         lock = await lockLowest(from, limit);
       } catch (error) {
-        this.logger.warn(`Could not query the lock for ${this.groupName(from)}: ${errorMessage(error)}`);
-        yield { id: from, reason: `lock query failed: ${errorMessage(error)}` } as Candidate;
+        this.logger.warn(
+          `Could not query the lock for ${this.groupName(from)}: ${errorMessage(error)}`,
+        );
+        yield {
+          id: from,
+          reason: `lock query failed: ${errorMessage(error)}`,
+        } as Candidate;
         from++;
         continue;
       }
       const taken = lock ? lock.id : limit;
-      for (let id = from; id < taken; id++) yield { id, reason: LOCKED } as Candidate;
+      for (let id = from; id < taken; id++)
+        yield { id, reason: LOCKED } as Candidate;
       if (!lock) return;
       yield { id: lock.id, lock } as Candidate;
       from = lock.id + 1;
@@ -138,7 +177,9 @@ export class BroadcastGroupAllocator {
 
 const LOCKED = 'locked by another instance';
 
-type Candidate = { id: number; lock: HeldLock; reason?: undefined } | { id: number; lock?: undefined; reason: string };
+type Candidate =
+  | { id: number; lock: HeldLock; reason?: undefined }
+  | { id: number; lock?: undefined; reason: string };
 
 function toAttempts(refused: Map<string, string>) {
   return [...refused].map(([groupId, reason]) => ({ groupId, reason }));

@@ -13,9 +13,14 @@ export class BroadcastHandlerRegistry {
   private readonly byTopic = new Map<string, RegisteredHandler[]>();
   private frozen = false;
 
-  add(topic: string, handle: BroadcastHandler<any>, name = handle.name || 'anonymous handler'): void {
+  add(
+    topic: string,
+    handle: BroadcastHandler<any>,
+    name = handle.name || 'anonymous handler',
+  ): void {
     const list = this.byTopic.get(topic);
-    if (!list && this.frozen) throw new Error(BroadcastMessages.handlersFrozen(topic));
+    if (!list && this.frozen)
+      throw new Error(BroadcastMessages.handlersFrozen(topic));
     const entry = { topic, name, handle };
     if (list) list.push(entry);
     else this.byTopic.set(topic, [entry]);

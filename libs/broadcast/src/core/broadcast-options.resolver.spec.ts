@@ -301,7 +301,8 @@ const cases: Case[] = [
     title: 'handlerTimeoutMs not below the session timeout',
     options: withOptions({ handlerTimeoutMs: 10_000 }),
     option: 'handlerTimeoutMs',
-    message: /"handlerTimeoutMs": expected an integer below consumer\.sessionTimeoutMs \(10000\), got 10000/,
+    message:
+      /"handlerTimeoutMs": expected an integer below consumer\.sessionTimeoutMs \(10000\), got 10000/,
   },
   {
     title: 'handlerTimeoutMs 2.5',

@@ -26,33 +26,59 @@ export interface ResolvedBroadcastOptions {
 const NAME_PATTERN = /^[a-zA-Z0-9._-]*$/;
 
 /** Validates user options and fills in defaults; throws BroadcastOptionsError naming the option. */
-export function resolveBroadcastOptions(options: BroadcastModuleOptions): ResolvedBroadcastOptions {
-  if (!isObject(options)) throw new BroadcastOptionsError('options', 'an object', options);
+export function resolveBroadcastOptions(
+  options: BroadcastModuleOptions,
+): ResolvedBroadcastOptions {
+  if (!isObject(options))
+    throw new BroadcastOptionsError('options', 'an object', options);
   for (const section of ['consumer', 'health', 'topics'] as const) {
     const value: unknown = options[section];
-    if (value !== undefined && !isObject(value)) throw new BroadcastOptionsError(section, 'an object', value);
+    if (value !== undefined && !isObject(value))
+      throw new BroadcastOptionsError(section, 'an object', value);
   }
   const heartbeat = resolveHeartbeat(options.heartbeat);
   const consumer = resolveConsumer(options.consumer ?? {});
   const handlerTimeoutMs = positiveInt(
     'handlerTimeoutMs',
     options.handlerTimeoutMs,
-    Math.max(1, Math.min(D.DEFAULT_HANDLER_TIMEOUT_MS, Math.floor(consumer.sessionTimeoutMs / 2))),
+    Math.max(
+      1,
+      Math.min(
+        D.DEFAULT_HANDLER_TIMEOUT_MS,
+        Math.floor(consumer.sessionTimeoutMs / 2),
+      ),
+    ),
   );
   // Heartbeats go out between records: a handler awaited longer than the session would cost the membership.
   if (handlerTimeoutMs >= consumer.sessionTimeoutMs) {
-    throw new BroadcastOptionsError('handlerTimeoutMs', `an integer below consumer.sessionTimeoutMs (${consumer.sessionTimeoutMs})`, handlerTimeoutMs);
+    throw new BroadcastOptionsError(
+      'handlerTimeoutMs',
+      `an integer below consumer.sessionTimeoutMs (${consumer.sessionTimeoutMs})`,
+      handlerTimeoutMs,
+    );
   }
   return {
     kafka: resolveKafka(options.kafka),
     topicPrefix: name('topicPrefix', options.topicPrefix, ''),
-    groupBaseName: options.groupBaseName === undefined ? undefined : nonEmptyName('groupBaseName', options.groupBaseName),
+    groupBaseName:
+      options.groupBaseName === undefined
+        ? undefined
+        : nonEmptyName('groupBaseName', options.groupBaseName),
     lock: resolveLock(options.lock),
-    maxGroups: positiveInt('maxGroups', options.maxGroups, D.DEFAULT_MAX_GROUPS, 1_000_000),
+    maxGroups: positiveInt(
+      'maxGroups',
+      options.maxGroups,
+      D.DEFAULT_MAX_GROUPS,
+      1_000_000,
+    ),
     heartbeat,
     heartbeatTopic: heartbeat ? heartbeat.topic : D.DEFAULT_HEARTBEAT_TOPIC,
     handlerTimeoutMs,
-    startupTimeoutMs: positiveInt('startupTimeoutMs', options.startupTimeoutMs, D.DEFAULT_STARTUP_TIMEOUT_MS),
+    startupTimeoutMs: positiveInt(
+      'startupTimeoutMs',
+      options.startupTimeoutMs,
+      D.DEFAULT_STARTUP_TIMEOUT_MS,
+    ),
     maxStalenessMs: positiveInt(
       'health.maxStalenessMs',
       options.health?.maxStalenessMs,
@@ -61,105 +87,225 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
     waitForReady: bool('waitForReady', options.waitForReady, true),
     consumer,
     topics: {
-      numPartitions: positiveInt('topics.numPartitions', options.topics?.numPartitions, D.DEFAULT_TOPIC_PARTITIONS),
+      numPartitions: positiveInt(
+        'topics.numPartitions',
+        options.topics?.numPartitions,
+        D.DEFAULT_TOPIC_PARTITIONS,
+      ),
       replicationFactor:
         options.topics?.replicationFactor === undefined
           ? undefined
-          : positiveInt('topics.replicationFactor', options.topics.replicationFactor, 1),
+          : positiveInt(
+              'topics.replicationFactor',
+              options.topics.replicationFactor,
+              1,
+            ),
     },
-    instanceId: options.instanceId === undefined ? defaultInstanceId() : nonEmptyName('instanceId', options.instanceId),
+    instanceId:
+      options.instanceId === undefined
+        ? defaultInstanceId()
+        : nonEmptyName('instanceId', options.instanceId),
   };
 }
 
 function defaultInstanceId(): string {
-  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`.replace(/[^a-zA-Z0-9._-]/g, '_');
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`.replace(
+    /[^a-zA-Z0-9._-]/g,
+    '_',
+  );
 }
 
 function resolveKafka(kafka: KafkaConfig | undefined): KafkaConfig {
-  if (!isObject(kafka)) throw new BroadcastOptionsError('kafka', 'a kafkajs KafkaConfig object', kafka);
+  if (!isObject(kafka))
+    throw new BroadcastOptionsError(
+      'kafka',
+      'a kafkajs KafkaConfig object',
+      kafka,
+    );
   const brokers = kafka.brokers;
   const valid =
     typeof brokers === 'function' ||
-    (Array.isArray(brokers) && brokers.length > 0 && brokers.every((b) => typeof b === 'string' && b.length > 0));
+    (Array.isArray(brokers) &&
+      brokers.length > 0 &&
+      brokers.every((b) => typeof b === 'string' && b.length > 0));
   if (!valid) {
-    throw new BroadcastOptionsError('kafka.brokers', 'a non-empty array of "host:port" strings or a function', brokers);
+    throw new BroadcastOptionsError(
+      'kafka.brokers',
+      'a non-empty array of "host:port" strings or a function',
+      brokers,
+    );
   }
   return kafka;
 }
 
-function resolveLock(lock: BroadcastModuleOptions['lock']): ResolvedBroadcastOptions['lock'] {
+function resolveLock(
+  lock: BroadcastModuleOptions['lock'],
+): ResolvedBroadcastOptions['lock'] {
   if (lock === false) return false;
   if (lock !== undefined && !isObject(lock)) {
-    throw new BroadcastOptionsError('lock', '{ dataSource?: string, checkIntervalMs?: number } or false', lock);
+    throw new BroadcastOptionsError(
+      'lock',
+      '{ dataSource?: string, checkIntervalMs?: number } or false',
+      lock,
+    );
   }
   const dataSource = lock?.dataSource;
-  if (dataSource !== undefined && (typeof dataSource !== 'string' || dataSource === '')) {
-    throw new BroadcastOptionsError('lock.dataSource', 'a TypeORM DataSource name (non-empty string)', dataSource);
+  if (
+    dataSource !== undefined &&
+    (typeof dataSource !== 'string' || dataSource === '')
+  ) {
+    throw new BroadcastOptionsError(
+      'lock.dataSource',
+      'a TypeORM DataSource name (non-empty string)',
+      dataSource,
+    );
   }
-  const checkIntervalMs = positiveInt('lock.checkIntervalMs', lock?.checkIntervalMs, D.DEFAULT_LOCK_CHECK_INTERVAL_MS);
+  const checkIntervalMs = positiveInt(
+    'lock.checkIntervalMs',
+    lock?.checkIntervalMs,
+    D.DEFAULT_LOCK_CHECK_INTERVAL_MS,
+  );
   return { dataSource, checkIntervalMs };
 }
 
-function resolveHeartbeat(heartbeat: BroadcastModuleOptions['heartbeat']): ResolvedBroadcastOptions['heartbeat'] {
+function resolveHeartbeat(
+  heartbeat: BroadcastModuleOptions['heartbeat'],
+): ResolvedBroadcastOptions['heartbeat'] {
   if (heartbeat === false) return false;
   if (heartbeat !== undefined && !isObject(heartbeat)) {
-    throw new BroadcastOptionsError('heartbeat', '{ intervalMs?, jitter?, topic? } or false', heartbeat);
+    throw new BroadcastOptionsError(
+      'heartbeat',
+      '{ intervalMs?, jitter?, topic? } or false',
+      heartbeat,
+    );
   }
   const jitter = heartbeat?.jitter ?? D.DEFAULT_HEARTBEAT_JITTER;
   if (typeof jitter !== 'number' || !(jitter >= 0 && jitter < 1)) {
-    throw new BroadcastOptionsError('heartbeat.jitter', 'a number in [0, 1)', jitter);
+    throw new BroadcastOptionsError(
+      'heartbeat.jitter',
+      'a number in [0, 1)',
+      jitter,
+    );
   }
   return {
-    intervalMs: positiveInt('heartbeat.intervalMs', heartbeat?.intervalMs, D.DEFAULT_HEARTBEAT_INTERVAL_MS),
+    intervalMs: positiveInt(
+      'heartbeat.intervalMs',
+      heartbeat?.intervalMs,
+      D.DEFAULT_HEARTBEAT_INTERVAL_MS,
+    ),
     jitter,
-    topic: nonEmptyName('heartbeat.topic', heartbeat?.topic ?? D.DEFAULT_HEARTBEAT_TOPIC),
+    topic: nonEmptyName(
+      'heartbeat.topic',
+      heartbeat?.topic ?? D.DEFAULT_HEARTBEAT_TOPIC,
+    ),
   };
 }
 
-function resolveConsumer(c: NonNullable<BroadcastModuleOptions['consumer']>): ResolvedBroadcastOptions['consumer'] {
-  const sessionTimeoutMs = positiveInt('consumer.sessionTimeoutMs', c.sessionTimeoutMs, D.DEFAULT_SESSION_TIMEOUT_MS);
+function resolveConsumer(
+  c: NonNullable<BroadcastModuleOptions['consumer']>,
+): ResolvedBroadcastOptions['consumer'] {
+  const sessionTimeoutMs = positiveInt(
+    'consumer.sessionTimeoutMs',
+    c.sessionTimeoutMs,
+    D.DEFAULT_SESSION_TIMEOUT_MS,
+  );
   const heartbeatIntervalMs = positiveInt(
     'consumer.heartbeatIntervalMs',
     c.heartbeatIntervalMs,
     // At least 1 ms: a session under 3 ms would otherwise derive an interval of 0.
-    Math.max(1, Math.min(D.DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeoutMs / 3))),
+    Math.max(
+      1,
+      Math.min(
+        D.DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS,
+        Math.floor(sessionTimeoutMs / 3),
+      ),
+    ),
   );
   if (heartbeatIntervalMs >= sessionTimeoutMs) {
-    throw new BroadcastOptionsError('consumer.heartbeatIntervalMs', `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`, heartbeatIntervalMs);
+    throw new BroadcastOptionsError(
+      'consumer.heartbeatIntervalMs',
+      `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`,
+      heartbeatIntervalMs,
+    );
   }
-  const maxWaitTimeMs = positiveInt('consumer.maxWaitTimeMs', c.maxWaitTimeMs, D.DEFAULT_MAX_WAIT_TIME_MS);
+  const maxWaitTimeMs = positiveInt(
+    'consumer.maxWaitTimeMs',
+    c.maxWaitTimeMs,
+    D.DEFAULT_MAX_WAIT_TIME_MS,
+  );
   if (maxWaitTimeMs >= sessionTimeoutMs) {
-    throw new BroadcastOptionsError('consumer.maxWaitTimeMs', `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`, maxWaitTimeMs);
+    throw new BroadcastOptionsError(
+      'consumer.maxWaitTimeMs',
+      `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`,
+      maxWaitTimeMs,
+    );
   }
-  const metadataMaxAgeMs = positiveInt('consumer.metadataMaxAgeMs', c.metadataMaxAgeMs, D.DEFAULT_METADATA_MAX_AGE_MS);
-  return { sessionTimeoutMs, heartbeatIntervalMs, maxWaitTimeMs, metadataMaxAgeMs };
+  const metadataMaxAgeMs = positiveInt(
+    'consumer.metadataMaxAgeMs',
+    c.metadataMaxAgeMs,
+    D.DEFAULT_METADATA_MAX_AGE_MS,
+  );
+  return {
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
+    maxWaitTimeMs,
+    metadataMaxAgeMs,
+  };
 }
 
-function positiveInt(option: string, value: unknown, fallback: number, max = 2_147_483_647): number {
+function positiveInt(
+  option: string,
+  value: unknown,
+  fallback: number,
+  max = 2_147_483_647,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new BroadcastOptionsError(option, `an integer from 1 to ${max}`, value);
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > max
+  ) {
+    throw new BroadcastOptionsError(
+      option,
+      `an integer from 1 to ${max}`,
+      value,
+    );
   }
   return value;
 }
 
 function bool(option: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new BroadcastOptionsError(option, 'true or false', value);
+  if (typeof value !== 'boolean')
+    throw new BroadcastOptionsError(option, 'true or false', value);
   return value;
 }
 
 function name(option: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !NAME_PATTERN.test(value) || value.length > 200) {
-    throw new BroadcastOptionsError(option, 'a string of letters, digits, ".", "_" or "-" (at most 200)', value);
+  if (
+    typeof value !== 'string' ||
+    !NAME_PATTERN.test(value) ||
+    value.length > 200
+  ) {
+    throw new BroadcastOptionsError(
+      option,
+      'a string of letters, digits, ".", "_" or "-" (at most 200)',
+      value,
+    );
   }
   return value;
 }
 
 function nonEmptyName(option: string, value: unknown): string {
   const result = name(option, value, '');
-  if (result === '') throw new BroadcastOptionsError(option, 'a non-empty string of letters, digits, ".", "_" or "-"', value);
+  if (result === '')
+    throw new BroadcastOptionsError(
+      option,
+      'a non-empty string of letters, digits, ".", "_" or "-"',
+      value,
+    );
   return result;
 }
 

@@ -1,5 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
+import {
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+} from '../broadcast.constants.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
@@ -11,7 +14,10 @@ import { LockFreeProvider } from '../locks/lock-free.js';
 import { errorMessage } from './async.utils.js';
 import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
-import { resolveBroadcastOptions, type ResolvedBroadcastOptions } from './broadcast-options.resolver.js';
+import {
+  resolveBroadcastOptions,
+  type ResolvedBroadcastOptions,
+} from './broadcast-options.resolver.js';
 import { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import { BroadcastHeartbeat } from './broadcast.heartbeat.js';
 import { BroadcastPublisher } from './broadcast.publisher.js';
@@ -75,19 +81,40 @@ export class BroadcastEngine {
         joinTimeoutMs: Math.max(15_000, 2 * o.consumer.sessionTimeoutMs),
         contestGraceMs: o.consumer.sessionTimeoutMs,
       },
-      { kafka: this.kafka, allocator: this.allocator, registry: this.registry, dispatcher: this.dispatcher, locks: this.locks, logger },
+      {
+        kafka: this.kafka,
+        allocator: this.allocator,
+        registry: this.registry,
+        dispatcher: this.dispatcher,
+        locks: this.locks,
+        logger,
+      },
     );
     this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);
     this.heartbeat = new BroadcastHeartbeat(
-      o.heartbeat && { ...o.heartbeat, topic: o.topicPrefix + o.heartbeat.topic, instanceId: o.instanceId },
-      { newestTimestamp: () => this.dispatcher.newestTimestamp, groupId: () => this.reader.groupId },
-      (topic, payload) => this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
+      o.heartbeat && {
+        ...o.heartbeat,
+        topic: o.topicPrefix + o.heartbeat.topic,
+        instanceId: o.instanceId,
+      },
+      {
+        newestTimestamp: () => this.dispatcher.newestTimestamp,
+        groupId: () => this.reader.groupId,
+      },
+      (topic, payload) =>
+        this.kafka.send(topic, [
+          { key: o.instanceId, value: JSON.stringify(payload) },
+        ]),
       logger,
     );
   }
 
   /** Registers a handler; call before start(). */
-  on<T = unknown>(topic: string, handler: BroadcastHandler<T>, name?: string): this {
+  on<T = unknown>(
+    topic: string,
+    handler: BroadcastHandler<T>,
+    name?: string,
+  ): this {
     this.registry.add(topic, handler as BroadcastHandler, name);
     return this;
   }
@@ -101,9 +128,14 @@ export class BroadcastEngine {
     if (!this.locks.bound) this.bindLocks();
     const reading = this.reader.start();
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
-    this.reader.whenReady().then(() => this.heartbeat.start(), () => undefined);
+    this.reader.whenReady().then(
+      () => this.heartbeat.start(),
+      () => undefined,
+    );
     if (this.options.waitForReady) return reading;
-    reading.catch((error: unknown) => this.logger.error(`Broadcast startup failed: ${errorMessage(error)}`));
+    reading.catch((error: unknown) =>
+      this.logger.error(`Broadcast startup failed: ${errorMessage(error)}`),
+    );
   }
 
   /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
@@ -119,15 +151,25 @@ export class BroadcastEngine {
   private bindLocks(): void {
     const o = this.options;
     if (o.lock === false) return this.locks.bind(new LockFreeProvider());
-    const dataSource = typeof this.dataSource === 'function' ? this.dataSource() : this.dataSource;
-    if (!dataSource) this.logger.warn('No TypeORM DataSource is available for broadcast locks; running lock-free.');
-    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
-    this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
+    const dataSource =
+      typeof this.dataSource === 'function'
+        ? this.dataSource()
+        : this.dataSource;
+    if (!dataSource)
+      this.logger.warn(
+        'No TypeORM DataSource is available for broadcast locks; running lock-free.',
+      );
+    const namespace =
+      o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
+    this.locks.bind(
+      createAdvisoryLockProvider(dataSource, namespace, this.logger),
+    );
   }
 }
 
 const consoleLogger: BroadcastLogger = {
   log: (m) => console.log(`[broadcast] ${m}`),
   warn: (m) => console.warn(`[broadcast] ${m}`),
-  error: (m, stack) => console.error(`[broadcast] ${m}${stack ? `\n${stack}` : ''}`),
+  error: (m, stack) =>
+    console.error(`[broadcast] ${m}${stack ? `\n${stack}` : ''}`),
 };

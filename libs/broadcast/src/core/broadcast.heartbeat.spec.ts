@@ -1,4 +1,8 @@
-import { BroadcastHeartbeat, heartbeatDelay, type HeartbeatPayload } from './broadcast.heartbeat.js';
+import {
+  BroadcastHeartbeat,
+  heartbeatDelay,
+  type HeartbeatPayload,
+} from './broadcast.heartbeat.js';
 
 const silent = { log() {}, warn() {}, error() {} };
 
@@ -22,7 +26,12 @@ describe('BroadcastHeartbeat across a cluster', () => {
   afterEach(() => vi.useRealTimers());
 
   /** Instances share one "topic": a send is seen by all of them at once. */
-  async function simulate(instances: number, intervalMs: number, durationMs: number, jitter = 0.25) {
+  async function simulate(
+    instances: number,
+    intervalMs: number,
+    durationMs: number,
+    jitter = 0.25,
+  ) {
     let newest: number | undefined;
     const sent: HeartbeatPayload[] = [];
     const send = async (_topic: string, payload: HeartbeatPayload) => {

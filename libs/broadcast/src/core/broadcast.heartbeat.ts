@@ -27,9 +27,15 @@ export interface HeartbeatPayload {
  * the shorter of "since anything was received" and "since we sent", so one heartbeat from
  * any instance silences the others: about one per interval for the whole cluster.
  */
-export function heartbeatDelay(now: number, newest: number | undefined, lastSent: number | undefined, wantMs: number) {
+export function heartbeatDelay(
+  now: number,
+  newest: number | undefined,
+  lastSent: number | undefined,
+  wantMs: number,
+) {
   // A timestamp from the future (clock skew between hosts) counts as just now, not later.
-  const sinceReceived = newest === undefined ? Infinity : Math.max(0, now - newest);
+  const sinceReceived =
+    newest === undefined ? Infinity : Math.max(0, now - newest);
   const sinceSent = lastSent === undefined ? Infinity : now - lastSent;
   return Math.max(0, wantMs - Math.min(sinceReceived, sinceSent));
 }
@@ -44,7 +50,10 @@ export class BroadcastHeartbeat {
   constructor(
     private readonly settings: HeartbeatSettings | false,
     private readonly source: HeartbeatSource,
-    private readonly send: (topic: string, payload: HeartbeatPayload) => Promise<void>,
+    private readonly send: (
+      topic: string,
+      payload: HeartbeatPayload,
+    ) => Promise<void>,
     private readonly logger: BroadcastLogger,
     private readonly random: () => number = Math.random,
   ) {}
@@ -54,7 +63,8 @@ export class BroadcastHeartbeat {
   }
 
   start(): void {
-    if (this.settings && !this.running && !this.abort.signal.aborted) this.running = this.loop(this.settings);
+    if (this.settings && !this.running && !this.abort.signal.aborted)
+      this.running = this.loop(this.settings);
   }
 
   async stop(): Promise<void> {
@@ -69,30 +79,46 @@ export class BroadcastHeartbeat {
    */
   private async loop(settings: HeartbeatSettings): Promise<void> {
     const { signal } = this.abort;
-    const draw = () => settings.intervalMs * (1 - this.random() * settings.jitter);
+    const draw = () =>
+      settings.intervalMs * (1 - this.random() * settings.jitter);
     let anchor = this.lastActivity();
     let want = draw();
-    for (let failures = 0; !signal.aborted; ) {
+    for (let failures = 0; !signal.aborted;) {
       const activity = this.lastActivity();
       if (activity !== anchor) [anchor, want] = [activity, draw()];
-      const delay = heartbeatDelay(Date.now(), this.source.newestTimestamp(), this.lastSent, want);
+      const delay = heartbeatDelay(
+        Date.now(),
+        this.source.newestTimestamp(),
+        this.lastSent,
+        want,
+      );
       if (delay > 0) {
         await pause(delay, signal);
         continue;
       }
       try {
-        await this.send(settings.topic, { groupId: this.source.groupId(), instanceId: settings.instanceId, sentAt: Date.now() });
+        await this.send(settings.topic, {
+          groupId: this.source.groupId(),
+          instanceId: settings.instanceId,
+          sentAt: Date.now(),
+        });
         this.lastSent = Date.now();
         this.sent++;
         failures = 0;
       } catch (error) {
-        if (failures++ === 0) this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(error)}`);
+        if (failures++ === 0)
+          this.logger.warn(
+            `Could not send a broadcast heartbeat: ${errorMessage(error)}`,
+          );
         await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
       }
     }
   }
 
   private lastActivity(): number {
-    return Math.max(this.source.newestTimestamp() ?? -Infinity, this.lastSent ?? -Infinity);
+    return Math.max(
+      this.source.newestTimestamp() ?? -Infinity,
+      this.lastSent ?? -Infinity,
+    );
   }
 }

@@ -1,13 +1,29 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
+import type {
+  AdvisoryLockProvider,
+  HeldLock,
+} from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
-import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
+import type {
+  BroadcastState,
+  BroadcastStatus,
+} from '../interfaces/broadcast-status.interface.js';
+import type {
+  KafkaPort,
+  TopicOffsets,
+} from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, deferred, errorMessage, pause } from './async.utils.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
-import type { BroadcastGroupAllocator, GroupClaim } from './broadcast-group.allocator.js';
+import type {
+  BroadcastGroupAllocator,
+  GroupClaim,
+} from './broadcast-group.allocator.js';
 import type { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
-import { GroupMembership, type MembershipContext, type MembershipVerdict } from './group-membership.js';
+import {
+  GroupMembership,
+  type MembershipContext,
+  type MembershipVerdict,
+} from './group-membership.js';
 
 export interface ReaderSettings {
   topicPrefix: string;
@@ -84,7 +100,8 @@ export class BroadcastReader {
       groupId: this.claim?.groupId,
       lockId: this.claim?.id,
       lockMode: this.deps.locks.mode,
-      lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
+      lastLatencyMs:
+        newest === undefined ? undefined : Math.max(0, Date.now() - newest),
       received: dispatcher.received,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
@@ -97,10 +114,14 @@ export class BroadcastReader {
     this.started = true;
     this.deps.registry.freeze();
     const { topicPrefix, heartbeatTopic } = this.settings;
-    this.topics = [...new Set([...this.deps.registry.topics(), heartbeatTopic])].map((t) => topicPrefix + t);
+    this.topics = [
+      ...new Set([...this.deps.registry.topics(), heartbeatTopic]),
+    ].map((t) => topicPrefix + t);
     // Part of the transition chain, so stop() waits for an allocation in flight and then
     // releases whatever it produced: a group claimed during shutdown is never leaked.
-    const startup = this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
+    const startup = this.allocateOnce(
+      Date.now() + this.settings.startupTimeoutMs,
+    );
     this.transitions = startup.then(
       () => undefined,
       () => undefined,
@@ -110,18 +131,30 @@ export class BroadcastReader {
       this.startLockChecks();
     } catch (error) {
       if (!this.settings.failOnStartupTimeout && !this.abort.signal.aborted) {
-        this.deps.logger.error(`Broadcast startup failed, retrying in the background: ${errorMessage(error)}`);
+        this.deps.logger.error(
+          `Broadcast startup failed, retrying in the background: ${errorMessage(error)}`,
+        );
         this.startLockChecks();
         return this.schedule(() => this.allocateUntilStopped());
       }
-      this.ready.reject(this.abort.signal.aborted ? new Error(BroadcastMessages.stopped()) : error);
+      this.ready.reject(
+        this.abort.signal.aborted
+          ? new Error(BroadcastMessages.stopped())
+          : error,
+      );
       throw error;
     }
   }
 
   private async allocateOnce(deadline: number): Promise<void> {
     await this.deps.kafka.admin.ensureTopics(this.topics);
-    this.adopt(await this.deps.allocator.allocate(this.joiner(), deadline, this.abort.signal));
+    this.adopt(
+      await this.deps.allocator.allocate(
+        this.joiner(),
+        deadline,
+        this.abort.signal,
+      ),
+    );
   }
 
   /** Leaves the group, then frees the lock. Idempotent. */
@@ -137,14 +170,22 @@ export class BroadcastReader {
 
   private joiner() {
     return async (groupId: string, deadline: number) => {
-      const startOffsets = this.resumeOffsets(await this.deps.kafka.admin.latestOffsets(this.topics));
+      const startOffsets = this.resumeOffsets(
+        await this.deps.kafka.admin.latestOffsets(this.topics),
+      );
       const group: ActiveGroup = {
-        membership: new GroupMembership(groupId, this.membershipContext(), new Set(), startOffsets),
+        membership: new GroupMembership(
+          groupId,
+          this.membershipContext(),
+          new Set(),
+          startOffsets,
+        ),
         startOffsets,
         ownMemberIds: new Set(),
       };
       const verdict = await this.join(group.membership, deadline);
-      if (verdict.kind === 'ready') return { accepted: true as const, value: group };
+      if (verdict.kind === 'ready')
+        return { accepted: true as const, value: group };
       await group.membership.stop();
       return { accepted: false as const, reason: describeRefusal(verdict) };
     };
@@ -164,16 +205,25 @@ export class BroadcastReader {
     for (const [topic, partitions] of latest) {
       const merged = new Map(partitions);
       for (const [partition, high] of partitions) {
-        const from = nextOffset(delivered.get(topic)?.get(partition)) ?? previous.get(topic)?.get(partition);
-        if (from !== undefined && BigInt(from) < BigInt(high)) merged.set(partition, from);
+        const from =
+          nextOffset(delivered.get(topic)?.get(partition)) ??
+          previous.get(topic)?.get(partition);
+        if (from !== undefined && BigInt(from) < BigInt(high))
+          merged.set(partition, from);
       }
       result.set(topic, merged);
     }
     return result;
   }
 
-  private join(membership: GroupMembership, deadline: number): Promise<MembershipVerdict> {
-    const timeoutMs = Math.max(1, Math.min(this.settings.joinTimeoutMs, deadline - Date.now()));
+  private join(
+    membership: GroupMembership,
+    deadline: number,
+  ): Promise<MembershipVerdict> {
+    const timeoutMs = Math.max(
+      1,
+      Math.min(this.settings.joinTimeoutMs, deadline - Date.now()),
+    );
     return membership.join(timeoutMs, this.abort.signal);
   }
 
@@ -184,7 +234,8 @@ export class BroadcastReader {
       topics: this.topics,
       sink: dispatcher.sink,
       logger,
-      resumeFrom: (topic, partition) => nextOffset(dispatcher.delivered.get(topic)?.get(partition)),
+      resumeFrom: (topic, partition) =>
+        nextOffset(dispatcher.delivered.get(topic)?.get(partition)),
       contestGraceMs: this.settings.contestGraceMs,
     };
   }
@@ -205,7 +256,12 @@ export class BroadcastReader {
       if (verdict.kind === 'ready') return this.becomeReady(claim);
       this.state = 'recovering';
       if (verdict.kind === 'foreign') {
-        this.schedule(() => this.moveAway(claim, `member(s) ${verdict.memberIds.join(', ')} of another instance joined`));
+        this.schedule(() =>
+          this.moveAway(
+            claim,
+            `member(s) ${verdict.memberIds.join(', ')} of another instance joined`,
+          ),
+        );
       } else {
         this.schedule(() => this.rejoin(claim, verdict.error));
       }
@@ -214,18 +270,32 @@ export class BroadcastReader {
 
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
-    if (this.state !== 'ready') this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
+    if (this.state !== 'ready')
+      this.deps.logger.log(
+        `Reading broadcasts through consumer group ${claim.groupId}`,
+      );
     this.state = 'ready';
     this.ready.resolve();
   }
 
   /** After a crash or an outage: the same group, a new member, positions kept. */
   private async rejoin(claim: Claim, cause: Error): Promise<void> {
-    this.deps.logger.warn(`Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`);
-    for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
+    this.deps.logger.warn(
+      `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
+    );
+    for (
+      let attempt = 0;
+      this.claim === claim && !this.abort.signal.aborted;
+      attempt++
+    ) {
       await claim.value.membership.stop();
-      if (!(await claim.lock.isHeld())) return this.moveAway(claim, 'the advisory lock was lost');
-      const membership = new GroupMembership(claim.groupId, this.membershipContext(), claim.value.ownMemberIds);
+      if (!(await claim.lock.isHeld()))
+        return this.moveAway(claim, 'the advisory lock was lost');
+      const membership = new GroupMembership(
+        claim.groupId,
+        this.membershipContext(),
+        claim.value.ownMemberIds,
+      );
       claim.value.membership = membership;
       const verdict = await this.join(membership, Infinity);
       if (this.abort.signal.aborted) return;
@@ -233,8 +303,11 @@ export class BroadcastReader {
         this.watch(claim, membership);
         return this.becomeReady(claim);
       }
-      if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
-      this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`);
+      if (verdict.kind === 'foreign')
+        return this.moveAway(claim, describeRefusal(verdict));
+      this.deps.logger.warn(
+        `Rejoining ${claim.groupId} failed: ${verdict.error.message}`,
+      );
       await pause(backoffDelay(attempt, 500, 5_000), this.abort.signal);
     }
   }
@@ -242,7 +315,9 @@ export class BroadcastReader {
   /** Gives up the group (leave first, then unlock) and allocates another, retrying until stopped. */
   private async moveAway(claim: Claim, reason: string): Promise<void> {
     if (this.claim !== claim) return;
-    this.deps.logger.warn(`Giving up broadcast group ${claim.groupId}: ${reason}`);
+    this.deps.logger.warn(
+      `Giving up broadcast group ${claim.groupId}: ${reason}`,
+    );
     this.state = 'recovering';
     await this.abandon();
     await this.allocateUntilStopped();
@@ -251,10 +326,14 @@ export class BroadcastReader {
   private async allocateUntilStopped(): Promise<void> {
     for (let attempt = 0; !this.abort.signal.aborted; attempt++) {
       try {
-        return await this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
+        return await this.allocateOnce(
+          Date.now() + this.settings.startupTimeoutMs,
+        );
       } catch (error) {
         if (this.abort.signal.aborted) return;
-        this.deps.logger.error(`Could not allocate a new broadcast group: ${errorMessage(error)}`);
+        this.deps.logger.error(
+          `Could not allocate a new broadcast group: ${errorMessage(error)}`,
+        );
         await pause(backoffDelay(attempt, 1_000, 10_000), this.abort.signal);
       }
     }
@@ -269,14 +348,22 @@ export class BroadcastReader {
   }
 
   private schedule(transition: () => Promise<void>): void {
-    this.transitions = this.transitions.then(transition).catch((error: unknown) => {
-      this.deps.logger.error(`Broadcast reader transition failed: ${errorMessage(error)}`);
-    });
+    this.transitions = this.transitions
+      .then(transition)
+      .catch((error: unknown) => {
+        this.deps.logger.error(
+          `Broadcast reader transition failed: ${errorMessage(error)}`,
+        );
+      });
   }
 
   /** A lock whose connection died may already belong to someone else: stop using its group. */
   private startLockChecks(): void {
-    if (this.settings.lockCheckIntervalMs <= 0 || this.deps.locks.mode === 'none') return;
+    if (
+      this.settings.lockCheckIntervalMs <= 0 ||
+      this.deps.locks.mode === 'none'
+    )
+      return;
     let checking = false;
     this.lockTimer = setInterval(() => {
       const claim = this.claim;
@@ -287,7 +374,9 @@ export class BroadcastReader {
           if (!held && this.claim === claim) {
             this.state = 'recovering';
             void claim.value.membership.stop();
-            this.schedule(() => this.moveAway(claim, 'the advisory lock was lost'));
+            this.schedule(() =>
+              this.moveAway(claim, 'the advisory lock was lost'),
+            );
           }
         })
         .finally(() => (checking = false));
@@ -305,7 +394,8 @@ function checkLock(lock: HeldLock): Promise<boolean> {
 }
 
 function describeRefusal(verdict: MembershipVerdict): string {
-  if (verdict.kind === 'foreign') return `shared with member(s) ${verdict.memberIds.join(', ')}`;
+  if (verdict.kind === 'foreign')
+    return `shared with member(s) ${verdict.memberIds.join(', ')}`;
   if (verdict.kind === 'failed') return `join failed: ${verdict.error.message}`;
   return 'ready';
 }

@@ -73,12 +73,20 @@ export class GroupMembership implements GroupConsumerListener {
   }
 
   /** Starts and resolves with the first verdict, or `failed` after `timeoutMs`. */
-  async join(timeoutMs: number, signal: AbortSignal): Promise<MembershipVerdict> {
-    const verdict = new Promise<MembershipVerdict>((resolve) => this.observe(resolve));
-    this.consumer.start().catch((error: unknown) => this.crashed(asError(error)));
-    const timedOut = pause(timeoutMs, signal).then(
-      (): MembershipVerdict => ({ kind: 'failed', error: new Error(`no verdict within ${timeoutMs} ms`) }),
+  async join(
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<MembershipVerdict> {
+    const verdict = new Promise<MembershipVerdict>((resolve) =>
+      this.observe(resolve),
     );
+    this.consumer
+      .start()
+      .catch((error: unknown) => this.crashed(asError(error)));
+    const timedOut = pause(timeoutMs, signal).then((): MembershipVerdict => ({
+      kind: 'failed',
+      error: new Error(`no verdict within ${timeoutMs} ms`),
+    }));
     return Promise.race([verdict, timedOut]);
   }
 
@@ -89,7 +97,10 @@ export class GroupMembership implements GroupConsumerListener {
     return this.consumer.stop();
   }
 
-  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void {
+  joined(
+    memberId: string,
+    assignment: ReadonlyMap<string, readonly number[]>,
+  ): void {
     const generation = ++this.generation;
     this.memberId = memberId;
     this.ownMemberIds.add(memberId);
@@ -111,7 +122,9 @@ export class GroupMembership implements GroupConsumerListener {
     if (!this.stopped) this.observer({ kind: 'failed', error });
   }
 
-  private seekToStart(assignment: ReadonlyMap<string, readonly number[]>): void {
+  private seekToStart(
+    assignment: ReadonlyMap<string, readonly number[]>,
+  ): void {
     for (const [topic, partitions] of assignment) {
       const offsets = this.startOffsets?.get(topic);
       for (const partition of partitions) {
@@ -125,7 +138,9 @@ export class GroupMembership implements GroupConsumerListener {
    * After a rebalance, or in a group rejoined after a crash, continue right after what this
    * instance handled, whatever offsets a member that briefly shared the group committed.
    */
-  private seekToResume(assignment: ReadonlyMap<string, readonly number[]>): void {
+  private seekToResume(
+    assignment: ReadonlyMap<string, readonly number[]>,
+  ): void {
     for (const [topic, partitions] of assignment) {
       for (const partition of partitions) {
         const offset = this.ctx.resumeFrom(topic, partition);
@@ -141,7 +156,9 @@ export class GroupMembership implements GroupConsumerListener {
    */
   private contest(foreign: string[]): void {
     if (this.contestTimer) return;
-    this.ctx.logger.warn(`Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`);
+    this.ctx.logger.warn(
+      `Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`,
+    );
     this.contestTimer = setTimeout(() => {
       this.contestTimer = undefined;
       if (!this.stopped) this.observer({ kind: 'foreign', memberIds: foreign });
@@ -154,7 +171,9 @@ export class GroupMembership implements GroupConsumerListener {
       if (this.stopped || generation !== this.generation) return;
       const members = await this.describeMembers();
       if (this.stopped || generation !== this.generation || !members) continue;
-      const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
+      const foreign = members.filter(
+        (id) => id !== this.memberId && !this.ownMemberIds.has(id),
+      );
       if (foreign.length > 0) {
         if (this.established) return this.contest(foreign);
         return this.observer({ kind: 'foreign', memberIds: foreign });
@@ -162,7 +181,9 @@ export class GroupMembership implements GroupConsumerListener {
       // A describe that does not list us yet saw the group before our join completed.
       if (!members.includes(this.memberId!)) continue;
       if (members.length > 1) {
-        this.ctx.logger.log(`Waiting for an earlier member of ${this.groupId} to expire before reading`);
+        this.ctx.logger.log(
+          `Waiting for an earlier member of ${this.groupId} to expire before reading`,
+        );
         return;
       }
       this.exclusive = true;
@@ -172,7 +193,10 @@ export class GroupMembership implements GroupConsumerListener {
       return this.announceIfReady();
     }
     if (!this.stopped && generation === this.generation) {
-      this.observer({ kind: 'failed', error: new Error(`could not confirm exclusive use of ${this.groupId}`) });
+      this.observer({
+        kind: 'failed',
+        error: new Error(`could not confirm exclusive use of ${this.groupId}`),
+      });
     }
   }
 
@@ -180,7 +204,9 @@ export class GroupMembership implements GroupConsumerListener {
     try {
       return (await this.ctx.kafka.admin.describeGroup(this.groupId)).memberIds;
     } catch (error) {
-      this.ctx.logger.warn(`describeGroups(${this.groupId}) failed: ${errorMessage(error)}`);
+      this.ctx.logger.warn(
+        `describeGroups(${this.groupId}) failed: ${errorMessage(error)}`,
+      );
       return undefined;
     }
   }
@@ -191,7 +217,9 @@ export class GroupMembership implements GroupConsumerListener {
    */
   private announceIfReady(): void {
     if (!this.exclusive || this.stopped) return;
-    const positioned = this.positionedSinceJoin || (this.startOffsets !== undefined && !this.positionedOnce);
+    const positioned =
+      this.positionedSinceJoin ||
+      (this.startOffsets !== undefined && !this.positionedOnce);
     if (positioned) this.observer({ kind: 'ready' });
   }
 }

@@ -33,11 +33,18 @@ export interface IncomingRecord {
   headers?: Record<string, Buffer | string | (Buffer | string)[] | undefined>;
 }
 
-export type RecordSink = (topic: string, partition: number, record: IncomingRecord) => void | Promise<void>;
+export type RecordSink = (
+  topic: string,
+  partition: number,
+  record: IncomingRecord,
+) => void | Promise<void>;
 
 export interface GroupConsumerListener {
   /** The member (re)joined the group and received this assignment. */
-  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void;
+  joined(
+    memberId: string,
+    assignment: ReadonlyMap<string, readonly number[]>,
+  ): void;
   /** A fetch that started after the latest join has completed: positions are resolved. */
   positioned(): void;
   /** The consumer stopped on an error and will not restart by itself. */

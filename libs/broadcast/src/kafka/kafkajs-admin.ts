@@ -35,7 +35,11 @@ export class KafkajsAdmin implements KafkaAdminPort {
       await admin
         .createTopics({
           waitForLeaders: true,
-          topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: replicationFactor ?? -1 })),
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions,
+            replicationFactor: replicationFactor ?? -1,
+          })),
         })
         .catch((error: unknown) => {
           // kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE; a topic created a
@@ -46,7 +50,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
     await this.waitForLeaders(admin, topics);
   }
 
-  async deleteGroup(groupId: string, deadline: number): Promise<DeleteGroupOutcome> {
+  async deleteGroup(
+    groupId: string,
+    deadline: number,
+  ): Promise<DeleteGroupOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
         await (await this.admin()).deleteGroups([groupId]);
@@ -65,7 +72,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
   async describeGroup(groupId: string): Promise<GroupDescription> {
     const { groups } = await (await this.admin()).describeGroups([groupId]);
     const group = groups.find((g) => g.groupId === groupId);
-    return { state: group?.state ?? 'Dead', memberIds: group?.members.map((m) => m.memberId) ?? [] };
+    return {
+      state: group?.state ?? 'Dead',
+      memberIds: group?.members.map((m) => m.memberId) ?? [],
+    };
   }
 
   async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
@@ -73,7 +83,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
     const entries = await Promise.all(
       topics.map(async (topic) => {
         const partitions = await admin.fetchTopicOffsets(topic);
-        return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
+        return [
+          topic,
+          new Map(partitions.map((p) => [p.partition, p.high])),
+        ] as const;
       }),
     );
     return new Map(entries);
@@ -82,7 +95,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   async disconnect(): Promise<void> {
     const connecting = this.connecting;
     this.connecting = undefined;
-    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
+    if (connecting)
+      await (await connecting.catch(() => undefined))?.disconnect();
   }
 
   private admin(): Promise<Admin> {
@@ -96,16 +110,25 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   /** Topics created by another instance a moment ago may not have leaders yet. */
-  private async waitForLeaders(admin: Admin, topics: readonly string[]): Promise<void> {
+  private async waitForLeaders(
+    admin: Admin,
+    topics: readonly string[],
+  ): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt++) {
       let ready = false;
       try {
-        const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
-        ready = metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        const { topics: metadata } = await admin.fetchTopicMetadata({
+          topics: [...topics],
+        });
+        ready = metadata.every(
+          (t) =>
+            t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
+        );
       } catch (error) {
         // createTopics answers TOPIC_ALREADY_EXISTS as soon as the controller has the topic, but
         // the broker's metadata may not list it yet: UNKNOWN_TOPIC_OR_PARTITION, which is retriable.
-        if (!(error as { retriable?: boolean }).retriable || attempt === 49) throw error;
+        if (!(error as { retriable?: boolean }).retriable || attempt === 49)
+          throw error;
       }
       if (ready) return;
       await pause(backoffDelay(attempt, 50, 500));
@@ -114,6 +137,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
 }
 
 function groupErrorCode(error: unknown, groupId: string): number | undefined {
-  const groups = (error as { groups?: { groupId: string; errorCode: number }[] }).groups;
+  const groups = (
+    error as { groups?: { groupId: string; errorCode: number }[] }
+  ).groups;
   return groups?.find((g) => g.groupId === groupId)?.errorCode;
 }

@@ -44,7 +44,10 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
 
   async start(): Promise<void> {
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...this.spec.topics], fromBeginning: this.spec.fromBeginning });
+    await this.consumer.subscribe({
+      topics: [...this.spec.topics],
+      fromBeginning: this.spec.fromBeginning,
+    });
     await this.consumer.run({
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.consumeBatch(payload),
@@ -56,8 +59,14 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   }
 
   stop(): Promise<void> {
-    this.stopping ??= withTimeout(this.consumer.disconnect(), 30_000, `disconnect of ${this.groupId} timed out`).catch(
-      (error: unknown) => this.logger.warn(`Broadcast consumer ${this.groupId} did not disconnect cleanly: ${String(error)}`),
+    this.stopping ??= withTimeout(
+      this.consumer.disconnect(),
+      30_000,
+      `disconnect of ${this.groupId} timed out`,
+    ).catch((error: unknown) =>
+      this.logger.warn(
+        `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${String(error)}`,
+      ),
     );
     return this.stopping;
   }
@@ -82,7 +91,13 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     });
   }
 
-  private async consumeBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
+  private async consumeBatch({
+    batch,
+    resolveOffset,
+    heartbeat,
+    isRunning,
+    isStale,
+  }: EachBatchPayload) {
     const { topic, partition, messages } = batch;
     const sink = this.spec.sink;
     for (let i = 0; i < messages.length; i++) {

@@ -182,7 +182,10 @@ export async function tryLockChosenIdOnDedicatedConnection(
   let chosen: unknown;
   try {
     await queryRunner.connect();
-    chosen = firstRowValue(await queryRunner.query(lockSql, [...lockParams]), 'id');
+    chosen = firstRowValue(
+      await queryRunner.query(lockSql, [...lockParams]),
+      'id',
+    );
   } catch (error) {
     await releaseQuietly(queryRunner);
     throw error;
@@ -192,5 +195,10 @@ export async function tryLockChosenIdOnDedicatedConnection(
     return null;
   }
   const id = Number(chosen);
-  return new ConnectionHeldLock(id, queryRunner, statementsFor(id), optionsFor(id));
+  return new ConnectionHeldLock(
+    id,
+    queryRunner,
+    statementsFor(id),
+    optionsFor(id),
+  );
 }

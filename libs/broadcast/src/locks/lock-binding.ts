@@ -1,4 +1,8 @@
-import type { AdvisoryLockProvider, HeldLock, LockMode } from '../interfaces/advisory-lock.interface.js';
+import type {
+  AdvisoryLockProvider,
+  HeldLock,
+  LockMode,
+} from '../interfaces/advisory-lock.interface.js';
 import { LockFreeProvider } from './lock-free.js';
 
 /**

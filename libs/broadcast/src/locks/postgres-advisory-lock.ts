@@ -81,7 +81,12 @@ export class PostgresAdvisoryLockProvider implements AdvisoryLockProvider {
 
   async tryLock(id: number): Promise<HeldLock | null> {
     assertLockId(id);
-    return tryLockOnDedicatedConnection(this.dataSource, id, this.statements(id), this.lockOptions(id));
+    return tryLockOnDedicatedConnection(
+      this.dataSource,
+      id,
+      this.statements(id),
+      this.lockOptions(id),
+    );
   }
 
   async tryLockLowest(from: number, limit: number): Promise<HeldLock | null> {
