@@ -59,9 +59,7 @@ async function deleteTopicsAndGroups(prefixes: string[]): Promise<void> {
   const admin = await newAdmin();
   try {
     const ours = (name: string) => prefixes.some((p) => name.startsWith(p));
-    const groups = (await admin.listGroups()).groups
-      .map((g) => g.groupId)
-      .filter(ours);
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter(ours);
     if (groups.length) await admin.deleteGroups(groups);
     const topics = (await admin.listTopics()).filter(ours);
     if (topics.length) await admin.deleteTopics({ topics });
@@ -71,9 +69,7 @@ async function deleteTopicsAndGroups(prefixes: string[]): Promise<void> {
 }
 
 describe('npm run demo -- --once', () => {
-  afterAll(() =>
-    deleteTopicsAndGroups([testPrefix('demo'), testPrefix('demo-lockfree')]),
-  );
+  afterAll(() => deleteTopicsAndGroups([testPrefix('demo'), testPrefix('demo-lockfree')]));
 
   it(
     'builds, starts 3 instances, every instance evicts the updated product, and nothing is left running',
@@ -81,13 +77,9 @@ describe('npm run demo -- --once', () => {
       const run = await runDemo(['--once'], testPrefix('demo'));
 
       expect(run.code, run.output).toBe(0);
-      expect(run.output).toMatch(
-        /All 3 instances evicted product 1: fan-out latency \d+–\d+ ms/,
-      );
+      expect(run.output).toMatch(/All 3 instances evicted product 1: fan-out latency \d+–\d+ ms/);
       for (const n of [1, 2, 3]) {
-        expect(run.output).toMatch(
-          new RegExp(`demo-${n} {2}GET /products/1 → miss, then hit`),
-        );
+        expect(run.output).toMatch(new RegExp(`demo-${n} {2}GET /products/1 → miss, then hit`));
         expect(run.output).toMatch(
           new RegExp(
             `demo-${n} {2}evicted product 1 \\d+ ms after the change \\(was cached\\); next GET → miss`,
@@ -100,9 +92,7 @@ describe('npm run demo -- --once', () => {
       );
       const pids = pidsOf(run.output);
       expect(pids).toHaveLength(3);
-      expect(run.output).toMatch(
-        /Stopped: (demo-\d \(pid \d+\) stopped cleanly(, )?){3}$/m,
-      );
+      expect(run.output).toMatch(/Stopped: (demo-\d \(pid \d+\) stopped cleanly(, )?){3}$/m);
       expect(pids.filter(isRunning)).toEqual([]);
     },
     DEMO_TIMEOUT_MS + 10_000,
@@ -123,9 +113,7 @@ describe('npm run demo -- --once', () => {
 
       expect(run.code, run.output).toBe(0);
       expect(run.output).toMatch(/All 2 instances evicted product 1/);
-      expect(run.output).toMatch(
-        /broadcastLFConsumer-\d+ │ none \(lock-free\)/,
-      );
+      expect(run.output).toMatch(/broadcastLFConsumer-\d+ │ none \(lock-free\)/);
       const pids = pidsOf(run.output);
       expect(pids).toHaveLength(2);
       expect(pids.filter(isRunning)).toEqual([]);

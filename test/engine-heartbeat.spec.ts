@@ -35,23 +35,16 @@ describe('BroadcastEngine: heartbeats', () => {
       // Sample every engine's freshness through the window (the window itself is the measurement).
       const maxLatency = engines.map(() => 0);
       while (Date.now() - windowStart < WINDOW_MS) {
-        await delay(
-          Math.min(SAMPLE_EVERY_MS, WINDOW_MS - (Date.now() - windowStart)),
-        );
+        await delay(Math.min(SAMPLE_EVERY_MS, WINDOW_MS - (Date.now() - windowStart)));
         engines.forEach((e, i) => {
           const latency = e.status().lastLatencyMs;
-          if (latency !== undefined)
-            maxLatency[i] = Math.max(maxLatency[i]!, latency);
+          if (latency !== undefined) maxLatency[i] = Math.max(maxLatency[i]!, latency);
         });
       }
       const count = (await h.topicEnd(h.heartbeatTopic)) - startEnd;
       const elapsed = Date.now() - windowStart;
-      const sent = engines.map(
-        (e, i) => e.engine.heartbeat.sent - sentAtStart[i]!,
-      );
-      const seen = engines.map(
-        (e, i) => e.engine.dispatcher.heartbeats - seenAtStart[i]!,
-      );
+      const sent = engines.map((e, i) => e.engine.heartbeat.sent - sentAtStart[i]!);
+      const seen = engines.map((e, i) => e.engine.dispatcher.heartbeats - seenAtStart[i]!);
       const endLatency = engines.map((e) => e.status().lastLatencyMs);
 
       console.log(
@@ -64,9 +57,7 @@ describe('BroadcastEngine: heartbeats', () => {
       expect(count).toBeLessThanOrEqual(1.5 * intervals + ENGINES);
       // What the engines say they sent is what the broker holds (nothing else writes there); one
       // send may straddle a window edge, acknowledged on one side and counted on the other.
-      expect(
-        Math.abs(sent.reduce((a, b) => a + b, 0) - count),
-      ).toBeLessThanOrEqual(1);
+      expect(Math.abs(sent.reduce((a, b) => a + b, 0) - count)).toBeLessThanOrEqual(1);
       // Every engine read the heartbeats (its own and the others'): that is what silences it.
       for (const s of seen) expect(s).toBeGreaterThanOrEqual(count - 2);
       // Fresh throughout, and at the end: every engine sees traffic within 2 × interval.
@@ -74,8 +65,7 @@ describe('BroadcastEngine: heartbeats', () => {
         expect(latency).toBeDefined();
         expect(latency!).toBeLessThan(2 * INTERVAL_MS);
       }
-      for (const latency of maxLatency)
-        expect(latency).toBeLessThan(2 * INTERVAL_MS);
+      for (const latency of maxLatency) expect(latency).toBeLessThan(2 * INTERVAL_MS);
       for (const e of engines)
         expect(e.status()).toMatchObject({
           state: 'ready',

@@ -34,9 +34,7 @@ describe('BroadcastEngine: lock lost from the database side', () => {
       expect(bystander.status().lockId).toBe(1);
       const oldGroup = victim.status().groupId!;
 
-      const candidates = Array.from({ length: MAX_GROUPS }, (_, id) =>
-        h.groupName(lock, id),
-      );
+      const candidates = Array.from({ length: MAX_GROUPS }, (_, id) => h.groupName(lock, id));
       const sampler = startGroupSampler(candidates, 100);
       h.onCleanup(() => sampler.stop());
       const inspector = await LockInspector.open(lock, h.lockNamespace);
@@ -48,9 +46,7 @@ describe('BroadcastEngine: lock lost from the database side', () => {
       // Before: the broadcast reaches both.
       await victim.engine.publisher.publish(TOPIC, { n: 0 });
       await waitFor(
-        () =>
-          victim.payloads(TOPIC).length === 1 &&
-          bystander.payloads(TOPIC).length === 1,
+        () => victim.payloads(TOPIC).length === 1 && bystander.payloads(TOPIC).length === 1,
         {
           message: 'broadcast before the kill not received',
         },
@@ -58,14 +54,11 @@ describe('BroadcastEngine: lock lost from the database side', () => {
 
       const victimStates = watchStates(victim);
       const bystanderStates = watchStates(bystander);
-      h.onCleanup(
-        async () => void (victimStates.stop(), bystanderStates.stop()),
-      );
+      h.onCleanup(async () => void (victimStates.stop(), bystanderStates.stop()));
 
       const killedAt = Date.now();
       // "Another instance" takes id 0 as soon as the killed session has let it go.
-      const { session, release: releaseSquatter } =
-        await inspector.killHolderAndTakeOver(0);
+      const { session, release: releaseSquatter } = await inspector.killHolderAndTakeOver(0);
       h.onCleanup(releaseSquatter);
       const squattedAt = Date.now();
       expect(await inspector.holder(0)).not.toBe(session);
@@ -73,9 +66,7 @@ describe('BroadcastEngine: lock lost from the database side', () => {
       const moved = await waitFor(
         () => {
           const s = victim.status();
-          return s.state === 'ready' && s.lockId !== undefined && s.lockId !== 0
-            ? s
-            : undefined;
+          return s.state === 'ready' && s.lockId !== undefined && s.lockId !== 0 ? s : undefined;
         },
         {
           timeoutMs: 30_000,
@@ -90,19 +81,13 @@ describe('BroadcastEngine: lock lost from the database side', () => {
       expect(await inspector.holder(2)).toBeDefined();
       expect(victimStates.states.map((s) => s.state)).toContain('recovering');
       expect(
-        victim.logger.matching(
-          /Giving up broadcast group .*advisory lock was lost/,
-          'warn',
-        ),
+        victim.logger.matching(/Giving up broadcast group .*advisory lock was lost/, 'warn'),
       ).toHaveLength(1);
 
       // After: broadcasts still reach both, and nothing is lost or doubled.
-      for (let n = 1; n <= 20; n++)
-        await bystander.engine.publisher.publish(TOPIC, { n });
+      for (let n = 1; n <= 20; n++) await bystander.engine.publisher.publish(TOPIC, { n });
       await waitFor(
-        () =>
-          victim.payloads(TOPIC).length >= 21 &&
-          bystander.payloads(TOPIC).length >= 21,
+        () => victim.payloads(TOPIC).length >= 21 && bystander.payloads(TOPIC).length >= 21,
         {
           timeoutMs: 15_000,
           message: `after the move: victim ${victim.payloads(TOPIC).length}/21, bystander ${bystander.payloads(TOPIC).length}/21`,
@@ -130,27 +115,20 @@ describe('BroadcastEngine: lock lost from the database side', () => {
             e.payloads(TOPIC).some((p) => (p as { n: number }).n === 21),
           ),
         {
-          message:
-            'broadcast after the newcomer joined not received by all three',
+          message: 'broadcast after the newcomer joined not received by all three',
         },
       );
       expect(newcomer.payloads(TOPIC)).toEqual([{ n: 21 }]);
       expect(victim.payloads(TOPIC)).toHaveLength(22);
-      const groups = [victim, bystander, newcomer].map(
-        (e) => e.status().groupId,
-      );
+      const groups = [victim, bystander, newcomer].map((e) => e.status().groupId);
       expect(new Set(groups).size).toBe(3);
 
       // The bystander never noticed.
-      expect(bystanderStates.stop().map((s) => [s.state, s.lockId])).toEqual([
-        ['ready', 1],
-      ]);
+      expect(bystanderStates.stop().map((s) => [s.state, s.lockId])).toEqual([['ready', 1]]);
       victimStates.stop();
 
       const report = await sampler.stop();
-      const duringMove = report.sampledAt.filter(
-        (t) => t >= killedAt && t <= movedAt,
-      ).length;
+      const duringMove = report.sampledAt.filter((t) => t >= killedAt && t <= movedAt).length;
       console.log(
         `[lock-loss ${lock}] killed session ${session}; squatted after ${squattedAt - killedAt} ms; ` +
           `moved to ${moved.groupId!.slice(h.prefix.length)} ${movedAt - killedAt} ms after the kill; ` +
@@ -197,36 +175,27 @@ describe('BroadcastEngine: lock lost from the database side', () => {
       publishing = false;
       await publisher;
     });
-    const numbers = (e: typeof victim) =>
-      e.payloads(TOPIC).map((p) => (p as { n: number }).n);
+    const numbers = (e: typeof victim) => e.payloads(TOPIC).map((p) => (p as { n: number }).n);
 
     await waitFor(() => victim.payloads(TOPIC).length >= 20, {
       message: 'stream not flowing before the kill',
     });
     const killedAt = Date.now();
     h.onCleanup((await inspector.killHolderAndTakeOver(0)).release);
-    await waitFor(
-      () => victim.status().state === 'ready' && victim.status().lockId === 2,
-      {
-        timeoutMs: 30_000,
-        message: `victim did not move: ${JSON.stringify(victim.status())}`,
-      },
-    );
+    await waitFor(() => victim.status().state === 'ready' && victim.status().lockId === 2, {
+      timeoutMs: 30_000,
+      message: `victim did not move: ${JSON.stringify(victim.status())}`,
+    });
     const readyAgainAt = Date.now();
     const firstAfter = sentAt.length; // every n >= this was acknowledged after the victim was ready again
-    await waitFor(
-      () => numbers(victim).filter((n) => n >= firstAfter).length >= 20,
-      {
-        message: 'stream not received after the move',
-      },
-    );
+    await waitFor(() => numbers(victim).filter((n) => n >= firstAfter).length >= 20, {
+      message: 'stream not received after the move',
+    });
     publishing = false;
     await publisher;
     const total = sentAt.length;
     await waitFor(
-      () =>
-        bystander.payloads(TOPIC).length >= total &&
-        numbers(victim).includes(total - 1),
+      () => bystander.payloads(TOPIC).length >= total && numbers(victim).includes(total - 1),
       {
         message: `stream tail not received: bystander ${bystander.payloads(TOPIC).length}/${total}`,
       },
@@ -236,9 +205,7 @@ describe('BroadcastEngine: lock lost from the database side', () => {
     expect(numbers(bystander)).toEqual(all);
     const got = numbers(victim);
     expect(new Set(got).size, 'duplicates at the victim').toBe(got.length);
-    expect(got.filter((n) => n >= firstAfter)).toEqual(
-      all.filter((n) => n >= firstAfter),
-    );
+    expect(got.filter((n) => n >= firstAfter)).toEqual(all.filter((n) => n >= firstAfter));
     const missed = all.filter((n) => !got.includes(n));
     console.log(
       `[lock-loss flow] ${total} published; victim ready again ${readyAgainAt - killedAt} ms after the kill; ` +

@@ -34,9 +34,7 @@ describe('BroadcastEngine: every engine receives every broadcast', () => {
       for (const e of engines) {
         expect(e.status().lockMode).toBe(lock === 'mariadb' ? 'mysql' : lock);
         expect(e.status().groupId).toMatch(
-          new RegExp(
-            `^${h.prefix.replace(/\./g, '\\.')}broadcast(LF)?Consumer-\\d+$`,
-          ),
+          new RegExp(`^${h.prefix.replace(/\./g, '\\.')}broadcast(LF)?Consumer-\\d+$`),
         );
       }
       if (lock !== 'none') {
@@ -51,31 +49,17 @@ describe('BroadcastEngine: every engine receives every broadcast', () => {
       const expected = Array.from({ length: 100 }, (_, n) => n);
       await Promise.all(
         expected.map((n) =>
-          engines[n % 3]!.engine.publisher.publish(
-            TOPIC,
-            { n },
-            { key: `k${n}` },
-          ),
+          engines[n % 3]!.engine.publisher.publish(TOPIC, { n }, { key: `k${n}` }),
         ),
       );
-      await waitFor(
-        () => engines.every((e) => e.payloads(TOPIC).length >= 100),
-        {
-          timeoutMs: 20_000,
-          message: `not all received 100: ${engines.map((e) => e.payloads(TOPIC).length).join(', ')}`,
-        },
-      );
+      await waitFor(() => engines.every((e) => e.payloads(TOPIC).length >= 100), {
+        timeoutMs: 20_000,
+        message: `not all received 100: ${engines.map((e) => e.payloads(TOPIC).length).join(', ')}`,
+      });
       // Give duplicates a chance to show up: a further marker published after must arrive last.
-      await engines[0]!.engine.publisher.publish(
-        TOPIC,
-        { n: -1 },
-        { key: 'k0' },
-      );
+      await engines[0]!.engine.publisher.publish(TOPIC, { n: -1 }, { key: 'k0' });
       await waitFor(
-        () =>
-          engines.every((e) =>
-            e.payloads(TOPIC).some((p) => (p as { n: number }).n === -1),
-          ),
+        () => engines.every((e) => e.payloads(TOPIC).some((p) => (p as { n: number }).n === -1)),
         {
           message: 'marker not received',
         },
@@ -112,35 +96,24 @@ describe('BroadcastEngine: a fleet deployed at once', () => {
       for (let round = 0; round < ROUNDS; round++) {
         const h = useEngineHarness(`fleet-${round}`);
         const created = await Promise.all(
-          Array.from({ length: FLEET }, () =>
-            h.create({ lock: 'none', topics: [TOPIC] }),
-          ),
+          Array.from({ length: FLEET }, () => h.create({ lock: 'none', topics: [TOPIC] })),
         );
         const began = Date.now();
-        const results = await Promise.allSettled(
-          created.map((e) => h.startEngine(e)),
-        );
+        const results = await Promise.allSettled(created.map((e) => h.startEngine(e)));
         startMs.push(Date.now() - began);
         const failures = results.flatMap((r) =>
           r.status === 'rejected' ? [String(r.reason)] : [],
         );
         expect(failures, `round ${round}`).toEqual([]);
         await h.allReady(created);
-        expect(new Set(created.map((e) => e.status().groupId)).size).toBe(
-          FLEET,
-        );
+        expect(new Set(created.map((e) => e.status().groupId)).size).toBe(FLEET);
         await created[0]!.engine.publisher.publish(TOPIC, { round });
-        await waitFor(
-          () => created.every((e) => e.payloads(TOPIC).length === 1),
-          {
-            message: `round ${round}: broadcast not received by all: ${created.map((e) => e.payloads(TOPIC).length).join('/')}`,
-          },
-        );
+        await waitFor(() => created.every((e) => e.payloads(TOPIC).length === 1), {
+          message: `round ${round}: broadcast not received by all: ${created.map((e) => e.payloads(TOPIC).length).join('/')}`,
+        });
         await h.cleanup();
       }
-      console.log(
-        `[fleet] ${ROUNDS} rounds of ${FLEET}: start ms ${startMs.join(', ')}`,
-      );
+      console.log(`[fleet] ${ROUNDS} rounds of ${FLEET}: start ms ${startMs.join(', ')}`);
     },
   );
 });
@@ -159,10 +132,7 @@ describe('BroadcastEngine: group ids are reused in lock mode', () => {
     h.onCleanup(() => inspector.close());
     expect(await inspector.holder(0)).toBeDefined();
     const before = await h.listGroups();
-    expect(before).toEqual([
-      h.groupName('postgres', 0),
-      h.groupName('postgres', 1),
-    ]);
+    expect(before).toEqual([h.groupName('postgres', 0), h.groupName('postgres', 1)]);
 
     await h.stopEngine(a);
     // Stopping left the group and gave the lock back at once (no session timeout to wait out).
@@ -177,12 +147,9 @@ describe('BroadcastEngine: group ids are reused in lock mode', () => {
 
     // The reused group reads from now on: both live engines get a new broadcast.
     await c.engine.publisher.publish(TOPIC, { n: 1 });
-    await waitFor(
-      () => b.payloads(TOPIC).length === 1 && c.payloads(TOPIC).length === 1,
-      {
-        message: 'broadcast after reuse not received',
-      },
-    );
+    await waitFor(() => b.payloads(TOPIC).length === 1 && c.payloads(TOPIC).length === 1, {
+      message: 'broadcast after reuse not received',
+    });
     expect(c.payloads(TOPIC)).toEqual([{ n: 1 }]);
     expect(b.payloads(TOPIC)).toEqual([{ n: 1 }]);
   });
@@ -222,9 +189,7 @@ describe('BroadcastEngine: nothing published after ready is lost', () => {
             const sent = producer.send({
               topic: h.topic(TOPIC),
               acks: -1,
-              messages: [
-                { value: JSON.stringify({ iteration, from: e.name }) },
-              ],
+              messages: [{ value: JSON.stringify({ iteration, from: e.name }) }],
             });
             published.push({ engine: e.name, at: e.readyAt!, sent });
             readyTimes.push(e.readyMs!);
@@ -238,15 +203,11 @@ describe('BroadcastEngine: nothing published after ready is lost', () => {
             .map((p) => p.engine)
             .sort();
         const got = (e: TestEngine) =>
-          e
-            .payloads(TOPIC)
-            .map((p) => p as { iteration: number; from: string });
+          e.payloads(TOPIC).map((p) => p as { iteration: number; from: string });
         try {
           await waitFor(
             () =>
-              engines.every((e) =>
-                mustGet(e).every((from) => got(e).some((p) => p.from === from)),
-              ),
+              engines.every((e) => mustGet(e).every((from) => got(e).some((p) => p.from === from))),
             {
               timeoutMs: 10_000,
               message: `iteration ${iteration}: a marker published after ready was not received`,
@@ -294,12 +255,9 @@ describe('BroadcastEngine: failures are contained', () => {
       },
     });
     for (let n = 0; n < 5; n++) await e.engine.publisher.publish(TOPIC, { n });
-    await waitFor(
-      () => e.payloads(TOPIC).length === 5 && e.status().failed === 10,
-      {
-        message: `collector got ${e.payloads(TOPIC).length}/5, failed ${e.status().failed}/10`,
-      },
-    );
+    await waitFor(() => e.payloads(TOPIC).length === 5 && e.status().failed === 10, {
+      message: `collector got ${e.payloads(TOPIC).length}/5, failed ${e.status().failed}/10`,
+    });
     expect(sortedNumbers(e.payloads(TOPIC))).toEqual([0, 1, 2, 3, 4]);
     expect(e.status()).toMatchObject({
       received: 5,
@@ -308,14 +266,9 @@ describe('BroadcastEngine: failures are contained', () => {
       state: 'ready',
     });
     expect(
-      e.logger.matching(
-        /handler throwsSync failed .*threw synchronously/,
-        'error',
-      ),
+      e.logger.matching(/handler throwsSync failed .*threw synchronously/, 'error'),
     ).toHaveLength(5);
-    expect(
-      e.logger.matching(/handler rejects failed .*handler rejected/, 'error'),
-    ).toHaveLength(5);
+    expect(e.logger.matching(/handler rejects failed .*handler rejected/, 'error')).toHaveLength(5);
   });
 
   it('a handler that hangs past handlerTimeoutMs does not hold up later messages', async () => {
@@ -349,10 +302,7 @@ describe('BroadcastEngine: failures are contained', () => {
     expect(hungCalls).toBe(1);
     expect(e.status()).toMatchObject({ received: 4, failed: 1, skipped: 0 });
     expect(
-      e.logger.matching(
-        /handler hangs failed .*timed out after 300 ms/,
-        'error',
-      ),
+      e.logger.matching(/handler hangs failed .*timed out after 300 ms/, 'error'),
     ).toHaveLength(1);
     // Settling late does not count it again.
     releaseHung();
@@ -425,21 +375,11 @@ describe('BroadcastEngine: a full pool', () => {
     expect(elapsed).toBeGreaterThanOrEqual(2_900);
     expect(elapsed).toBeLessThan(10_000);
     expect(late.status().groupId).toBeUndefined();
-    expect(late.logger.matching(/was refused/, 'warn').length).toBeGreaterThan(
-      0,
-    );
+    expect(late.logger.matching(/was refused/, 'warn').length).toBeGreaterThan(0);
     // It never joined anything: the two groups still have exactly their holders.
-    const members = await h.members([
-      h.groupName('postgres', 0),
-      h.groupName('postgres', 1),
-    ]);
+    const members = await h.members([h.groupName('postgres', 0), h.groupName('postgres', 1)]);
     expect([...members.values()].map((m) => m.length)).toEqual([1, 1]);
-    expect(await h.listGroups()).toEqual([
-      h.groupName('postgres', 0),
-      h.groupName('postgres', 1),
-    ]);
-    console.log(
-      `[full-pool] failed after ${elapsed} ms: ${allocation.message}`,
-    );
+    expect(await h.listGroups()).toEqual([h.groupName('postgres', 0), h.groupName('postgres', 1)]);
+    console.log(`[full-pool] failed after ${elapsed} ms: ${allocation.message}`);
   });
 });

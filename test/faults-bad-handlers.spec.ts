@@ -62,9 +62,7 @@ describe('bad handlers', () => {
     await engines.start(local);
     producer = await connectedProducer(brokers);
     const arrivals = () =>
-      local.messages
-        .get(TOPIC)!
-        .map((m) => ({ n: (m.message.payload as Work).n, at: m.at }));
+      local.messages.get(TOPIC)!.map((m) => ({ n: (m.message.payload as Work).n, at: m.at }));
     return { prefix, local, calls, arrivals };
   }
 
@@ -127,13 +125,7 @@ describe('bad handlers', () => {
 
   it('cuts a hung handler off at handlerTimeoutMs, without holding up later messages', async () => {
     const { prefix, local, calls, arrivals } = await startOne('hang');
-    const work: Work[] = [
-      { n: 1, hang: true },
-      { n: 2 },
-      { n: 3, hang: true },
-      { n: 4 },
-      { n: 5 },
-    ];
+    const work: Work[] = [{ n: 1, hang: true }, { n: 2 }, { n: 3, hang: true }, { n: 4 }, { n: 5 }];
     const sentAt = Date.now();
     await publishJson(producer!, prefix + TOPIC, work);
     await waitFor(() => arrivals().length === work.length, {
@@ -155,9 +147,7 @@ describe('bad handlers', () => {
     });
     expect(
       local.logger.matching(
-        new RegExp(
-          `hanger failed on work\\[0\\]@\\d+: timed out after ${HANDLER_TIMEOUT_MS} ms`,
-        ),
+        new RegExp(`hanger failed on work\\[0\\]@\\d+: timed out after ${HANDLER_TIMEOUT_MS} ms`),
         'error',
       ),
     ).toHaveLength(2);
@@ -185,9 +175,7 @@ describe('bad handlers', () => {
       const member = (await describe1(admin, groupId)).memberIds;
       expect(member).toHaveLength(1);
       // 9 hung calls in a row: 9 s of handler time in one batch, against a 6 s session.
-      const hung = Math.ceil(
-        (FAULT_CONSUMER.sessionTimeoutMs * 1.5) / HANDLER_TIMEOUT_MS,
-      );
+      const hung = Math.ceil((FAULT_CONSUMER.sessionTimeoutMs * 1.5) / HANDLER_TIMEOUT_MS);
       const work: Work[] = [
         ...Array.from({ length: hung }, (_, i) => ({ n: i, hang: true })),
         { n: 100 },

@@ -31,9 +31,7 @@ describe('bad input from a foreign producer', () => {
     engines = new LocalEngines(prefix, brokers);
     const instances: LocalEngine[] = [];
     for (const name of ['a', 'b'])
-      instances.push(
-        await engines.create({ name, lock: 'postgres', topics: [TOPIC] }),
-      );
+      instances.push(await engines.create({ name, lock: 'postgres', topics: [TOPIC] }));
     await Promise.all(instances.map((e) => engines!.start(e)));
     producer = await connectedProducer(brokers);
 
@@ -74,20 +72,14 @@ describe('bad input from a foreign producer', () => {
       });
     }
 
-    await waitFor(
-      () => instances.every((e) => e.payloads(TOPIC).length >= good.length),
-      {
-        timeoutMs: 30_000,
-        message: `good records not delivered: ${instances.map((e) => e.payloads(TOPIC).length).join(', ')}\n${engines.logs()}`,
-      },
-    );
-    await waitFor(
-      () => instances.every((e) => e.engine.reader.status().skipped >= bad),
-      {
-        timeoutMs: 10_000,
-        message: 'bad records not all counted',
-      },
-    );
+    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length >= good.length), {
+      timeoutMs: 30_000,
+      message: `good records not delivered: ${instances.map((e) => e.payloads(TOPIC).length).join(', ')}\n${engines.logs()}`,
+    });
+    await waitFor(() => instances.every((e) => e.engine.reader.status().skipped >= bad), {
+      timeoutMs: 10_000,
+      message: 'bad records not all counted',
+    });
     for (const e of instances) {
       // Exactly the good ones, in order, each once.
       expect(e.payloads(TOPIC)).toEqual(good);
@@ -99,10 +91,7 @@ describe('bad input from a foreign producer', () => {
         failed: 0,
       });
       expect(
-        e.logger.matching(
-          /^Skipped broadcast: .*(empty value|not valid JSON)/,
-          'warn',
-        ),
+        e.logger.matching(/^Skipped broadcast: .*(empty value|not valid JSON)/, 'warn'),
       ).toHaveLength(bad);
       const messages = e.messages.get(TOPIC)!.map((m) => m.message);
       expect(messages[0]!.key).toBe('k1');
@@ -120,14 +109,10 @@ describe('bad input from a foreign producer', () => {
       acks: -1,
       messages: [{ value: JSON.stringify({ n: 6 }) }],
     });
-    await waitFor(
-      () =>
-        instances.every((e) => e.payloads(TOPIC).length === good.length + 1),
-      {
-        timeoutMs: 20_000,
-        message: 'delivery stopped after the bad records',
-      },
-    );
+    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length === good.length + 1), {
+      timeoutMs: 20_000,
+      message: 'delivery stopped after the bad records',
+    });
 
     recordReliability({
       scenario: 'bad-input',

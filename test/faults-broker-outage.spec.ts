@@ -16,11 +16,7 @@ import {
   publishJson,
   recordReliability,
 } from './support/faults.js';
-import {
-  Instances,
-  type Instance,
-  type StatusEvent,
-} from './support/instances.js';
+import { Instances, type Instance, type StatusEvent } from './support/instances.js';
 import { testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -40,11 +36,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function statuses(
-  instance: Instance,
-  from: number,
-  to = Infinity,
-): StatusEvent[] {
+function statuses(instance: Instance, from: number, to = Infinity): StatusEvent[] {
   return instance.events.filter(
     (e): e is StatusEvent => e.event === 'status' && e.at >= from && e.at <= to,
   );
@@ -87,16 +79,10 @@ describe('broker outage', () => {
 
       const sentBefore = [0, 1, 2].map((n) => ({ phase: 'before', n }));
       await publishJson(producer, prefix + TOPIC, sentBefore);
-      await waitFor(
-        () =>
-          instances.every(
-            (i) => i.payloads(TOPIC).length === sentBefore.length,
-          ),
-        {
-          timeoutMs: 20_000,
-          message: 'pre-outage broadcasts not received',
-        },
-      );
+      await waitFor(() => instances.every((i) => i.payloads(TOPIC).length === sentBefore.length), {
+        timeoutMs: 20_000,
+        message: 'pre-outage broadcasts not received',
+      });
       const groupsBefore = await prefixGroups(admin, prefix);
       await producer.disconnect();
       await admin.disconnect();
@@ -108,19 +94,13 @@ describe('broker outage', () => {
       await cluster!.stopNode(1);
       const downAt = Date.now();
       // Health must drop while the broker is away (fresh heartbeats stop arriving).
-      await waitFor(
-        () =>
-          instances.every((i) => statuses(i, downAt).some((s) => !s.healthy)),
-        {
-          timeoutMs: OUTAGE_MS,
-          intervalMs: 100,
-          message: 'health did not go down during the outage',
-        },
-      );
+      await waitFor(() => instances.every((i) => statuses(i, downAt).some((s) => !s.healthy)), {
+        timeoutMs: OUTAGE_MS,
+        intervalMs: 100,
+        message: 'health did not go down during the outage',
+      });
       const healthDownMs = Math.max(
-        ...instances.map(
-          (i) => statuses(i, downAt).find((s) => !s.healthy)!.at - downAt,
-        ),
+        ...instances.map((i) => statuses(i, downAt).find((s) => !s.healthy)!.at - downAt),
       );
       // The outage length is the experiment's parameter, not a wait for an event.
       await delay(Math.max(0, downAt + OUTAGE_MS - Date.now()));
@@ -131,14 +111,11 @@ describe('broker outage', () => {
       const outageMs = restartBegan - downAt;
       const unavailableMs = upAt - downAt;
 
-      await waitFor(
-        () => instances.every((i) => statuses(i, upAt).some((s) => s.healthy)),
-        {
-          timeoutMs: 60_000,
-          intervalMs: 100,
-          message: `health did not come back\n${fleet.diagnostics()}`,
-        },
-      );
+      await waitFor(() => instances.every((i) => statuses(i, upAt).some((s) => s.healthy)), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        message: `health did not come back\n${fleet.diagnostics()}`,
+      });
       const healthyAgainAt = Date.now();
       const recoverMs = healthyAgainAt - upAt;
       const instanceRecoverMs = instances.map(
@@ -157,9 +134,7 @@ describe('broker outage', () => {
         () =>
           instances.every((i) =>
             sentAfter.every((p) =>
-              i
-                .payloads(TOPIC)
-                .some((q) => JSON.stringify(q) === JSON.stringify(p)),
+              i.payloads(TOPIC).some((q) => JSON.stringify(q) === JSON.stringify(p)),
             ),
           ),
         {
@@ -184,15 +159,9 @@ describe('broker outage', () => {
         for (const p of [...sentBefore, ...sentAfter])
           expect(got, i.name).toContain(JSON.stringify(p));
       }
-      const duplicates = instances.reduce(
-        (sum, i) => sum + i.payloads(TOPIC).length - 13,
-        0,
-      );
+      const duplicates = instances.reduce((sum, i) => sum + i.payloads(TOPIC).length - 13, 0);
       const recovering = instances.map(
-        (i) =>
-          i.events.filter(
-            (e) => e.event === 'state' && e.state === 'recovering',
-          ).length,
+        (i) => i.events.filter((e) => e.event === 'state' && e.state === 'recovering').length,
       );
 
       const exits = await fleet.stopAll();

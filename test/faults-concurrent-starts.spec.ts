@@ -50,14 +50,10 @@ describe.each(['postgres', 'mariadb', 'none'] as const)(
       // Nothing exists yet: the 20 also race to create the topics.
       const created: LocalEngine[] = [];
       for (let n = 0; n < INSTANCES; n++)
-        created.push(
-          await engines.create({ name: `i${n}`, lock: kind, topics: [TOPIC] }),
-        );
+        created.push(await engines.create({ name: `i${n}`, lock: kind, topics: [TOPIC] }));
 
       const began = Date.now();
-      const results = await Promise.allSettled(
-        created.map((e) => engines.start(e)),
-      );
+      const results = await Promise.allSettled(created.map((e) => engines.start(e)));
       const allStartedMs = Date.now() - began;
       const failures = results
         .filter((r) => r.status === 'rejected')
@@ -65,20 +61,14 @@ describe.each(['postgres', 'mariadb', 'none'] as const)(
       expect(failures, engines.logs()).toEqual([]);
 
       const statuses = created.map((e) => e.engine.reader.status());
-      expect(statuses.map((s) => s.state)).toEqual(
-        Array(INSTANCES).fill('ready'),
+      expect(statuses.map((s) => s.state)).toEqual(Array(INSTANCES).fill('ready'));
+      expect(statuses.every((s) => s.lockMode === (kind === 'mariadb' ? 'mysql' : kind))).toBe(
+        true,
       );
-      expect(
-        statuses.every(
-          (s) => s.lockMode === (kind === 'mariadb' ? 'mysql' : kind),
-        ),
-      ).toBe(true);
       const groupIds = statuses.map((s) => s.groupId!);
       expect(new Set(groupIds).size).toBe(INSTANCES);
-      const base =
-        kind === 'none' ? 'broadcastLFConsumer' : 'broadcastConsumer';
-      for (const g of groupIds)
-        expect(g.startsWith(`${prefix}${base}-`)).toBe(true);
+      const base = kind === 'none' ? 'broadcastLFConsumer' : 'broadcastConsumer';
+      for (const g of groupIds) expect(g.startsWith(`${prefix}${base}-`)).toBe(true);
       if (kind !== 'none') {
         // Lowest-first under locks: the 20 instances pack into ids 0..19.
         expect(statuses.map((s) => s.lockId).sort((a, b) => a! - b!)).toEqual(
@@ -86,31 +76,24 @@ describe.each(['postgres', 'mariadb', 'none'] as const)(
         );
       }
       // Each group has exactly one member: its owner.
-      for (const g of groupIds)
-        expect((await describe1(admin, g)).memberIds, g).toHaveLength(1);
+      for (const g of groupIds) expect((await describe1(admin, g)).memberIds, g).toHaveLength(1);
 
       producer = await connectedProducer(brokers);
       const payloads = Array.from({ length: MESSAGES }, (_, n) => ({ n }));
       const publishedAt = Date.now();
       await publishJson(producer, prefix + TOPIC, payloads);
-      await waitFor(
-        () => created.every((e) => e.payloads(TOPIC).length >= MESSAGES),
-        {
-          timeoutMs: 60_000,
-          message: `not every instance got every broadcast: ${created.map((e) => `${e.name}=${e.payloads(TOPIC).length}`).join(' ')}`,
-        },
-      );
+      await waitFor(() => created.every((e) => e.payloads(TOPIC).length >= MESSAGES), {
+        timeoutMs: 60_000,
+        message: `not every instance got every broadcast: ${created.map((e) => `${e.name}=${e.payloads(TOPIC).length}`).join(' ')}`,
+      });
       const deliveredMs = Date.now() - publishedAt;
-      for (const e of created)
-        expect(e.payloads(TOPIC), e.name).toEqual(payloads);
+      for (const e of created) expect(e.payloads(TOPIC), e.name).toEqual(payloads);
 
       const groupsOnBroker = await prefixGroups(admin, prefix);
       if (kind !== 'none') expect(groupsOnBroker).toHaveLength(INSTANCES);
       const startMs = created.map((e) => e.startMs!).sort((a, b) => a - b);
       const refusals = created.reduce(
-        (sum, e) =>
-          sum +
-          e.logger.matching(/Giving up|shared with|still has members/).length,
+        (sum, e) => sum + e.logger.matching(/Giving up|shared with|still has members/).length,
         0,
       );
 

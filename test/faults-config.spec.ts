@@ -33,9 +33,7 @@ function construct(options: unknown): BroadcastOptionsError {
     expect(error).toBeInstanceOf(BroadcastOptionsError);
     return error as BroadcastOptionsError;
   }
-  throw new Error(
-    `new BroadcastEngine(${JSON.stringify(options)}) did not throw`,
-  );
+  throw new Error(`new BroadcastEngine(${JSON.stringify(options)}) did not throw`);
 }
 
 describe('configuration errors fail at startup, naming the option', () => {
@@ -45,19 +43,11 @@ describe('configuration errors fail at startup, naming the option', () => {
     ['no kafka section', {}, 'kafka'],
     ['brokers missing', { kafka: {} }, 'kafka.brokers'],
     ['brokers empty', { kafka: { brokers: [] } }, 'kafka.brokers'],
-    [
-      'a broker that is an empty string',
-      { kafka: { brokers: [''] } },
-      'kafka.brokers',
-    ],
+    ['a broker that is an empty string', { kafka: { brokers: [''] } }, 'kafka.brokers'],
     ['maxGroups 0', { kafka, maxGroups: 0 }, 'maxGroups'],
     ['maxGroups -3', { kafka, maxGroups: -3 }, 'maxGroups'],
     ['maxGroups 1.5', { kafka, maxGroups: 1.5 }, 'maxGroups'],
-    [
-      'heartbeat interval 0',
-      { kafka, heartbeat: { intervalMs: 0 } },
-      'heartbeat.intervalMs',
-    ],
+    ['heartbeat interval 0', { kafka, heartbeat: { intervalMs: 0 } }, 'heartbeat.intervalMs'],
     [
       'heartbeat interval -1000',
       { kafka, heartbeat: { intervalMs: -1_000 } },
@@ -112,9 +102,7 @@ describe('a better-sqlite3 DataSource', () => {
         topics: ['news'],
         dataSource: { type: 'better-sqlite3', database: ':memory:' },
       });
-      expect(
-        local.logger.matching(/'better-sqlite3'.*lock-free/, 'warn'),
-      ).toHaveLength(1);
+      expect(local.logger.matching(/'better-sqlite3'.*lock-free/, 'warn')).toHaveLength(1);
       await engines.start(local);
       const status = local.engine.reader.status();
       expect(status).toMatchObject({ state: 'ready', lockMode: 'none' });
@@ -166,9 +154,7 @@ describe('a better-sqlite3 DataSource', () => {
       await moduleRef.init();
       const status = moduleRef.get(BroadcastReader).status();
       expect(status).toMatchObject({ state: 'ready', lockMode: 'none' });
-      expect(status.groupId!.startsWith(`${prefix}broadcastLFConsumer-`)).toBe(
-        true,
-      );
+      expect(status.groupId!.startsWith(`${prefix}broadcastLFConsumer-`)).toBe(true);
     } finally {
       await moduleRef.close();
       const admin = await connectedAdmin(brokers);

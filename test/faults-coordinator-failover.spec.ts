@@ -23,11 +23,7 @@ import {
   publishJson,
   recordReliability,
 } from './support/faults.js';
-import {
-  Instances,
-  type Instance,
-  type StatusEvent,
-} from './support/instances.js';
+import { Instances, type Instance, type StatusEvent } from './support/instances.js';
 import { testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -46,8 +42,7 @@ afterAll(async () => {
 });
 
 const key = (p: unknown) => JSON.stringify(p);
-const has = (i: Instance, p: unknown) =>
-  i.payloads(TOPIC).some((q) => key(q) === key(p));
+const has = (i: Instance, p: unknown) => i.payloads(TOPIC).some((q) => key(q) === key(p));
 
 describe('group coordinator failover (3-node cluster)', () => {
   it('keeps broadcasting to every instance after the coordinating broker is killed', async () => {
@@ -86,26 +81,16 @@ describe('group coordinator failover (3-node cluster)', () => {
 
       const sent: unknown[] = [];
       const publish = async (payload: { phase: string; n: number }) => {
-        await publishJson(
-          producer!,
-          prefix + TOPIC,
-          [payload],
-          payload.n % PARTITIONS,
-        );
+        await publishJson(producer!, prefix + TOPIC, [payload], payload.n % PARTITIONS);
         sent.push(payload);
       };
       for (let n = 0; n < 6; n++) await publish({ phase: 'before', n });
-      await waitFor(
-        () => instances.every((i) => sent.every((p) => has(i, p))),
-        {
-          timeoutMs: 30_000,
-          message: `pre-failover broadcasts not received\n${fleet.diagnostics()}`,
-        },
-      );
+      await waitFor(() => instances.every((i) => sent.every((p) => has(i, p))), {
+        timeoutMs: 30_000,
+        message: `pre-failover broadcasts not received\n${fleet.diagnostics()}`,
+      });
 
-      const coordinators = await Promise.all(
-        groupIds.map((g) => findCoordinator(brokers, g)),
-      );
+      const coordinators = await Promise.all(groupIds.map((g) => findCoordinator(brokers, g)));
       const coordinator = coordinators[0]!;
       expect(new Set(coordinators).size).toBe(1);
       expect(await offsetsTopicLeader(admin)).toBe(coordinator);
@@ -156,10 +141,7 @@ describe('group coordinator failover (3-node cluster)', () => {
       await waitFor(
         () => {
           const after = probes.filter((p) => p.ackedAt >= movedAt);
-          return (
-            after.length > 0 &&
-            instances.every((i) => after.some((p) => has(i, p.payload)))
-          );
+          return after.length > 0 && instances.every((i) => after.some((p) => has(i, p.payload)));
         },
         {
           timeoutMs: 60_000,
@@ -172,22 +154,19 @@ describe('group coordinator failover (3-node cluster)', () => {
       await prober;
 
       for (let n = 0; n < 9; n++) await publish({ phase: 'after', n });
-      await waitFor(
-        () => instances.every((i) => sent.every((p) => has(i, p))),
-        {
-          timeoutMs: 60_000,
-          intervalMs: 50,
-          message: `acknowledged broadcasts missing: ${instances
-            .map(
-              (i) =>
-                `${i.name}: ${sent
-                  .filter((p) => !has(i, p))
-                  .map(key)
-                  .join(' ')}`,
-            )
-            .join('; ')}\n${fleet.diagnostics()}`,
-        },
-      );
+      await waitFor(() => instances.every((i) => sent.every((p) => has(i, p))), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        message: `acknowledged broadcasts missing: ${instances
+          .map(
+            (i) =>
+              `${i.name}: ${sent
+                .filter((p) => !has(i, p))
+                .map(key)
+                .join(' ')}`,
+          )
+          .join('; ')}\n${fleet.diagnostics()}`,
+      });
       const allDeliveredMs = Date.now() - killedAt;
 
       expect(instances.every((i) => i.alive)).toBe(true);
@@ -215,10 +194,7 @@ describe('group coordinator failover (3-node cluster)', () => {
         0,
       );
       const recovering = instances.map(
-        (i) =>
-          i.events.filter(
-            (e) => e.event === 'state' && e.state === 'recovering',
-          ).length,
+        (i) => i.events.filter((e) => e.event === 'state' && e.state === 'recovering').length,
       );
 
       const exits = await fleet.stopAll();

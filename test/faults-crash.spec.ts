@@ -19,11 +19,7 @@ import {
   waitGroupEmpty,
   waitMembersGone,
 } from './support/faults.js';
-import {
-  Instances,
-  type Instance,
-  type InstanceConfig,
-} from './support/instances.js';
+import { Instances, type Instance, type InstanceConfig } from './support/instances.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -35,11 +31,7 @@ let producer: Producer;
 let db: DbLocks;
 const prefixes: string[] = [];
 
-function config(
-  prefix: string,
-  name: string,
-  extra: Partial<InstanceConfig> = {},
-): InstanceConfig {
+function config(prefix: string, name: string, extra: Partial<InstanceConfig> = {}): InstanceConfig {
   return {
     name,
     brokers,
@@ -67,17 +59,12 @@ async function broadcastAndConfirm(
   await publishJson(producer, prefix + TOPIC, [payload]);
   const wanted = JSON.stringify(payload);
   await waitFor(
-    () =>
-      receivers.every((r) =>
-        r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted),
-      ),
+    () => receivers.every((r) => r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted)),
     {
       timeoutMs,
       intervalMs: 20,
       message: `${wanted} not received by ${receivers
-        .filter(
-          (r) => !r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted),
-        )
+        .filter((r) => !r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted))
         .map((r) => r.name)
         .join(', ')}\n${receivers.map((r) => r.diagnostics(15)).join('\n')}`,
     },
@@ -103,8 +90,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await fleet.killAll();
-  for (const prefix of prefixes)
-    await deletePrefix(admin, prefix).catch(() => undefined);
+  for (const prefix of prefixes) await deletePrefix(admin, prefix).catch(() => undefined);
   await producer?.disconnect();
   await admin?.disconnect();
   await db?.close();
@@ -164,9 +150,7 @@ describe('crash (kill -9) of an instance', () => {
     // Once the dead member's session ran out, the lowest free id is reusable.
     await waitGroupEmpty(admin, g0, 30_000);
     const deadExpiredMs = Date.now() - killedAt;
-    expect(deadExpiredMs).toBeGreaterThanOrEqual(
-      FAULT_CONSUMER.sessionTimeoutMs - 1_000,
-    );
+    expect(deadExpiredMs).toBeGreaterThanOrEqual(FAULT_CONSUMER.sessionTimeoutMs - 1_000);
     const c = fleet.spawn(config(prefix, 'c'));
     const readyC = await c.ready();
     expect(readyC).toMatchObject({ groupId: g0, lockId: 0 });
@@ -252,9 +236,7 @@ describe('crash (kill -9) of an instance', () => {
       await next.waitFor((e) => e.event === 'loaded', { message: "'loaded'" });
       // One crash at a time: the previous crashed member must have expired first.
       if (crash && lingering)
-        crashWaits.push(
-          await waitMembersGone(admin, lingering.groupId, lingering.memberIds),
-        );
+        crashWaits.push(await waitMembersGone(admin, lingering.groupId, lingering.memberIds));
       const began = Date.now();
       if (crash) {
         const groupId = victim.lastState?.groupId as string;
@@ -283,23 +265,16 @@ describe('crash (kill -9) of an instance', () => {
       await countPeaks();
       await confirmAll(slots);
     }
-    if (lingering)
-      await waitMembersGone(admin, lingering.groupId, lingering.memberIds);
+    if (lingering) await waitMembersGone(admin, lingering.groupId, lingering.memberIds);
 
     const groups = await prefixGroups(admin, prefix);
     const bound = peakLive + 1;
     expect(crashes).toBe(10);
-    expect(
-      groups.length,
-      `groups on the broker: ${groups.join(', ')}`,
-    ).toBeLessThanOrEqual(bound);
+    expect(groups.length, `groups on the broker: ${groups.join(', ')}`).toBeLessThanOrEqual(bound);
     const lockIds = fleet.all.map(
-      (i) =>
-        i.events.find((e) => e.event === 'ready')?.lockId as number | undefined,
+      (i) => i.events.find((e) => e.event === 'ready')?.lockId as number | undefined,
     );
-    expect(
-      Math.max(...lockIds.filter((id): id is number => id !== undefined)),
-    ).toBeLessThan(bound);
+    expect(Math.max(...lockIds.filter((id): id is number => id !== undefined))).toBeLessThan(bound);
 
     // Every instance received exactly the broadcasts published while it was ready.
     let received = 0;
@@ -313,25 +288,18 @@ describe('crash (kill -9) of an instance', () => {
       const want = published
         .filter((p) => p.at >= ready.at && p.at <= end)
         .map((p) => p.payload.seq);
-      const got = new Set(
-        instance.payloads(TOPIC).map((p) => (p as { seq: number }).seq),
-      );
+      const got = new Set(instance.payloads(TOPIC).map((p) => (p as { seq: number }).seq));
       expected += want.length;
       received += want.filter((s) => got.has(s)).length;
       const lost = want.filter((s) => !got.has(s));
       if (lost.length) lostBy[instance.name] = lost;
       // Nothing from before it was ready, nothing twice.
-      expect(
-        instance.payloads(TOPIC).length,
-        `${instance.name} duplicates`,
-      ).toBe(got.size);
+      expect(instance.payloads(TOPIC).length, `${instance.name} duplicates`).toBe(got.size);
     }
     expect(lostBy).toEqual({});
     await fleet.stopAll();
     expect(
-      fleet.all
-        .filter((i) => i.exit?.signal !== 'SIGKILL')
-        .every((i) => i.exit?.code === 0),
+      fleet.all.filter((i) => i.exit?.signal !== 'SIGKILL').every((i) => i.exit?.code === 0),
     ).toBe(true);
 
     recordReliability({
@@ -350,9 +318,7 @@ describe('crash (kill -9) of an instance', () => {
       groupsAfter: groups.length,
       groupBound: bound,
       recoverMs: Math.max(...restartMs),
-      medianRestartMs: restartMs.sort((x, y) => x - y)[
-        Math.floor(restartMs.length / 2)
-      ],
+      medianRestartMs: restartMs.sort((x, y) => x - y)[Math.floor(restartMs.length / 2)],
       maxWaitForDeadMemberMs: crashWaits.length ? Math.max(...crashWaits) : 0,
       durationMs: Date.now() - startedAt,
     });

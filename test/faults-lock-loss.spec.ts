@@ -54,8 +54,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await fleet.killAll();
-  for (const prefix of prefixes)
-    await deletePrefix(admin, prefix).catch(() => undefined);
+  for (const prefix of prefixes) await deletePrefix(admin, prefix).catch(() => undefined);
   await producer?.disconnect();
   await admin?.disconnect();
 });
@@ -70,10 +69,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       { length: MAX_GROUPS },
       (_, id) => `${prefix}broadcastConsumer-${id}`,
     );
-    const config = (
-      name: string,
-      extra: Partial<InstanceConfig> = {},
-    ): InstanceConfig => ({
+    const config = (name: string, extra: Partial<InstanceConfig> = {}): InstanceConfig => ({
       name,
       brokers,
       prefix,
@@ -104,10 +100,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
         payloadsSent.push(payload);
         const wanted = JSON.stringify(payload);
         await waitFor(
-          () =>
-            receivers.every((r) =>
-              r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted),
-            ),
+          () => receivers.every((r) => r.payloads(TOPIC).some((p) => JSON.stringify(p) === wanted)),
           {
             timeoutMs: 30_000,
             intervalMs: 20,
@@ -136,10 +129,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       const oldMembers = (await describe1(admin, oldGroup)).memberIds;
       expect(oldMembers).toHaveLength(1);
       const session = await db.holder(namespace, victimReady.lockId);
-      expect(
-        session,
-        'the victim holds its lock in the database',
-      ).toBeDefined();
+      expect(session, 'the victim holds its lock in the database').toBeDefined();
 
       const since = victim.events.length;
       const killedAt = Date.now();
@@ -148,10 +138,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
 
       // The victim's consumer leaves its group (LeaveGroup, not a session expiry).
       await waitFor(
-        async () =>
-          !(await describe1(admin, oldGroup)).memberIds.includes(
-            oldMembers[0]!,
-          ),
+        async () => !(await describe1(admin, oldGroup)).memberIds.includes(oldMembers[0]!),
         {
           timeoutMs: 10_000,
           intervalMs: 25,
@@ -181,9 +168,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       await waitFor(
         () =>
           stream.some(
-            (m) =>
-              m.ackedAt > readyAgain.at + 1_000 &&
-              m.ackedAt > competitorReady.at + 1_000,
+            (m) => m.ackedAt > readyAgain.at + 1_000 && m.ackedAt > competitorReady.at + 1_000,
           ),
         {
           timeoutMs: 10_000,
@@ -194,38 +179,24 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       await streamer;
       const streamed = (i: Instance) =>
         new Set(i.payloads(STREAM).map((p) => (p as { n: number }).n));
+      await waitFor(() => [first[0]!, first[2]!].every((i) => streamed(i).size === stream.length), {
+        timeoutMs: 20_000,
+        message: 'bystanders missed streamed broadcasts',
+      });
+      const afterReady = (at: number) => stream.filter((m) => m.ackedAt > at).map((m) => m.n);
+      await waitFor(() => afterReady(readyAgain.at).every((n) => streamed(victim).has(n)), {
+        timeoutMs: 20_000,
+        message: `the victim missed broadcasts published after it was ready again: ${afterReady(
+          readyAgain.at,
+        )
+          .filter((n) => !streamed(victim).has(n))
+          .join(',')}`,
+      });
       await waitFor(
-        () =>
-          [first[0]!, first[2]!].every(
-            (i) => streamed(i).size === stream.length,
-          ),
+        () => afterReady(competitorReady.at).every((n) => streamed(competitor).has(n)),
         {
           timeoutMs: 20_000,
-          message: 'bystanders missed streamed broadcasts',
-        },
-      );
-      const afterReady = (at: number) =>
-        stream.filter((m) => m.ackedAt > at).map((m) => m.n);
-      await waitFor(
-        () => afterReady(readyAgain.at).every((n) => streamed(victim).has(n)),
-        {
-          timeoutMs: 20_000,
-          message: `the victim missed broadcasts published after it was ready again: ${afterReady(
-            readyAgain.at,
-          )
-            .filter((n) => !streamed(victim).has(n))
-            .join(',')}`,
-        },
-      );
-      await waitFor(
-        () =>
-          afterReady(competitorReady.at).every((n) =>
-            streamed(competitor).has(n),
-          ),
-        {
-          timeoutMs: 20_000,
-          message:
-            'the competitor missed broadcasts published after it was ready',
+          message: 'the competitor missed broadcasts published after it was ready',
         },
       );
       // Not even what was published while the victim moved (after its old consumer stopped and
@@ -239,9 +210,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       });
       const missedByVictim = stream.filter((m) => !streamed(victim).has(m.n));
       for (const i of [...first, competitor])
-        expect(i.payloads(STREAM).length, `${i.name} duplicates`).toBe(
-          streamed(i).size,
-        );
+        expect(i.payloads(STREAM).length, `${i.name} duplicates`).toBe(streamed(i).size);
 
       expect(
         detectMs,
@@ -259,27 +228,19 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       const lockIds = states.map((s) => s.lockId as number);
       expect(new Set(lockIds).size).toBe(4);
       expect(new Set(states.map((s) => s.groupId)).size).toBe(4);
-      const sessions = await Promise.all(
-        lockIds.map((id) => db.holder(namespace, id)),
-      );
+      const sessions = await Promise.all(lockIds.map((id) => db.holder(namespace, id)));
       expect(sessions.every((s) => s !== undefined)).toBe(true);
       expect(new Set(sessions).size).toBe(4);
       expect(sessions).not.toContain(session);
       for (const s of states)
-        expect(
-          (await describe1(admin, s.groupId as string)).memberIds,
-        ).toHaveLength(1);
+        expect((await describe1(admin, s.groupId as string)).memberIds).toHaveLength(1);
 
       // Broadcasts after it is ready again reach it, and everyone else.
       for (let n = 0; n < 5; n++) await broadcast({ n }, live);
       expect(victim.payloads(TOPIC)).toEqual(
-        [{ n: 'before' }, 0, 1, 2, 3, 4].map((n) =>
-          typeof n === 'number' ? { n } : n,
-        ),
+        [{ n: 'before' }, 0, 1, 2, 3, 4].map((n) => (typeof n === 'number' ? { n } : n)),
       );
-      expect(competitor.payloads(TOPIC)).toEqual(
-        [0, 1, 2, 3, 4].map((n) => ({ n })),
-      );
+      expect(competitor.payloads(TOPIC)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
 
       const report = await sampler.stop();
       expect(report.samples).toBeGreaterThan(20);
@@ -296,10 +257,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
         sent: payloadsSent.length,
         deliveriesExpected: 3 + 5 * live.length,
         received: live.reduce((sum, i) => sum + i.payloads(TOPIC).length, 0),
-        lost:
-          3 +
-          5 * live.length -
-          live.reduce((sum, i) => sum + i.payloads(TOPIC).length, 0),
+        lost: 3 + 5 * live.length - live.reduce((sum, i) => sum + i.payloads(TOPIC).length, 0),
         groupsBefore: 3,
         groupsAfter: groupsAfter.length,
         recoverMs,

@@ -57,10 +57,10 @@ describe('partitions added while running', () => {
     expect((await admin.fetchTopicOffsets(fullTopic)).length).toBe(1);
     producer = await connectedProducer(brokers);
     await publishJson(producer, fullTopic, [{ p: 0, n: 'before' }], 0);
-    await waitFor(
-      () => instances.every((e) => e.payloads(TOPIC).length === 1),
-      { timeoutMs: 20_000, message: 'first broadcast' },
-    );
+    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length === 1), {
+      timeoutMs: 20_000,
+      message: 'first broadcast',
+    });
     await producer.disconnect();
 
     const addedAt = Date.now();
@@ -73,8 +73,7 @@ describe('partitions added while running', () => {
           topics: [fullTopic],
         });
         return (
-          topics[0]!.partitions.length === 3 &&
-          topics[0]!.partitions.every((p) => p.leader >= 0)
+          topics[0]!.partitions.length === 3 && topics[0]!.partitions.every((p) => p.leader >= 0)
         );
       },
       { timeoutMs: 20_000, message: 'new partitions have no leaders' },
@@ -90,9 +89,7 @@ describe('partitions added while running', () => {
     const key = (x: unknown) => JSON.stringify(x);
     await waitFor(
       () =>
-        instances.every((e) =>
-          sent.every((s) => e.payloads(TOPIC).some((q) => key(q) === key(s))),
-        ),
+        instances.every((e) => sent.every((s) => e.payloads(TOPIC).some((q) => key(q) === key(s)))),
       {
         timeoutMs: 30_000,
         intervalMs: 50,
@@ -105,17 +102,12 @@ describe('partitions added while running', () => {
     const later = [0, 1, 2].map((p) => ({ p, n: 'later' }));
     for (const l of later) await publishJson(producer, fullTopic, [l], l.p);
     sent.push(...later);
-    await waitFor(
-      () => instances.every((e) => e.payloads(TOPIC).length >= sent.length),
-      {
-        timeoutMs: 20_000,
-        message: 'later broadcasts not consumed',
-      },
-    );
+    await waitFor(() => instances.every((e) => e.payloads(TOPIC).length >= sent.length), {
+      timeoutMs: 20_000,
+      message: 'later broadcasts not consumed',
+    });
     for (const e of instances) {
-      expect([...e.payloads(TOPIC)].map(key).sort(), e.name).toEqual(
-        sent.map(key).sort(),
-      );
+      expect([...e.payloads(TOPIC)].map(key).sort(), e.name).toEqual(sent.map(key).sort());
       const s = e.engine.reader.status();
       expect(s.state).toBe('ready');
     }

@@ -17,17 +17,13 @@ import {
 } from '../scripts/kafka-cluster.mjs';
 import { createRunId } from './support/run-id.js';
 
-export default async function setup(
-  project: TestProject,
-): Promise<() => Promise<void>> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let owned: KafkaCluster | undefined;
   let brokers = process.env.KAFKA_BROKERS;
   if (!brokers) {
     const state = await readState();
     const usable =
-      state &&
-      state.version === resolveVersion() &&
-      (await clusterAnswers(state.brokers));
+      state && state.version === resolveVersion() && (await clusterAnswers(state.brokers));
     if (usable) brokers = state.brokers.join(',');
   }
   if (!brokers) {

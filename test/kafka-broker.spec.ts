@@ -21,8 +21,7 @@ describe('the run broker', () => {
 
   afterAll(async () => {
     // Only if a failed test left it behind: kafkajs retries deleting an unknown topic for ~10 s.
-    if ((await admin?.listTopics())?.includes(topic))
-      await admin.deleteTopics({ topics: [topic] });
+    if ((await admin?.listTopics())?.includes(topic)) await admin.deleteTopics({ topics: [topic] });
     await admin?.disconnect();
   });
 
@@ -53,8 +52,7 @@ describe('the run broker', () => {
       await consumer.connect();
       await consumer.subscribe({ topic, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) =>
-          void received.push(String(message.value)),
+        eachMessage: async ({ message }) => void received.push(String(message.value)),
       });
       await waitFor(() => received.length > 0, {
         timeoutMs: 30_000,
@@ -97,9 +95,7 @@ describe('startCluster({ nodes: 3 })', () => {
     expect(c.brokers).toHaveLength(3);
     expect(c.brokers.every((b) => /^127\.0\.0\.1:\d+$/.test(b))).toBe(true);
     const topic = `${testPrefix('three-nodes')}replicated`;
-    await createTopics(admin!, [
-      { topic, numPartitions: 1, replicationFactor: 3 },
-    ]);
+    await createTopics(admin!, [{ topic, numPartitions: 1, replicationFactor: 3 }]);
     // Each broker learns of the topic from the controller on its own; ask until the one asked knows.
     const replicas = await waitFor(
       async () => {
@@ -119,12 +115,9 @@ describe('startCluster({ nodes: 3 })', () => {
     const after = c.nodes.find((n) => n.id === 3)!;
     expect(after.port).toBe(before.port);
     expect(after.pid).not.toBe(before.pid);
-    await waitFor(
-      async () => (await admin!.describeCluster()).brokers.length === 3,
-      {
-        timeoutMs: 30_000,
-        message: 'node 3 did not rejoin',
-      },
-    );
+    await waitFor(async () => (await admin!.describeCluster()).brokers.length === 3, {
+      timeoutMs: 30_000,
+      message: 'node 3 did not rejoin',
+    });
   });
 });

@@ -73,11 +73,7 @@ async function eventually<T>(
 }
 
 /** Fails instead of hanging when `promise` does not settle in time (e.g. a leaked pool connection). */
-async function withinDeadline<T>(
-  what: string,
-  promise: Promise<T>,
-  timeoutMs = 5_000,
-): Promise<T> {
+async function withinDeadline<T>(what: string, promise: Promise<T>, timeoutMs = 5_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -96,10 +92,7 @@ async function withinDeadline<T>(
 class LockTracker {
   readonly #locks: HeldLock[] = [];
 
-  async take(
-    provider: AdvisoryLockProvider,
-    id: number,
-  ): Promise<HeldLock | null> {
+  async take(provider: AdvisoryLockProvider, id: number): Promise<HeldLock | null> {
     const lock = await provider.tryLock(id);
     if (lock) this.#locks.push(lock);
     return lock;
@@ -109,20 +102,14 @@ class LockTracker {
     this.#locks.push(lock);
   }
 
-  async mustTake(
-    provider: AdvisoryLockProvider,
-    id: number,
-  ): Promise<HeldLock> {
+  async mustTake(provider: AdvisoryLockProvider, id: number): Promise<HeldLock> {
     const lock = await this.take(provider, id);
     if (!lock) throw new Error(`expected to take lock ${id}`);
     return lock;
   }
 
   /** Retries until the lock is free, e.g. while the server is still cleaning up a killed session. */
-  async takeEventually(
-    provider: AdvisoryLockProvider,
-    id: number,
-  ): Promise<HeldLock> {
+  async takeEventually(provider: AdvisoryLockProvider, id: number): Promise<HeldLock> {
     const lock = await eventually(
       `lock ${id} to become free`,
       () => this.take(provider, id),
@@ -199,34 +186,27 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
   it.each([
     ['positive', positive],
     ['negative', negative],
-  ])(
-    'lets only one instance hold an id at a time (%s namespace key)',
-    async (_sign, ns) => {
-      const a = new PostgresAdvisoryLockProvider(instanceA, ns);
-      const b = new PostgresAdvisoryLockProvider(instanceB, ns);
+  ])('lets only one instance hold an id at a time (%s namespace key)', async (_sign, ns) => {
+    const a = new PostgresAdvisoryLockProvider(instanceA, ns);
+    const b = new PostgresAdvisoryLockProvider(instanceB, ns);
 
-      const held = await locks.mustTake(a, 1);
-      expect(held.id).toBe(1);
-      expect(await held.isHeld()).toBe(true);
-      expect(await locks.take(b, 1)).toBeNull();
+    const held = await locks.mustTake(a, 1);
+    expect(held.id).toBe(1);
+    expect(await held.isHeld()).toBe(true);
+    expect(await locks.take(b, 1)).toBeNull();
 
-      await held.release();
-      expect(await held.isHeld()).toBe(false);
-      const taken = await locks.mustTake(b, 1);
-      expect(await taken.isHeld()).toBe(true);
-      expect(await locks.take(a, 1)).toBeNull();
-    },
-  );
+    await held.release();
+    expect(await held.isHeld()).toBe(false);
+    const taken = await locks.mustTake(b, 1);
+    expect(await taken.isHeld()).toBe(true);
+    expect(await locks.take(a, 1)).toBeNull();
+  });
 
   it('locks the lowest free id in one statement, taking exactly one lock', async () => {
     const a = new PostgresAdvisoryLockProvider(instanceA, positive);
     const b = new PostgresAdvisoryLockProvider(instanceB, positive);
     const key = lockNamespaceKey(positive);
-    const lowest = async (
-      p: PostgresAdvisoryLockProvider,
-      from: number,
-      limit: number,
-    ) => {
+    const lowest = async (p: PostgresAdvisoryLockProvider, from: number, limit: number) => {
       const lock = await p.tryLockLowest(from, limit);
       if (lock) locks.adopt(lock);
       return lock;
@@ -238,9 +218,7 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
     expect([a0?.id, b1?.id, a2?.id]).toEqual([0, 1, 2]);
     // Each call took one lock: ids 3 and 4 stay free.
     for (const id of [3, 4]) expect(await lockRows(key, id)).toEqual([]);
-    expect((await lockRows(key, 1))[0]?.pid).not.toBe(
-      (await lockRows(key, 0))[0]?.pid,
-    );
+    expect((await lockRows(key, 1))[0]?.pid).not.toBe((await lockRows(key, 0))[0]?.pid);
     // Starting above the held ids, and with a full range.
     expect((await lowest(b, 1, 5))?.id).toBe(3);
     expect(await lowest(b, 0, 3)).toBeNull();
@@ -279,17 +257,13 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
     });
 
     // The app's bigint locks: the bare id, and the very bigint whose halves equal our two keys.
-    const sameHalves = BigInt.asIntN(
-      64,
-      (BigInt(key >>> 0) << 32n) | 3n,
-    ).toString();
+    const sameHalves = BigInt.asIntN(64, (BigInt(key >>> 0) << 32n) | 3n).toString();
     const app = admin.createQueryRunner();
     try {
       for (const appKey of ['3', sameHalves]) {
-        const [{ locked }] = await app.query(
-          'SELECT pg_try_advisory_lock($1::int8) AS locked',
-          [appKey],
-        );
+        const [{ locked }] = await app.query('SELECT pg_try_advisory_lock($1::int8) AS locked', [
+          appKey,
+        ]);
         expect(locked).toBe(true);
         await app.query('SELECT pg_advisory_unlock($1::int8)', [appKey]);
       }
@@ -307,10 +281,9 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
     expect(await locks.take(b, 4)).toBeNull();
 
     const [{ pid }] = await lockRows(lockNamespaceKey(negative), 4);
-    const [{ terminated }] = await admin.query(
-      'SELECT pg_terminate_backend($1) AS terminated',
-      [pid],
-    );
+    const [{ terminated }] = await admin.query('SELECT pg_terminate_backend($1) AS terminated', [
+      pid,
+    ]);
     expect(terminated).toBe(true);
 
     await eventually(
@@ -340,18 +313,11 @@ describe('PostgresAdvisoryLockProvider (real PostgreSQL)', () => {
       const byOther = await locks.mustTake(other, 6);
       await byOther.release();
       // With a pool of one connection, these would wait forever if a connection had leaked.
-      const next = await withinDeadline(
-        'tryLock on a pool of one',
-        locks.mustTake(provider, 7),
-      );
+      const next = await withinDeadline('tryLock on a pool of one', locks.mustTake(provider, 7));
       await next.release();
       await locks.mustTake(other, 8);
-      expect(
-        await withinDeadline('tryLock on a busy id', locks.take(provider, 8)),
-      ).toBeNull();
-      expect(
-        await withinDeadline('tryLock on a busy id', locks.take(provider, 8)),
-      ).toBeNull();
+      expect(await withinDeadline('tryLock on a busy id', locks.take(provider, 8))).toBeNull();
+      expect(await withinDeadline('tryLock on a busy id', locks.take(provider, 8))).toBeNull();
       const pool = (
         small.driver as unknown as {
           master: { totalCount: number; idleCount: number };
@@ -393,17 +359,12 @@ describe.each(['mariadb', 'mysql'] as const)(
     afterEach(() => locks.releaseAll());
 
     afterAll(async () => {
-      await Promise.all(
-        [instanceA, instanceB, admin].map((ds) => ds?.destroy()),
-      );
+      await Promise.all([instanceA, instanceB, admin].map((ds) => ds?.destroy()));
     });
 
     /** The connection id holding a user lock, as another session sees it (null when free). */
     async function holderOf(name: string): Promise<number | null> {
-      const [{ holder }] = await admin.query(
-        'SELECT IS_USED_LOCK(?) AS holder',
-        [name],
-      );
+      const [{ holder }] = await admin.query('SELECT IS_USED_LOCK(?) AS holder', [name]);
       return holder === null ? null : Number(holder);
     }
 
@@ -433,8 +394,7 @@ describe.each(['mariadb', 'mysql'] as const)(
       const a1 = await locks.mustTake(a, 1);
       const b2 = await locks.mustTake(b, 2);
       const other1 = await locks.mustTake(bOther, 1);
-      for (const lock of [a1, b2, other1])
-        expect(await lock.isHeld()).toBe(true);
+      for (const lock of [a1, b2, other1]) expect(await lock.isHeld()).toBe(true);
     });
 
     it('shortens names beyond 64 characters and still locks exclusively', async () => {
@@ -484,18 +444,11 @@ describe.each(['mariadb', 'mysql'] as const)(
         expect(await held.isHeld()).toBe(false);
         expect(await holderOf(`${ns}-6`)).toBeNull();
         // With a pool of one connection, these would wait forever if a connection had leaked.
-        const next = await withinDeadline(
-          'tryLock on a pool of one',
-          locks.mustTake(provider, 7),
-        );
+        const next = await withinDeadline('tryLock on a pool of one', locks.mustTake(provider, 7));
         await next.release();
         await locks.mustTake(other, 8);
-        expect(
-          await withinDeadline('tryLock on a busy id', locks.take(provider, 8)),
-        ).toBeNull();
-        expect(
-          await withinDeadline('tryLock on a busy id', locks.take(provider, 8)),
-        ).toBeNull();
+        expect(await withinDeadline('tryLock on a busy id', locks.take(provider, 8))).toBeNull();
+        expect(await withinDeadline('tryLock on a busy id', locks.take(provider, 8))).toBeNull();
       } finally {
         await locks.releaseAll();
         await withinDeadline('destroying the pool', small.destroy());
@@ -574,10 +527,7 @@ describe('createAdvisoryLockProvider', () => {
 describe('LockFreeProvider', () => {
   it('grants every id, stays held, and releases as a no-op', async () => {
     const provider = new LockFreeProvider();
-    const [first, second] = await Promise.all([
-      provider.tryLock(1),
-      provider.tryLock(1),
-    ]);
+    const [first, second] = await Promise.all([provider.tryLock(1), provider.tryLock(1)]);
     expect(first?.id).toBe(1);
     expect(second?.id).toBe(1);
     await first?.release();

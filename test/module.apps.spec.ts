@@ -71,16 +71,10 @@ describe('three Nest apps in one process', () => {
     }
     const groupIds = readers.map((r) => r.groupId!);
     expect(new Set(groupIds).size).toBe(3);
-    expect(groupIds.map((g, i) => g === statuses[i].groupId)).toEqual([
-      true,
-      true,
-      true,
-    ]);
+    expect(groupIds.map((g, i) => g === statuses[i].groupId)).toEqual([true, true, true]);
     const lockIds = statuses.map((s) => s.lockId!).sort();
     expect(lockIds).toEqual([0, 1, 2]);
-    expect(groupIds.sort()).toEqual(
-      lockIds.map((id) => `${h.prefix}broadcastConsumer-${id}`),
-    );
+    expect(groupIds.sort()).toEqual(lockIds.map((id) => `${h.prefix}broadcastConsumer-${id}`));
     expect(await h.groups()).toEqual(groupIds.sort());
 
     const pgProbe = await pgClient();
@@ -95,9 +89,7 @@ describe('three Nest apps in one process', () => {
     // Publish 20 messages, from all three apps in turn.
     const count = 20;
     for (let n = 0; n < count; n++) {
-      await apps[n % 3]
-        .get(BroadcastPublisher)
-        .publish('prices', { n, from: labels[n % 3] });
+      await apps[n % 3].get(BroadcastPublisher).publish('prices', { n, from: labels[n % 3] });
     }
     await waitFor(() => receivers.every((r) => r.received.length >= count), {
       timeoutMs: 20_000,

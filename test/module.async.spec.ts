@@ -13,12 +13,7 @@ import {
   type BroadcastModuleOptions,
 } from '@app/broadcast';
 import { waitFor } from './support/kafka.js';
-import {
-  FAST_CONSUMER,
-  postgresRoot,
-  quietLogger,
-  useNestHarness,
-} from './support/nest.js';
+import { FAST_CONSUMER, postgresRoot, quietLogger, useNestHarness } from './support/nest.js';
 
 const ENV = Symbol('ENV');
 
@@ -97,11 +92,7 @@ describe('BroadcastModule.forRootAsync', () => {
     };
     const factoryCalls: ConfigService[] = [];
     const app = await h.start({
-      imports: [
-        postgresRoot(),
-        broadcastFromConfig(env, factoryCalls, true),
-        FeatureModule,
-      ],
+      imports: [postgresRoot(), broadcastFromConfig(env, factoryCalls, true), FeatureModule],
     });
 
     // The factory ran once, with the ConfigService of the imported module.
@@ -141,8 +132,6 @@ describe('BroadcastModule.forRootAsync', () => {
     })
       .setLogger(quietLogger())
       .compile();
-    await expect(compiling).rejects.toThrow(
-      /Nest can't resolve dependencies of the Notifier/,
-    );
+    await expect(compiling).rejects.toThrow(/Nest can't resolve dependencies of the Notifier/);
   });
 });

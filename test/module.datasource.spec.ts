@@ -61,9 +61,7 @@ describe('lock.dataSource', () => {
     const app = await h.create({
       imports: [
         postgresRoot({ applicationName: defaultName }),
-        BroadcastModule.forRoot(
-          h.options({ lock: { dataSource: 'nosuchds' } }),
-        ),
+        BroadcastModule.forRoot(h.options({ lock: { dataSource: 'nosuchds' } })),
       ],
       providers: [Listener],
     });

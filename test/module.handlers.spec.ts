@@ -13,11 +13,7 @@ import {
   type BroadcastMessage,
 } from '@app/broadcast';
 import { waitFor } from './support/kafka.js';
-import {
-  CapturingLogger,
-  postgresRoot,
-  useNestHarness,
-} from './support/nest.js';
+import { CapturingLogger, postgresRoot, useNestHarness } from './support/nest.js';
 
 interface Note {
   n: number;
@@ -103,40 +99,25 @@ describe('@OnBroadcast discovery', () => {
 
     // Handler names: Class.method by default, the decorator's `name` when given.
     const registry = app.get(BroadcastEngine).registry;
-    expect(registry.topics().sort()).toEqual([
-      'a',
-      'b',
-      'c',
-      'd',
-      'made',
-      'shared',
-    ]);
+    expect(registry.topics().sort()).toEqual(['a', 'b', 'c', 'd', 'made', 'shared']);
     expect(
       registry
         .handlersFor('shared')!
         .map((x) => x.name)
         .sort(),
-    ).toEqual([
-      'EventsController.onShared',
-      'Stacked.first',
-      'second-shared-handler',
-    ]);
+    ).toEqual(['EventsController.onShared', 'Stacked.first', 'second-shared-handler']);
     expect(registry.handlersFor('made')).toHaveLength(2);
 
     const publisher = app.get(BroadcastPublisher);
     const topics = ['a', 'b', 'c', 'd', 'shared', 'made'];
-    for (const [n, topic] of topics.entries())
-      await publisher.publish(topic, { n });
+    for (const [n, topic] of topics.entries()) await publisher.publish(topic, { n });
     const reader = app.get(BroadcastReader);
     await waitFor(() => reader.status().received === topics.length, {
       message: 'every publish is received',
     });
-    await waitFor(
-      () => stacked.calls.length === 6 && controller.calls.length === 1,
-      {
-        message: 'the async handler completes',
-      },
-    );
+    await waitFor(() => stacked.calls.length === 6 && controller.calls.length === 1, {
+      message: 'the async handler completes',
+    });
 
     expect([...stacked.calls].sort()).toEqual(
       [

@@ -17,11 +17,7 @@ import {
 } from '@app/broadcast';
 import { startCluster, type KafkaCluster } from '../scripts/kafka-cluster.mjs';
 import { waitFor } from './support/kafka.js';
-import {
-  CapturingLogger,
-  postgresRoot,
-  useNestHarness,
-} from './support/nest.js';
+import { CapturingLogger, postgresRoot, useNestHarness } from './support/nest.js';
 
 @Injectable()
 class Listener {
@@ -90,9 +86,7 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
         message: 'health goes down while the broker is stopped',
       },
     );
-    expect(down.reason).toMatch(
-      /^(newest broadcast is \d+ ms old|reader is recovering)$/,
-    );
+    expect(down.reason).toMatch(/^(newest broadcast is \d+ ms old|reader is recovering)$/);
 
     await kafka.startNode(1);
     const up = await waitFor(
@@ -108,9 +102,7 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
     );
     expect(up).toMatchObject({ state: 'ready', lockMode: 'postgres', groupId });
 
-    await app
-      .get(BroadcastPublisher)
-      .publish('outage.events', { after: 'outage' });
+    await app.get(BroadcastPublisher).publish('outage.events', { after: 'outage' });
     await waitFor(() => app.get(Listener).payloads.length === 1, {
       timeoutMs: 30_000,
       message: 'a broadcast published after the outage is received',

@@ -3,11 +3,7 @@
  * (a heartbeat) has arrived; down once the newest broadcast is older than health.maxStalenessMs.
  * The broker-outage case is in module.health-outage.spec.ts (it needs its own broker).
  */
-import {
-  Injectable,
-  ServiceUnavailableException,
-  type INestApplication,
-} from '@nestjs/common';
+import { Injectable, ServiceUnavailableException, type INestApplication } from '@nestjs/common';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import {
   BroadcastEngine,
@@ -19,11 +15,7 @@ import {
   type BroadcastModuleOptions,
 } from '@app/broadcast';
 import { waitFor } from './support/kafka.js';
-import {
-  postgresRoot,
-  useNestHarness,
-  type NestHarness,
-} from './support/nest.js';
+import { postgresRoot, useNestHarness, type NestHarness } from './support/nest.js';
 
 @Injectable()
 class PingListener {
@@ -40,11 +32,7 @@ function startApp(
   extra: Partial<BroadcastModuleOptions>,
 ): Promise<INestApplication> {
   return h.start({
-    imports: [
-      postgresRoot(),
-      TerminusModule,
-      BroadcastModule.forRoot(h.options(extra)),
-    ],
+    imports: [postgresRoot(), TerminusModule, BroadcastModule.forRoot(h.options(extra))],
     providers: [PingListener],
   });
 }
@@ -52,9 +40,7 @@ function startApp(
 /** Runs the indicator through Terminus, as a /health endpoint would. */
 async function terminusCheck(app: INestApplication) {
   const indicator = app.get(BroadcastHealthIndicator);
-  return app
-    .get(HealthCheckService)
-    .check([() => indicator.isHealthy('broadcast')]);
+  return app.get(HealthCheckService).check([() => indicator.isHealthy('broadcast')]);
 }
 
 describe('BroadcastHealthIndicator', () => {
@@ -113,21 +99,16 @@ describe('BroadcastHealthIndicator', () => {
     });
 
     await app.get(BroadcastPublisher).publish('health.ping', { n: 1 });
-    await waitFor(
-      () => indicator.isHealthy('broadcast').broadcast.status === 'up',
-      {
-        message: 'health is up once the broadcast arrives',
-      },
-    );
+    await waitFor(() => indicator.isHealthy('broadcast').broadcast.status === 'up', {
+      message: 'health is up once the broadcast arrives',
+    });
     const [timestamp] = app.get(PingListener).timestamps;
     await expect(terminusCheck(app)).resolves.toMatchObject({ status: 'ok' });
 
     const down = await waitFor(
       () => {
         const result = indicator.isHealthy('broadcast').broadcast;
-        return result.status === 'down'
-          ? { result, at: Date.now() }
-          : undefined;
+        return result.status === 'down' ? { result, at: Date.now() } : undefined;
       },
       {
         timeoutMs: 10_000,
@@ -148,16 +129,14 @@ describe('BroadcastHealthIndicator', () => {
       (error: unknown) => error,
     );
     expect(failed).toBeInstanceOf(ServiceUnavailableException);
-    expect((failed as ServiceUnavailableException).getResponse()).toMatchObject(
-      {
-        status: 'error',
-        error: {
-          broadcast: {
-            status: 'down',
-            reason: expect.stringMatching(/newest broadcast is \d+ ms old/),
-          },
+    expect((failed as ServiceUnavailableException).getResponse()).toMatchObject({
+      status: 'error',
+      error: {
+        broadcast: {
+          status: 'down',
+          reason: expect.stringMatching(/newest broadcast is \d+ ms old/),
         },
       },
-    );
+    });
   });
 });

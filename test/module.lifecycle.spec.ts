@@ -104,9 +104,7 @@ describe('app lifecycle', () => {
     ]);
 
     // And B reads through it.
-    await holder
-      .get(BroadcastPublisher)
-      .publish('lifecycle.events', { to: 'b' });
+    await holder.get(BroadcastPublisher).publish('lifecycle.events', { to: 'b' });
     await waitFor(() => b.get(Collector).payloads.length === 1, {
       message: 'app B receives through the reused group',
     });
@@ -118,10 +116,9 @@ describe('app lifecycle', () => {
     async function blockOnlyGroup(h: NestHarness) {
       const blocker = await pgClient(appName('ready-blocker'));
       h.defer(() => blocker.end());
-      const { rows } = await blocker.query(
-        'SELECT pg_try_advisory_lock($1::int4, 0) AS locked',
-        [lockKeyOf(h.prefix)],
-      );
+      const { rows } = await blocker.query('SELECT pg_try_advisory_lock($1::int4, 0) AS locked', [
+        lockKeyOf(h.prefix),
+      ]);
       expect(rows[0].locked).toBe(true);
       return async () => {
         const { rows: unlocked } = await blocker.query(
@@ -156,10 +153,7 @@ describe('app lifecycle', () => {
       // Past the startup deadline it keeps trying in the background instead of failing.
       await waitFor(
         () =>
-          logger.find(
-            'error',
-            /Broadcast startup failed, retrying in the background/,
-          ).length > 0,
+          logger.find('error', /Broadcast startup failed, retrying in the background/).length > 0,
         {
           message: 'the reader reports the failed first allocation',
         },
@@ -178,9 +172,7 @@ describe('app lifecycle', () => {
         groupId: `${h.prefix}broadcastConsumer-0`,
       });
 
-      await app
-        .get(BroadcastPublisher)
-        .publish('lifecycle.events', { late: true });
+      await app.get(BroadcastPublisher).publish('lifecycle.events', { late: true });
       await waitFor(() => app.get(Collector).payloads.length === 1, {
         message: 'the late-ready app receives',
       });
@@ -192,9 +184,7 @@ describe('app lifecycle', () => {
       const app = await h.create({
         imports: [
           postgresRoot(),
-          BroadcastModule.forRoot(
-            h.options({ maxGroups: 1, startupTimeoutMs: 1_500 }),
-          ),
+          BroadcastModule.forRoot(h.options({ maxGroups: 1, startupTimeoutMs: 1_500 })),
         ],
         providers: [Collector],
       });

@@ -92,16 +92,10 @@ describe('BroadcastPublisher.publish', () => {
       paid: true,
       note: null,
     });
-    expect(second.message.timestamp).toBeGreaterThanOrEqual(
-      first.message.timestamp,
-    );
+    expect(second.message.timestamp).toBeGreaterThanOrEqual(first.message.timestamp);
 
     // The broker agrees: both records sit in the prefixed topic at offsets 0 and 1.
-    const offsets = await (
-      await h.admin()
-    ).fetchTopicOffsets(`${h.prefix}billing.invoices`);
-    expect(offsets).toEqual([
-      expect.objectContaining({ partition: 0, low: '0', high: '2' }),
-    ]);
+    const offsets = await (await h.admin()).fetchTopicOffsets(`${h.prefix}billing.invoices`);
+    expect(offsets).toEqual([expect.objectContaining({ partition: 0, low: '0', high: '2' })]);
   });
 });

@@ -86,16 +86,10 @@ describe('BroadcastTransport and BroadcastClient', () => {
 
     // Through the publisher: both kinds of handler receive it.
     const before = Date.now();
-    await app
-      .get(BroadcastPublisher)
-      .publish('orders', { id: 1 }, { key: 'order-1' });
-    await waitFor(
-      () => controller.events.length === 1 && listener.payloads.length === 1,
-      {
-        message:
-          'the @EventPattern and the @OnBroadcast handler both receive order 1',
-      },
-    );
+    await app.get(BroadcastPublisher).publish('orders', { id: 1 }, { key: 'order-1' });
+    await waitFor(() => controller.events.length === 1 && listener.payloads.length === 1, {
+      message: 'the @EventPattern and the @OnBroadcast handler both receive order 1',
+    });
     expect(listener.payloads).toEqual([{ id: 1 }]);
     const [event] = controller.events;
     expect(event).toMatchObject({
@@ -120,12 +114,9 @@ describe('BroadcastTransport and BroadcastClient', () => {
     await lastValueFrom(client.emit('payments', { amount: 5 }), {
       defaultValue: undefined,
     });
-    await waitFor(
-      () => controller.events.length === 3 && listener.payloads.length === 2,
-      {
-        message: 'the emitted order and payment arrive',
-      },
-    );
+    await waitFor(() => controller.events.length === 3 && listener.payloads.length === 2, {
+      message: 'the emitted order and payment arrive',
+    });
     expect(listener.payloads).toEqual([{ id: 1 }, { id: 2 }]);
     expect(
       controller.events
@@ -139,24 +130,20 @@ describe('BroadcastTransport and BroadcastClient', () => {
     expect(reader.status()).toMatchObject({ received: 3, failed: 0 });
 
     // Broadcasts have no replies.
-    await expect(
-      lastValueFrom(client.send('orders', { id: 3 })),
-    ).rejects.toThrow(/use emit\(\), not send\(\)/);
+    await expect(lastValueFrom(client.send('orders', { id: 3 }))).rejects.toThrow(
+      /use emit\(\), not send\(\)/,
+    );
 
     // One app, one group, one member: the transport did not open a consumer of its own.
     expect(await h.groups()).toEqual([reader.groupId]);
-    const { groups } = await (
-      await h.admin()
-    ).describeGroups([reader.groupId!]);
+    const { groups } = await (await h.admin()).describeGroups([reader.groupId!]);
     expect(groups[0].members).toHaveLength(1);
     // ... which reads the transport's topics along with the others.
     const assignment = AssignerProtocol.MemberAssignment.decode(
       groups[0].members[0].memberAssignment,
     )!.assignment;
     expect(Object.keys(assignment).sort()).toEqual(
-      ['broadcast.heartbeat.v1', 'orders', 'payments']
-        .map((t) => h.prefix + t)
-        .sort(),
+      ['broadcast.heartbeat.v1', 'orders', 'payments'].map((t) => h.prefix + t).sort(),
     );
   });
 });

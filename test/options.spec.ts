@@ -32,11 +32,7 @@ function optionsWith(patch: Record<string, unknown>): BroadcastModuleOptions {
   } as BroadcastModuleOptions;
 }
 
-function compile(
-  imports: NonNullable<
-    Parameters<typeof Test.createTestingModule>[0]['imports']
-  >,
-) {
+function compile(imports: NonNullable<Parameters<typeof Test.createTestingModule>[0]['imports']>) {
   return Test.createTestingModule({ imports, providers: [Handler] })
     .setLogger(quietLogger())
     .compile();

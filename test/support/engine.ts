@@ -22,17 +22,8 @@ import {
   type BroadcastModuleOptions,
   type BroadcastStatus,
 } from '@app/broadcast';
-import {
-  lockNamespaceKey,
-  mysqlLockName,
-} from '../../libs/broadcast/src/locks/index.js';
-import {
-  kafkaBrokers,
-  newAdmin,
-  newKafka,
-  testPrefix,
-  waitFor,
-} from './kafka.js';
+import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
+import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from './kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
 
@@ -142,9 +133,7 @@ export interface EngineSpec {
   /** Registers more handlers, before the collectors (so the collectors run after them). */
   register?: (engine: BroadcastEngine) => void;
   /** Overrides of the harness defaults (kafka, topicPrefix and lock are set by the harness). */
-  options?: Partial<
-    Omit<BroadcastModuleOptions, 'kafka' | 'topicPrefix' | 'lock'>
-  > & {
+  options?: Partial<Omit<BroadcastModuleOptions, 'kafka' | 'topicPrefix' | 'lock'>> & {
     lock?: { checkIntervalMs?: number };
   };
   name?: string;
@@ -229,10 +218,7 @@ export class EngineHarness {
   }
 
   /** Sends raw values (strings, or null for a tombstone) to `<prefix><topic>`, acks = all. */
-  async sendRaw(
-    logicalTopic: string,
-    values: (string | null)[],
-  ): Promise<void> {
+  async sendRaw(logicalTopic: string, values: (string | null)[]): Promise<void> {
     const producer = await this.producer();
     await producer.send({
       topic: this.topic(logicalTopic),
@@ -250,9 +236,7 @@ export class EngineHarness {
   }
 
   /** Creates the topics (the engine would too), e.g. to give them several partitions. */
-  async createTopics(
-    topics: { topic: string; numPartitions?: number }[],
-  ): Promise<void> {
+  async createTopics(topics: { topic: string; numPartitions?: number }[]): Promise<void> {
     const admin = await this.admin();
     const configs: ITopicConfig[] = topics.map((t) => ({
       topic: this.topic(t.topic),
@@ -285,8 +269,7 @@ export class EngineHarness {
         spec.lock === 'none'
           ? false
           : {
-              checkIntervalMs:
-                lockOptions?.checkIntervalMs ?? LOCK_CHECK_INTERVAL_MS,
+              checkIntervalMs: lockOptions?.checkIntervalMs ?? LOCK_CHECK_INTERVAL_MS,
             },
     };
     const engine = new BroadcastEngine(options, { dataSource, logger });
@@ -295,11 +278,7 @@ export class EngineHarness {
     for (const topic of spec.topics ?? []) {
       const list: unknown[] = [];
       received.set(topic, list);
-      engine.on(
-        topic,
-        (payload: unknown) => void list.push(payload),
-        `collector(${name})`,
-      );
+      engine.on(topic, (payload: unknown) => void list.push(payload), `collector(${name})`);
     }
     let stopping: Promise<void> | undefined;
     const testEngine: TestEngine = {
@@ -346,18 +325,13 @@ export class EngineHarness {
   /** Creates `count` engines, then starts them all at once. */
   async startMany(count: number, spec: EngineSpec): Promise<TestEngine[]> {
     const created = await Promise.all(
-      Array.from({ length: count }, () =>
-        this.create({ ...spec, name: undefined }),
-      ),
+      Array.from({ length: count }, () => this.create({ ...spec, name: undefined })),
     );
     return Promise.all(created.map((e) => this.startEngine(e)));
   }
 
   /** Waits until every engine reports `ready` (a start() that resolved may already be recovering). */
-  async allReady(
-    engines: readonly TestEngine[],
-    timeoutMs = 30_000,
-  ): Promise<void> {
+  async allReady(engines: readonly TestEngine[], timeoutMs = 30_000): Promise<void> {
     await waitFor(() => engines.every((e) => e.status().state === 'ready'), {
       timeoutMs,
       message: `engines not all ready: ${engines.map((e) => `${e.name}=${e.status().state}`).join(', ')}`,
@@ -385,9 +359,7 @@ export class EngineHarness {
   async members(groupIds: readonly string[]): Promise<Map<string, string[]>> {
     const admin = await this.admin();
     const { groups } = await admin.describeGroups([...groupIds]);
-    return new Map(
-      groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]),
-    );
+    return new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
   }
 
   /** Sum of the high watermarks of a topic's partitions: the number of records ever written. */
@@ -421,20 +393,13 @@ export class EngineHarness {
   async cleanup(): Promise<void> {
     const problems: string[] = [];
     for (const fn of this.cleanups.splice(0).reverse()) {
-      await fn().catch((error: unknown) =>
-        problems.push(`cleanup step: ${String(error)}`),
-      );
+      await fn().catch((error: unknown) => problems.push(`cleanup step: ${String(error)}`));
     }
-    const stops = await Promise.allSettled(
-      this.engines.splice(0).map((e) => e.stop()),
-    );
+    const stops = await Promise.allSettled(this.engines.splice(0).map((e) => e.stop()));
     for (const s of stops)
-      if (s.status === 'rejected')
-        problems.push(`engine stop: ${String(s.reason)}`);
+      if (s.status === 'rejected') problems.push(`engine stop: ${String(s.reason)}`);
     await Promise.allSettled(
-      [...this.dataSources].map((ds) =>
-        ds.isInitialized ? ds.destroy() : undefined,
-      ),
+      [...this.dataSources].map((ds) => (ds.isInitialized ? ds.destroy() : undefined)),
     );
     this.dataSources.clear();
     const producer = this.producerClient;
@@ -444,11 +409,8 @@ export class EngineHarness {
       const admin = await this.adminClient;
       try {
         await this.deleteGroups(admin, problems);
-        const topics = (await admin.listTopics()).filter((t) =>
-          t.startsWith(this.prefix),
-        );
-        if (topics.length > 0)
-          await admin.deleteTopics({ topics, timeout: 30_000 });
+        const topics = (await admin.listTopics()).filter((t) => t.startsWith(this.prefix));
+        if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
       } catch (error) {
         problems.push(`deleting groups/topics: ${String(error)}`);
       } finally {
@@ -460,19 +422,14 @@ export class EngineHarness {
       const admin = await newAdmin();
       try {
         await this.deleteGroups(admin, problems);
-        const topics = (await admin.listTopics()).filter((t) =>
-          t.startsWith(this.prefix),
-        );
-        if (topics.length > 0)
-          await admin.deleteTopics({ topics, timeout: 30_000 });
+        const topics = (await admin.listTopics()).filter((t) => t.startsWith(this.prefix));
+        if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
       } finally {
         await admin.disconnect();
       }
     }
     if (problems.length > 0)
-      throw new Error(
-        `cleanup of ${this.prefix} failed:\n${problems.join('\n')}`,
-      );
+      throw new Error(`cleanup of ${this.prefix} failed:\n${problems.join('\n')}`);
   }
 
   private async deleteGroups(admin: Admin, problems: string[]): Promise<void> {
@@ -489,16 +446,13 @@ export class EngineHarness {
         try {
           await admin.deleteGroups([groupId]);
         } catch (error) {
-          const code = (error as { groups?: { errorCode: number }[] })
-            .groups?.[0]?.errorCode;
+          const code = (error as { groups?: { errorCode: number }[] }).groups?.[0]?.errorCode;
           if (code !== 69) failed.push(`${groupId} (${String(error)})`); // 69: GROUP_ID_NOT_FOUND
         }
       }
       if (failed.length === 0) return;
       if (Date.now() > deadline) {
-        problems.push(
-          `groups not deletable (members left behind?): ${failed.join(', ')}`,
-        );
+        problems.push(`groups not deletable (members left behind?): ${failed.join(', ')}`);
         return;
       }
       await delay(250);
@@ -511,15 +465,10 @@ export class EngineHarness {
  * Creates a harness for the current test: its cleanup runs when the test finishes (pass or
  * fail), and the engines' logs are printed when the test fails.
  */
-export function useEngineHarness(
-  name: string,
-  defaults?: EngineSpec['options'],
-): EngineHarness {
+export function useEngineHarness(name: string, defaults?: EngineSpec['options']): EngineHarness {
   const harness = new EngineHarness(name, defaults);
   onTestFailed(() => {
-    console.log(
-      `---- engine logs of ${harness.prefix} ----\n${harness.dumpLogs()}`,
-    );
+    console.log(`---- engine logs of ${harness.prefix} ----\n${harness.dumpLogs()}`);
   });
   onTestFinished(() => harness.cleanup());
   return harness;
@@ -536,15 +485,8 @@ export class LockInspector {
     private readonly namespace: string,
   ) {}
 
-  static async open(
-    kind: Exclude<LockKind, 'none'>,
-    namespace: string,
-  ): Promise<LockInspector> {
-    return new LockInspector(
-      kind,
-      await openDataSource(kind, 'lock-inspector'),
-      namespace,
-    );
+  static async open(kind: Exclude<LockKind, 'none'>, namespace: string): Promise<LockInspector> {
+    return new LockInspector(kind, await openDataSource(kind, 'lock-inspector'), namespace);
   }
 
   /** The database session (pg backend pid / MariaDB connection id) holding lock `id`, if any. */
@@ -558,10 +500,10 @@ export class LockInspector {
       );
       return rows[0]?.pid;
     }
-    const rows: { holder: number | string | null }[] =
-      await this.dataSource.query('SELECT IS_USED_LOCK(?) AS holder', [
-        mysqlLockName(this.namespace, id),
-      ]);
+    const rows: { holder: number | string | null }[] = await this.dataSource.query(
+      'SELECT IS_USED_LOCK(?) AS holder',
+      [mysqlLockName(this.namespace, id)],
+    );
     const holder = rows[0]?.holder;
     return holder === null || holder === undefined ? undefined : Number(holder);
   }
@@ -569,18 +511,15 @@ export class LockInspector {
   /** Ends the session holding lock `id` from the database side; returns the session killed. */
   async killHolder(id: number): Promise<number> {
     const session = await this.holder(id);
-    if (session === undefined)
-      throw new Error(`nobody holds lock ${id} in ${this.namespace}`);
+    if (session === undefined) throw new Error(`nobody holds lock ${id} in ${this.namespace}`);
     if (this.kind === 'postgres') {
       const rows: { ok: boolean }[] = await this.dataSource.query(
         'SELECT pg_terminate_backend($1) AS ok',
         [session],
       );
-      if (rows[0]?.ok !== true)
-        throw new Error(`pg_terminate_backend(${session}) failed`);
+      if (rows[0]?.ok !== true) throw new Error(`pg_terminate_backend(${session}) failed`);
     } else {
-      if (!Number.isSafeInteger(session))
-        throw new Error(`bad connection id ${session}`);
+      if (!Number.isSafeInteger(session)) throw new Error(`bad connection id ${session}`);
       await this.dataSource.query(`KILL ${session}`);
     }
     return session;
@@ -614,10 +553,7 @@ export class LockInspector {
       session = await this.killHolder(id);
       await waitFor(
         async () => {
-          const rows: { locked: unknown }[] = await runner.query(
-            lockSql,
-            params,
-          );
+          const rows: { locked: unknown }[] = await runner.query(lockSql, params);
           const locked = rows[0]?.locked;
           return locked === true || Number(locked) === 1;
         },
@@ -664,10 +600,7 @@ export interface GroupSamplerReport {
  * Describes the candidate groups every `intervalMs` on a dedicated admin client until stopped,
  * and records the largest number of members any group ever had.
  */
-export function startGroupSampler(
-  groupIds: readonly string[],
-  intervalMs = 100,
-) {
+export function startGroupSampler(groupIds: readonly string[], intervalMs = 100) {
   const report: GroupSamplerReport = {
     samples: 0,
     sampledAt: [],
@@ -691,10 +624,7 @@ export function startGroupSampler(
             report.maxMembers = Math.max(report.maxMembers, count);
             report.maxMembersPerGroup.set(
               group.groupId,
-              Math.max(
-                report.maxMembersPerGroup.get(group.groupId) ?? 0,
-                count,
-              ),
+              Math.max(report.maxMembersPerGroup.get(group.groupId) ?? 0, count),
             );
             if (count > 1)
               report.violations.push({
@@ -735,12 +665,7 @@ export function watchStates(testEngine: TestEngine, intervalMs = 20) {
   const record = () => {
     const { state, lockId, groupId } = testEngine.status();
     const last = states[states.length - 1];
-    if (
-      !last ||
-      last.state !== state ||
-      last.lockId !== lockId ||
-      last.groupId !== groupId
-    ) {
+    if (!last || last.state !== state || last.lockId !== lockId || last.groupId !== groupId) {
       states.push({ state, lockId, groupId, at: Date.now() });
     }
   };

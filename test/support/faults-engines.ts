@@ -9,12 +9,7 @@ import {
   type BroadcastMessage,
   type BroadcastModuleOptions,
 } from '@app/broadcast';
-import {
-  connectedAdmin,
-  deletePrefix,
-  FAULT_CONSUMER,
-  FAULT_LOCK_CHECK_MS,
-} from './faults.js';
+import { connectedAdmin, deletePrefix, FAULT_CONSUMER, FAULT_LOCK_CHECK_MS } from './faults.js';
 import type { LockKind } from './instances.js';
 
 export const PG_DATA_SOURCE = {
@@ -38,9 +33,7 @@ export function dataSourceOptions(
   kind: Exclude<LockKind, 'none'>,
   applicationName?: string,
 ): DataSourceOptions {
-  return kind === 'postgres'
-    ? { ...PG_DATA_SOURCE, applicationName }
-    : MARIADB_DATA_SOURCE;
+  return kind === 'postgres' ? { ...PG_DATA_SOURCE, applicationName } : MARIADB_DATA_SOURCE;
 }
 
 export interface LogLine {
@@ -51,18 +44,15 @@ export interface LogLine {
 
 export class RecordingLogger implements BroadcastLogger {
   readonly lines: LogLine[] = [];
-  log = (message: string) =>
-    void this.lines.push({ level: 'log', message, at: Date.now() });
-  warn = (message: string) =>
-    void this.lines.push({ level: 'warn', message, at: Date.now() });
+  log = (message: string) => void this.lines.push({ level: 'log', message, at: Date.now() });
+  warn = (message: string) => void this.lines.push({ level: 'warn', message, at: Date.now() });
   error = (message: string, stack?: string) =>
     void this.lines.push({
       level: 'error',
       message: stack ? `${message}\n${stack}` : message,
       at: Date.now(),
     });
-  debug = (message: string) =>
-    void this.lines.push({ level: 'debug', message, at: Date.now() });
+  debug = (message: string) => void this.lines.push({ level: 'debug', message, at: Date.now() });
 
   matching(pattern: RegExp, level?: LogLine['level']): string[] {
     return this.lines
@@ -108,13 +98,8 @@ export class LocalEngines {
       spec.dataSource ??
       (spec.lock === 'none'
         ? undefined
-        : dataSourceOptions(
-            spec.lock,
-            `${this.prefix}${spec.name}`.slice(0, 63),
-          ));
-    const dataSource = dsOptions
-      ? await new DataSource(dsOptions).initialize()
-      : undefined;
+        : dataSourceOptions(spec.lock, `${this.prefix}${spec.name}`.slice(0, 63)));
+    const dataSource = dsOptions ? await new DataSource(dsOptions).initialize() : undefined;
     const options: BroadcastModuleOptions = {
       kafka: { brokers: this.brokers, clientId: `${this.prefix}${spec.name}` },
       topicPrefix: this.prefix,
@@ -122,9 +107,7 @@ export class LocalEngines {
       heartbeat: false,
       instanceId: spec.name,
       lock:
-        spec.lock === 'none' && !spec.dataSource
-          ? false
-          : { checkIntervalMs: FAULT_LOCK_CHECK_MS },
+        spec.lock === 'none' && !spec.dataSource ? false : { checkIntervalMs: FAULT_LOCK_CHECK_MS },
       ...spec.options,
     };
     let engine: BroadcastEngine;
@@ -135,10 +118,7 @@ export class LocalEngines {
       throw error;
     }
     spec.register?.(engine);
-    const messages = new Map<
-      string,
-      { message: BroadcastMessage; at: number }[]
-    >();
+    const messages = new Map<string, { message: BroadcastMessage; at: number }[]>();
     for (const topic of spec.topics) {
       const list: { message: BroadcastMessage; at: number }[] = [];
       messages.set(topic, list);
@@ -152,8 +132,7 @@ export class LocalEngines {
       logger,
       dataSource,
       messages,
-      payloads: (topic) =>
-        (messages.get(topic) ?? []).map((m) => m.message.payload),
+      payloads: (topic) => (messages.get(topic) ?? []).map((m) => m.message.payload),
     };
     this.engines.push(local);
     return local;
@@ -189,10 +168,7 @@ export class LocalEngines {
     return this.engines
       .flatMap((e) => e.logger.lines.map((l) => ({ ...l, who: e.name })))
       .sort((a, b) => a.at - b.at)
-      .map(
-        (l) =>
-          `${new Date(l.at).toISOString().slice(11, 23)} ${l.who} ${l.level} ${l.message}`,
-      )
+      .map((l) => `${new Date(l.at).toISOString().slice(11, 23)} ${l.who} ${l.level} ${l.message}`)
       .join('\n');
   }
 }

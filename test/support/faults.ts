@@ -16,10 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import {
-  lockNamespaceKey,
-  mysqlLockName,
-} from '../../libs/broadcast/src/locks/lock-keys.js';
+import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
 import { runId, waitFor } from './kafka.js';
 
@@ -40,10 +37,8 @@ function newestMtime(dir: string, accept: (file: string) => boolean): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory())
-      newest = Math.max(newest, newestMtime(path, accept));
-    else if (accept(entry.name))
-      newest = Math.max(newest, statSync(path).mtimeMs);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path, accept));
+    else if (accept(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
@@ -91,8 +86,7 @@ export function ensureLibBuilt(): string {
     renameSync(building, dir);
     // Earlier versions: no child process of this run uses them.
     for (const old of readdirSync(libs))
-      if (old !== version)
-        rmSync(join(libs, old), { recursive: true, force: true });
+      if (old !== version) rmSync(join(libs, old), { recursive: true, force: true });
   }
   const url = pathToFileURL(entry).href;
   process.env.BROADCAST_LIB = url;
@@ -102,10 +96,7 @@ export function ensureLibBuilt(): string {
 // ---------------------------------------------------------------------------------------------
 // Kafka clients and inspection
 
-export function kafkaFor(
-  brokers: string[],
-  clientId = `faults-${runId()}`,
-): Kafka {
+export function kafkaFor(brokers: string[], clientId = `faults-${runId()}`): Kafka {
   return new KafkaClient({
     clientId,
     brokers,
@@ -150,10 +141,7 @@ export async function publishJson(
 }
 
 /** Consumer groups on the broker whose name starts with `prefix`, sorted. */
-export async function prefixGroups(
-  admin: Admin,
-  prefix: string,
-): Promise<string[]> {
+export async function prefixGroups(admin: Admin, prefix: string): Promise<string[]> {
   const { groups } = await admin.listGroups();
   return groups
     .map((g) => g.groupId)
@@ -166,10 +154,7 @@ export interface GroupView {
   memberIds: string[];
 }
 
-export async function describe1(
-  admin: Admin,
-  groupId: string,
-): Promise<GroupView> {
+export async function describe1(admin: Admin, groupId: string): Promise<GroupView> {
   const { groups } = await admin.describeGroups([groupId]);
   const group = groups.find((g) => g.groupId === groupId);
   return {
@@ -185,14 +170,11 @@ export async function waitGroupEmpty(
   timeoutMs = 30_000,
 ): Promise<number> {
   const started = Date.now();
-  await waitFor(
-    async () => (await describe1(admin, groupId)).memberIds.length === 0,
-    {
-      timeoutMs,
-      intervalMs: 100,
-      message: `${groupId} never became empty`,
-    },
-  );
+  await waitFor(async () => (await describe1(admin, groupId)).memberIds.length === 0, {
+    timeoutMs,
+    intervalMs: 100,
+    message: `${groupId} never became empty`,
+  });
   return Date.now() - started;
 }
 
@@ -205,10 +187,7 @@ export async function waitMembersGone(
 ): Promise<number> {
   const started = Date.now();
   await waitFor(
-    async () =>
-      !(await describe1(admin, groupId)).memberIds.some((m) =>
-        memberIds.includes(m),
-      ),
+    async () => !(await describe1(admin, groupId)).memberIds.some((m) => memberIds.includes(m)),
     {
       timeoutMs,
       intervalMs: 100,
@@ -237,8 +216,7 @@ export async function deletePrefix(
       try {
         await admin.deleteGroups([groupId]);
       } catch (error) {
-        const code = (error as { groups?: { errorCode: number }[] }).groups?.[0]
-          ?.errorCode;
+        const code = (error as { groups?: { errorCode: number }[] }).groups?.[0]?.errorCode;
         if (code === 68)
           nonEmpty.push(groupId); // NON_EMPTY_GROUP
         else if (code !== 69) problems.push(`${groupId}: ${String(error)}`); // 69: GROUP_ID_NOT_FOUND
@@ -251,8 +229,8 @@ export async function deletePrefix(
     remaining = nonEmpty;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  const topics = (await admin.listTopics().catch(() => [] as string[])).filter(
-    (t) => t.startsWith(prefix),
+  const topics = (await admin.listTopics().catch(() => [] as string[])).filter((t) =>
+    t.startsWith(prefix),
   );
   if (topics.length > 0)
     await admin
@@ -269,21 +247,15 @@ export async function deletePrefix(
  * 'private:Kafka:createCluster' (node_modules/kafkajs/src/index.js); we build a throwaway
  * Cluster with it, connect, refresh its metadata, ask, and disconnect.
  */
-export async function findCoordinator(
-  brokers: string[],
-  groupId: string,
-): Promise<number> {
+export async function findCoordinator(brokers: string[], groupId: string): Promise<number> {
   const kafka = kafkaFor(brokers, `faults-coordinator-${runId()}`);
   const symbol = Object.getOwnPropertySymbols(kafka).find(
     (s) => s.description === 'private:Kafka:createCluster',
   );
-  if (!symbol)
-    throw new Error(
-      'kafkajs internals changed: no private:Kafka:createCluster',
-    );
-  const createCluster = (
-    kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>
-  )[symbol]!;
+  if (!symbol) throw new Error('kafkajs internals changed: no private:Kafka:createCluster');
+  const createCluster = (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[
+    symbol
+  ]!;
   const cluster = createCluster({});
   await cluster.connect();
   try {
@@ -302,10 +274,7 @@ interface KafkajsCluster {
   connect(): Promise<void>;
   refreshMetadata(): Promise<void>;
   disconnect(): Promise<void>;
-  findGroupCoordinatorMetadata(o: {
-    groupId: string;
-    coordinatorType: number;
-  }): Promise<{
+  findGroupCoordinatorMetadata(o: { groupId: string; coordinatorType: number }): Promise<{
     coordinator: { nodeId: number; host: string; port: number };
   }>;
 }
@@ -317,9 +286,7 @@ export async function offsetsTopicLeader(admin: Admin): Promise<number> {
   });
   const partitions = topics[0]?.partitions ?? [];
   if (partitions.length !== 1)
-    throw new Error(
-      `__consumer_offsets has ${partitions.length} partitions, expected 1`,
-    );
+    throw new Error(`__consumer_offsets has ${partitions.length} partitions, expected 1`);
   return partitions[0]!.leader;
 }
 
@@ -349,10 +316,7 @@ export function recordReliability(figures: ReliabilityFigures): void {
   console.log(`RELIABILITY ${JSON.stringify(line)}`);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = figures.scenario.replace(/[^a-zA-Z0-9._-]+/g, '-');
-  writeFileSync(
-    join(RESULTS_DIR, `${file}.json`),
-    `${JSON.stringify(line, null, 2)}\n`,
-  );
+  writeFileSync(join(RESULTS_DIR, `${file}.json`), `${JSON.stringify(line, null, 2)}\n`);
 }
 
 /**
@@ -421,27 +385,24 @@ export class DbLocks {
       );
       return rows[0]?.pid;
     }
-    const rows: { holder: number | string | null }[] =
-      await this.dataSource.query('SELECT IS_USED_LOCK(?) AS holder', [
-        mysqlLockName(namespace, id),
-      ]);
+    const rows: { holder: number | string | null }[] = await this.dataSource.query(
+      'SELECT IS_USED_LOCK(?) AS holder',
+      [mysqlLockName(namespace, id)],
+    );
     const holder = rows[0]?.holder;
     return holder === null || holder === undefined ? undefined : Number(holder);
   }
 
   /** Ends `session` from the database side (pg_terminate_backend / KILL). */
   async killSession(session: number): Promise<void> {
-    if (!Number.isSafeInteger(session))
-      throw new Error(`bad session id ${session}`);
+    if (!Number.isSafeInteger(session)) throw new Error(`bad session id ${session}`);
     if (this.kind === 'postgres') {
       const rows: { ok: boolean }[] = await this.dataSource.query(
         'SELECT pg_terminate_backend($1) AS ok',
         [session],
       );
       if (rows[0]?.ok !== true)
-        throw new Error(
-          `pg_terminate_backend(${session}) returned ${String(rows[0]?.ok)}`,
-        );
+        throw new Error(`pg_terminate_backend(${session}) returned ${String(rows[0]?.ok)}`);
     } else {
       await this.dataSource.query(`KILL ${session}`);
     }
@@ -492,9 +453,7 @@ export function sampleGroups(
           report.samples++;
           const ignored = new Set(ignore());
           for (const group of groups) {
-            const members = group.members
-              .map((m) => m.memberId)
-              .filter((m) => !ignored.has(m));
+            const members = group.members.map((m) => m.memberId).filter((m) => !ignored.has(m));
             report.maxMembers = Math.max(report.maxMembers, members.length);
             if (members.length > 1)
               report.violations.push({
@@ -507,8 +466,7 @@ export function sampleGroups(
           report.failedSamples++;
         }
         const wait = intervalMs - (Date.now() - at);
-        if (wait > 0 && !stopped)
-          await new Promise((resolve) => setTimeout(resolve, wait));
+        if (wait > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, wait));
       }
     } finally {
       await admin.disconnect();

@@ -147,8 +147,7 @@ export class Instance {
   /** Every received broadcast of `topic`, in arrival order. */
   messages(topic?: string): MessageEvent[] {
     return this.events.filter(
-      (e): e is MessageEvent =>
-        e.event === 'message' && (topic === undefined || e.topic === topic),
+      (e): e is MessageEvent => e.event === 'message' && (topic === undefined || e.topic === topic),
     );
   }
 
@@ -158,9 +157,7 @@ export class Instance {
 
   logs(level?: string): string[] {
     return this.events
-      .filter(
-        (e) => e.event === 'log' && (level === undefined || e.level === level),
-      )
+      .filter((e) => e.event === 'log' && (level === undefined || e.level === level))
       .map((e) => String(e.message));
   }
 
@@ -213,9 +210,7 @@ export class Instance {
       const timer = setTimeout(() => {
         cleanup();
         reject(
-          new Error(
-            `${this.name}: no ${message} within ${timeoutMs} ms\n${this.diagnostics()}`,
-          ),
+          new Error(`${this.name}: no ${message} within ${timeoutMs} ms\n${this.diagnostics()}`),
         );
       }, timeoutMs);
       if (this.exit) return onExit(this.exit);
@@ -226,13 +221,10 @@ export class Instance {
 
   /** The first 'ready' event: start() resolved. */
   ready(timeoutMs = 60_000): Promise<ReadyEvent> {
-    return this.waitFor<ReadyEvent>(
-      (e) => e.event === 'ready' || e.event === 'failed',
-      {
-        timeoutMs,
-        message: "'ready'",
-      },
-    ).then((e) => {
+    return this.waitFor<ReadyEvent>((e) => e.event === 'ready' || e.event === 'failed', {
+      timeoutMs,
+      message: "'ready'",
+    }).then((e) => {
       if (e.event === 'failed')
         throw new Error(
           `${this.name} failed to start: ${String(e.message)}\n${this.diagnostics()}`,
@@ -246,10 +238,11 @@ export class Instance {
     const id = `${this.name}-${++this.statusSeq}`;
     const since = this.events.length;
     this.send(`status ${id}`);
-    return this.waitFor<StatusEvent>(
-      (e) => e.event === 'status' && e.id === id,
-      { timeoutMs, since, message: `status ${id}` },
-    );
+    return this.waitFor<StatusEvent>((e) => e.event === 'status' && e.id === id, {
+      timeoutMs,
+      since,
+      message: `status ${id}`,
+    });
   }
 
   /** A crash: SIGKILL, resolves once the process is gone. No LeaveGroup, no unlock. */
@@ -282,8 +275,7 @@ export class Instance {
       .filter((e) => e.event !== 'message' && e.event !== 'status')
       .slice(-lines)
       .map(
-        (e) =>
-          `  ${new Date(e.at).toISOString().slice(11, 23)} ${JSON.stringify(e).slice(0, 400)}`,
+        (e) => `  ${new Date(e.at).toISOString().slice(11, 23)} ${JSON.stringify(e).slice(0, 400)}`,
       )
       .join('\n');
     const stderr = this.stderrTail.trim()
@@ -300,15 +292,9 @@ export class Instance {
       this.stderrTail = (this.stderrTail + `[stdout] ${text}\n`).slice(-8_000);
       return;
     }
-    if (
-      typeof event !== 'object' ||
-      event === null ||
-      typeof event.event !== 'string'
-    )
-      return;
+    if (typeof event !== 'object' || event === null || typeof event.event !== 'string') return;
     this.events.push(event);
-    for (const waiter of this.waiters)
-      if (waiter.match(event)) waiter.resolve(event);
+    for (const waiter of this.waiters) if (waiter.match(event)) waiter.resolve(event);
   }
 }
 
@@ -328,9 +314,7 @@ export class Instances {
 
   /** SIGTERM every live instance (graceful), SIGKILL those that do not exit in time. */
   async stopAll(timeoutMs = 40_000): Promise<ExitInfo[]> {
-    return Promise.all(
-      this.alive.map((i) => i.terminate(timeoutMs).catch(() => i.exited)),
-    );
+    return Promise.all(this.alive.map((i) => i.terminate(timeoutMs).catch(() => i.exited)));
   }
 
   /** SIGKILL every live instance and waits until each is gone. */

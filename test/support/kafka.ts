@@ -9,9 +9,7 @@ export { runId } from './run-id.js';
 export function kafkaBrokers(): string[] {
   const list = inject('kafkaBrokers') || process.env.KAFKA_BROKERS;
   if (!list)
-    throw new Error(
-      'no Kafka broker: test/global-setup.ts did not run and KAFKA_BROKERS is unset',
-    );
+    throw new Error('no Kafka broker: test/global-setup.ts did not run and KAFKA_BROKERS is unset');
   return list.split(',');
 }
 
@@ -20,8 +18,7 @@ export function kafkaBrokers(): string[] {
  * tests never see each other's data on a shared broker. Only [a-zA-Z0-9._-] survive.
  */
 export function testPrefix(name: string): string {
-  const safe =
-    name.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'test';
+  const safe = name.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'test';
   return `bt.${runId()}.${safe}.`;
 }
 
@@ -60,8 +57,7 @@ export async function createTopics(
         topics: names,
       });
       return found.every(
-        (t) =>
-          t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
+        (t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
       );
     },
     {
@@ -84,11 +80,7 @@ export interface WaitForOptions {
  */
 export async function waitFor<T>(
   predicate: () => T | Promise<T>,
-  {
-    timeoutMs = 10_000,
-    intervalMs = 50,
-    message = 'condition not met',
-  }: WaitForOptions = {},
+  { timeoutMs = 10_000, intervalMs = 50, message = 'condition not met' }: WaitForOptions = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -102,9 +94,6 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  const cause =
-    lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-  throw new Error(
-    `waitFor timed out after ${timeoutMs} ms: ${message}${cause}`,
-  );
+  const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+  throw new Error(`waitFor timed out after ${timeoutMs} ms: ${message}${cause}`);
 }

@@ -114,9 +114,7 @@ export class CapturingLogger implements LoggerService {
 
   /** Lines of `level` whose message matches `pattern`. */
   find(level: LogLine['level'], pattern: RegExp): LogLine[] {
-    return this.lines.filter(
-      (l) => l.level === level && pattern.test(l.message),
-    );
+    return this.lines.filter((l) => l.level === level && pattern.test(l.message));
   }
 
   /** Every line as text, for a failure report. */
@@ -143,9 +141,7 @@ export class CapturingLogger implements LoggerService {
 // PostgreSQL inspection
 
 /** A plain pg client of the test itself (not an app's pool); the caller ends it. */
-export async function pgClient(
-  applicationName = appName('probe'),
-): Promise<pg.Client> {
+export async function pgClient(applicationName = appName('probe')): Promise<pg.Client> {
   const client = new pg.Client({
     host: PG_CONNECTION.host,
     port: PG_CONNECTION.port,
@@ -158,10 +154,7 @@ export async function pgClient(
 }
 
 /** The int4 first key of the advisory locks the engine takes for `prefix` (locked mode, default base). */
-export function lockKeyOf(
-  prefix: string,
-  base = DEFAULT_LOCKED_GROUP_BASE,
-): number {
+export function lockKeyOf(prefix: string, base = DEFAULT_LOCKED_GROUP_BASE): number {
   return lockNamespaceKey(prefix + base);
 }
 
@@ -227,21 +220,15 @@ export class NestHarness {
     { transport = false, logger }: CreateOptions = {},
   ): Promise<INestApplication> {
     const appLogger = logger ?? quietLogger();
-    const moduleRef = await Test.createTestingModule(metadata)
-      .setLogger(appLogger)
-      .compile();
+    const moduleRef = await Test.createTestingModule(metadata).setLogger(appLogger).compile();
     const app = moduleRef.createNestApplication({ logger: appLogger });
     this.apps.push(app);
-    if (transport)
-      app.connectMicroservice({ strategy: app.get(BroadcastTransport) });
+    if (transport) app.connectMicroservice({ strategy: app.get(BroadcastTransport) });
     return app;
   }
 
   /** create() + app.init(). */
-  async start(
-    metadata: ModuleMetadata,
-    options: CreateOptions = {},
-  ): Promise<INestApplication> {
+  async start(metadata: ModuleMetadata, options: CreateOptions = {}): Promise<INestApplication> {
     const app = await this.create(metadata, options);
     await app.init();
     return app;
@@ -283,9 +270,7 @@ export class NestHarness {
   }
 
   /** Closes every app, runs deferred cleanups, deletes this prefix's groups and topics. */
-  async cleanup({
-    deleteKafkaState = true,
-  }: { deleteKafkaState?: boolean } = {}): Promise<void> {
+  async cleanup({ deleteKafkaState = true }: { deleteKafkaState?: boolean } = {}): Promise<void> {
     const errors: unknown[] = [];
     for (const app of this.apps.splice(0).reverse()) {
       await app.close().catch((e: unknown) => errors.push(e));
@@ -295,27 +280,21 @@ export class NestHarness {
         .then(fn)
         .catch((e: unknown) => errors.push(e));
     }
-    if (deleteKafkaState)
-      await this.deleteKafkaState().catch((e: unknown) => errors.push(e));
+    if (deleteKafkaState) await this.deleteKafkaState().catch((e: unknown) => errors.push(e));
     const admin = this.adminClient;
     this.adminClient = undefined;
     if (admin) await (await admin.catch(() => undefined))?.disconnect();
     // An app may have installed a capturing logger as Nest's global one.
     Logger.overrideLogger(quietLogger());
-    if (errors.length > 0)
-      throw new AggregateError(errors, `cleanup of ${this.prefix} failed`);
+    if (errors.length > 0) throw new AggregateError(errors, `cleanup of ${this.prefix} failed`);
   }
 
   private async deleteKafkaState(): Promise<void> {
     const admin = await this.admin();
     const groups = await this.groups();
-    if (groups.length > 0)
-      await admin.deleteGroups(groups).catch(() => undefined);
-    const topics = (await admin.listTopics()).filter((t) =>
-      t.startsWith(this.prefix),
-    );
-    if (topics.length > 0)
-      await admin.deleteTopics({ topics, timeout: 30_000 });
+    if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(this.prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
   }
 }
 

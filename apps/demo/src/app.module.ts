@@ -57,11 +57,7 @@ export class AppModule {
         }),
         TerminusModule,
       ],
-      controllers: [
-        ProductsController,
-        HealthController,
-        BroadcastStatusController,
-      ],
+      controllers: [ProductsController, HealthController, BroadcastStatusController],
       providers: [
         { provide: DEMO_CONFIG, useValue: config },
         storeProvider,

@@ -52,13 +52,7 @@ export function readEnvironment(
     brokers,
     topicPrefix: env.BROADCAST_TOPIC_PREFIX ?? 'demo.',
     instanceName: env.INSTANCE_NAME || `${hostname()}-${process.pid}`,
-    heartbeatIntervalMs: integer(
-      env,
-      'BROADCAST_HEARTBEAT_MS',
-      5_000,
-      100,
-      600_000,
-    ),
+    heartbeatIntervalMs: integer(env, 'BROADCAST_HEARTBEAT_MS', 5_000, 100, 600_000),
   };
 }
 
@@ -73,9 +67,7 @@ function integer(
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new DemoConfigError(
-      `${name} must be an integer from ${min} to ${max}, got '${raw}'`,
-    );
+    throw new DemoConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return value;
 }

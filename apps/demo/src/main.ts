@@ -14,8 +14,7 @@ async function bootstrap(): Promise<void> {
   const database = await chooseDatabase();
   const config: DemoConfig = { ...env, database };
   if (database) {
-    const where =
-      database.source === 'local' ? 'the local PostgreSQL' : 'DATABASE_URL';
+    const where = database.source === 'local' ? 'the local PostgreSQL' : 'DATABASE_URL';
     logger.log(
       `Using ${where} (${redact(database.url)}) for products and broadcast advisory locks`,
       'Bootstrap',
@@ -51,8 +50,7 @@ function exitWithSupervisor(): void {
 }
 
 bootstrap().catch((error: unknown) => {
-  if (error instanceof DemoConfigError)
-    console.error(`Configuration error: ${error.message}`);
+  if (error instanceof DemoConfigError) console.error(`Configuration error: ${error.message}`);
   else console.error('Demo failed to start:', error);
   process.exit(1);
 });

@@ -1,9 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ClientProxy,
-  type ReadPacket,
-  type WritePacket,
-} from '@nestjs/microservices';
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { BroadcastEngine } from './core/broadcast.engine.js';
 
 /**
@@ -24,10 +20,7 @@ export class BroadcastClient extends ClientProxy {
     return this.engine as T;
   }
 
-  protected publish(
-    _packet: ReadPacket,
-    callback: (packet: WritePacket) => void,
-  ): () => void {
+  protected publish(_packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
     callback({
       err: new Error('Broadcasts are fire-and-forget: use emit(), not send().'),
       isDisposed: true,
@@ -37,9 +30,7 @@ export class BroadcastClient extends ClientProxy {
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
     const topic =
-      typeof packet.pattern === 'string'
-        ? packet.pattern
-        : JSON.stringify(packet.pattern);
+      typeof packet.pattern === 'string' ? packet.pattern : JSON.stringify(packet.pattern);
     await this.engine.publisher.publish(topic, packet.data);
     return undefined as T;
   }

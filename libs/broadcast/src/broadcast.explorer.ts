@@ -20,10 +20,7 @@ export class BroadcastExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const wrappers = [
-      ...this.discovery.getProviders(),
-      ...this.discovery.getControllers(),
-    ];
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     for (const wrapper of wrappers) this.explore(wrapper);
   }
 
@@ -47,8 +44,7 @@ export class BroadcastExplorer implements OnModuleInit {
       }
       const handle = (instance![methodName] as Function).bind(instance);
       for (const { topics, options } of entries) {
-        for (const topic of topics)
-          this.engine.on(topic, handle, options.name ?? name);
+        for (const topic of topics) this.engine.on(topic, handle, options.name ?? name);
       }
     }
   }

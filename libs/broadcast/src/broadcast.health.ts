@@ -14,24 +14,17 @@ export class BroadcastHealthIndicator {
     @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
   ) {}
 
-  isHealthy<const Key extends string = 'broadcast'>(
-    key: Key = 'broadcast' as Key,
-  ) {
+  isHealthy<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
     const indicator = this.health.check(key);
     const status = this.engine.reader.status();
     const maxStalenessMs = this.engine.options.maxStalenessMs;
     const details = { ...status, maxStalenessMs };
     const reason = downReason(status, maxStalenessMs);
-    return reason
-      ? indicator.down({ ...details, reason })
-      : indicator.up(details);
+    return reason ? indicator.down({ ...details, reason }) : indicator.up(details);
   }
 }
 
-function downReason(
-  status: BroadcastStatus,
-  maxStalenessMs: number,
-): string | undefined {
+function downReason(status: BroadcastStatus, maxStalenessMs: number): string | undefined {
   if (status.state !== 'ready') return `reader is ${status.state}`;
   if (status.lastLatencyMs === undefined) return 'no broadcast received yet';
   if (status.lastLatencyMs > maxStalenessMs)

@@ -10,9 +10,7 @@ import { BroadcastEngine } from './core/broadcast.engine.js';
  * and stops it before the application's connections close.
  */
 @Injectable()
-export class BroadcastLifecycle
-  implements OnApplicationBootstrap, BeforeApplicationShutdown
-{
+export class BroadcastLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(private readonly engine: BroadcastEngine) {}
 
   onApplicationBootstrap(): Promise<void> {

@@ -7,10 +7,7 @@ import { BroadcastHealthIndicator } from './broadcast.health.js';
 import { BroadcastLifecycle } from './broadcast.lifecycle.js';
 import { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
 import { ConfigurableBroadcastModule } from './broadcast.module-definition.js';
-import {
-  engineComponentProviders,
-  engineProvider,
-} from './broadcast.providers.js';
+import { engineComponentProviders, engineProvider } from './broadcast.providers.js';
 import { BroadcastTransport } from './broadcast.transport.js';
 import { BroadcastEngine } from './core/broadcast.engine.js';
 

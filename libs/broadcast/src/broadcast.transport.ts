@@ -1,9 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  type CustomTransportStrategy,
-  type MessageHandler,
-  Server,
-} from '@nestjs/microservices';
+import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { BROADCAST_TRANSPORT } from './broadcast.constants.js';
 import { BroadcastContext } from './broadcast.context.js';
@@ -17,10 +13,7 @@ import type { BroadcastMessage } from './interfaces/broadcast-message.interface.
  * `app.connectMicroservice({ strategy: app.get(BroadcastTransport) })`.
  */
 @Injectable()
-export class BroadcastTransport
-  extends Server
-  implements CustomTransportStrategy
-{
+export class BroadcastTransport extends Server implements CustomTransportStrategy {
   override readonly transportId = BROADCAST_TRANSPORT;
   override readonly propagatesEventHandlerErrors = true;
 
@@ -52,9 +45,7 @@ export class BroadcastTransport
   close(): void {}
 
   on(): never {
-    throw new Error(
-      'BroadcastTransport has no events; use BroadcastReader.status().',
-    );
+    throw new Error('BroadcastTransport has no events; use BroadcastReader.status().');
   }
 
   unwrap<T>(): T {
@@ -62,17 +53,10 @@ export class BroadcastTransport
   }
 
   /** Awaits the handler and its stream so failures and timeouts are counted by the engine. */
-  private async deliver(
-    topic: string,
-    message: BroadcastMessage,
-  ): Promise<void> {
+  private async deliver(topic: string, message: BroadcastMessage): Promise<void> {
     const handler = this.getHandlerByPattern(topic);
     if (!handler) return;
-    const result = await handler(
-      message.payload,
-      new BroadcastContext([message]),
-    );
-    if (isObservable(result))
-      await lastValueFrom(result, { defaultValue: undefined });
+    const result = await handler(message.payload, new BroadcastContext([message]));
+    if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
   }
 }

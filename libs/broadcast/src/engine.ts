@@ -8,10 +8,7 @@ export type * from './interfaces/broadcast-message.interface.js';
 export type * from './interfaces/broadcast-module-options.interface.js';
 export type * from './interfaces/broadcast-status.interface.js';
 export type * from './interfaces/kafka-port.interface.js';
-export {
-  BroadcastEngine,
-  type BroadcastEngineDeps,
-} from './core/broadcast.engine.js';
+export { BroadcastEngine, type BroadcastEngineDeps } from './core/broadcast.engine.js';
 export { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
 export { BroadcastReader } from './core/broadcast.reader.js';
 export {
@@ -19,10 +16,7 @@ export {
   heartbeatDelay,
   type HeartbeatPayload,
 } from './core/broadcast.heartbeat.js';
-export {
-  BroadcastPublisher,
-  type PublishOptions,
-} from './core/broadcast.publisher.js';
+export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
 export {
   resolveBroadcastOptions,
   type ResolvedBroadcastOptions,

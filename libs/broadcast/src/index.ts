@@ -1,10 +1,7 @@
 export * from './engine.js';
 export { BroadcastModule } from './broadcast.module.js';
 export { BROADCAST_MODULE_OPTIONS } from './broadcast.module-definition.js';
-export {
-  OnBroadcast,
-  type OnBroadcastOptions,
-} from './on-broadcast.decorator.js';
+export { OnBroadcast, type OnBroadcastOptions } from './on-broadcast.decorator.js';
 export { BroadcastHealthIndicator } from './broadcast.health.js';
 export { BroadcastTransport } from './broadcast.transport.js';
 export { BroadcastContext } from './broadcast.context.js';

@@ -1,9 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnBroadcast, type BroadcastMessage } from '@app/broadcast';
-import {
-  PRODUCT_CHANGED,
-  type ProductChangedEvent,
-} from '../products/product-changed.event.js';
+import { PRODUCT_CHANGED, type ProductChangedEvent } from '../products/product-changed.event.js';
 import { EvictionLog } from './eviction-log.js';
 import { ProductCache } from './product-cache.js';
 
@@ -25,12 +22,9 @@ export class ProductChangedHandler {
     const evictedAt = Date.now();
     // A throw is logged and counted in `failed` by the library; it does not stop the reader.
     if (!Number.isInteger(event.id))
-      throw new TypeError(
-        `product.changed without an integer id: ${JSON.stringify(event)}`,
-      );
+      throw new TypeError(`product.changed without an integer id: ${JSON.stringify(event)}`);
     const id = event.id!;
-    const changedAt =
-      typeof event.changedAt === 'number' ? event.changedAt : message.timestamp;
+    const changedAt = typeof event.changedAt === 'number' ? event.changedAt : message.timestamp;
     const hadEntry = this.cache.evict(id);
     const latencyMs = Math.max(0, evictedAt - changedAt);
     this.evictions.record({

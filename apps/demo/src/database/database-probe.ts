@@ -1,9 +1,5 @@
 import pg from 'pg';
-import {
-  DemoConfigError,
-  LOCAL_DATABASE_URL,
-  type DatabaseChoice,
-} from '../config.js';
+import { DemoConfigError, LOCAL_DATABASE_URL, type DatabaseChoice } from '../config.js';
 
 const PROBE_TIMEOUT_MS = 2_000;
 const DISABLED = new Set(['none', 'off', 'false']);
@@ -27,9 +23,7 @@ export async function chooseDatabase(
     }
     const problem = await probe(url);
     if (problem)
-      throw new DemoConfigError(
-        `DATABASE_URL ${redact(url)} does not answer: ${problem}`,
-      );
+      throw new DemoConfigError(`DATABASE_URL ${redact(url)} does not answer: ${problem}`);
     return { url, source: 'DATABASE_URL' };
   }
   return (await probe(LOCAL_DATABASE_URL))
@@ -50,9 +44,7 @@ async function probe(url: string): Promise<string | undefined> {
     await client.query('SELECT 1');
     return undefined;
   } catch (error) {
-    return error instanceof Error
-      ? error.message || error.constructor.name
-      : String(error);
+    return error instanceof Error ? error.message || error.constructor.name : String(error);
   } finally {
     await client.end().catch(() => {});
   }

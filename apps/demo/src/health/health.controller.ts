@@ -24,9 +24,7 @@ export class HealthController {
   @Get()
   @HealthCheck()
   check() {
-    const checks: HealthIndicatorFunction[] = [
-      () => this.broadcast.isHealthy('broadcast'),
-    ];
+    const checks: HealthIndicatorFunction[] = [() => this.broadcast.isHealthy('broadcast')];
     if (this.config.database)
       checks.push(() => this.database.pingCheck('database').withTimeout(1_500));
     return this.health.check(checks);

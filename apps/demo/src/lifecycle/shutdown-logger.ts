@@ -7,9 +7,7 @@ import {
 
 /** Says when shutdown starts and when it is done, so the log shows a clean stop. */
 @Injectable()
-export class ShutdownLogger
-  implements BeforeApplicationShutdown, OnApplicationShutdown
-{
+export class ShutdownLogger implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
 
   beforeApplicationShutdown(signal?: string): void {

@@ -11,10 +11,7 @@ import { ProductsStore } from './products.store.js';
 export class InMemoryProductsStore extends ProductsStore {
   readonly kind = 'memory';
   private readonly products = new Map<number, Product>(
-    SEED_PRODUCTS.map((p) => [
-      p.id,
-      { ...p, updatedAt: new Date().toISOString() },
-    ]),
+    SEED_PRODUCTS.map((p) => [p.id, { ...p, updatedAt: new Date().toISOString() }]),
   );
 
   async find(id: number): Promise<Product | undefined> {
@@ -22,10 +19,7 @@ export class InMemoryProductsStore extends ProductsStore {
     return product && { ...product };
   }
 
-  async update(
-    id: number,
-    changes: ProductChanges,
-  ): Promise<Product | undefined> {
+  async update(id: number, changes: ProductChanges): Promise<Product | undefined> {
     const current = this.products.get(id);
     if (!current) return undefined;
     const updated = {

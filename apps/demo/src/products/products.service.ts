@@ -4,10 +4,7 @@ import { BroadcastPublisher } from '@app/broadcast';
 import { ProductCache } from '../cache/product-cache.js';
 import { DEMO_CONFIG, type DemoConfig } from '../config.js';
 import type { Product, ProductChanges } from './product.js';
-import {
-  PRODUCT_CHANGED,
-  type ProductChangedEvent,
-} from './product-changed.event.js';
+import { PRODUCT_CHANGED, type ProductChangedEvent } from './product-changed.event.js';
 import { ProductsStore } from './products.store.js';
 
 /** Reads go through this instance's cache; writes go to the store and are broadcast to all instances. */

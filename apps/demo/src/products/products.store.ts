@@ -11,8 +11,5 @@ export abstract class ProductsStore {
   abstract find(id: number): Promise<Product | undefined>;
 
   /** Applies the changes; resolves undefined when there is no such product. */
-  abstract update(
-    id: number,
-    changes: ProductChanges,
-  ): Promise<Product | undefined>;
+  abstract update(id: number, changes: ProductChanges): Promise<Product | undefined>;
 }

@@ -20,10 +20,7 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS products (
 
 /** Products in the PostgreSQL `products` table. */
 @Injectable()
-export class TypeOrmProductsStore
-  extends ProductsStore
-  implements OnModuleInit
-{
+export class TypeOrmProductsStore extends ProductsStore implements OnModuleInit {
   readonly kind = 'postgres';
   private readonly logger = new Logger(TypeOrmProductsStore.name);
 
@@ -42,13 +39,10 @@ export class TypeOrmProductsStore
    */
   async onModuleInit(): Promise<void> {
     const seeded = await this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1)', [
-        SCHEMA_LOCK_KEY,
-      ]);
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
       await manager.query(CREATE_TABLE);
       const values = SEED_PRODUCTS.map(
-        (_, i) =>
-          `($${3 * i + 1}::int, $${3 * i + 2}::text, $${3 * i + 3}::numeric)`,
+        (_, i) => `($${3 * i + 1}::int, $${3 * i + 2}::text, $${3 * i + 3}::numeric)`,
       );
       const params = SEED_PRODUCTS.flatMap((p) => [p.id, p.name, p.price]);
       const rows: unknown[] = await manager.query(
@@ -57,9 +51,7 @@ export class TypeOrmProductsStore
       );
       return rows.length;
     });
-    this.logger.log(
-      seeded > 0 ? `Seeded ${seeded} product(s)` : 'Products already seeded',
-    );
+    this.logger.log(seeded > 0 ? `Seeded ${seeded} product(s)` : 'Products already seeded');
   }
 
   async find(id: number): Promise<Product | undefined> {
@@ -67,14 +59,8 @@ export class TypeOrmProductsStore
     return row ? toProduct(row) : undefined;
   }
 
-  async update(
-    id: number,
-    changes: ProductChanges,
-  ): Promise<Product | undefined> {
-    const result = await this.products.update(
-      { id },
-      { ...changes, updatedAt: new Date() },
-    );
+  async update(id: number, changes: ProductChanges): Promise<Product | undefined> {
+    const result = await this.products.update({ id }, { ...changes, updatedAt: new Date() });
     if (!result.affected) return undefined;
     return this.find(id);
   }

@@ -14,21 +14,13 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Exponential backoff with full jitter, capped. */
-export function backoffDelay(
-  attempt: number,
-  baseMs = 100,
-  capMs = 2_000,
-): number {
+export function backoffDelay(attempt: number, baseMs = 100, capMs = 2_000): number {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 16));
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
 /** Rejects with `message` if `promise` does not settle within `ms`. */
-export async function withTimeout<T>(
-  promise: Promise<T>,
-  ms: number,
-  message: string,
-): Promise<T> {
+export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(message)), ms);

@@ -1,9 +1,6 @@
 import { BroadcastAllocationError } from '../errors/broadcast-allocation.error.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import type {
-  AdvisoryLockProvider,
-  HeldLock,
-} from '../interfaces/advisory-lock.interface.js';
+import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from './async.utils.js';
@@ -21,9 +18,7 @@ export interface AllocatorSettings {
 export type GroupJoiner<T> = (
   groupId: string,
   deadline: number,
-) => Promise<
-  { accepted: true; value: T } | { accepted: false; reason: string }
->;
+) => Promise<{ accepted: true; value: T } | { accepted: false; reason: string }>;
 
 /** A group this instance holds: its lock and whatever the joiner produced. */
 export interface GroupClaim<T> {
@@ -66,33 +61,20 @@ export class BroadcastGroupAllocator {
         if (signal.aborted || Date.now() >= deadline) {
           await candidate.lock?.release();
           if (signal.aborted) throw new Error(BroadcastMessages.stopped());
-          throw new BroadcastAllocationError(
-            toAttempts(refused),
-            deadline - started,
-          );
+          throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
         }
         const groupId = this.groupName(candidate.id);
         if (!candidate.lock) {
           refused.set(groupId, candidate.reason);
           continue;
         }
-        const outcome = await this.claim(
-          candidate.lock,
-          groupId,
-          join,
-          deadline,
-        );
+        const outcome = await this.claim(candidate.lock, groupId, join, deadline);
         if ('claim' in outcome) return outcome.claim;
         refused.set(groupId, outcome.reason);
       }
-      this.logger.warn(
-        `${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`,
-      );
+      this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`);
       await pause(
-        Math.min(
-          backoffDelay(pass, 500, 5_000),
-          Math.max(0, deadline - Date.now()),
-        ),
+        Math.min(backoffDelay(pass, 500, 5_000), Math.max(0, deadline - Date.now())),
         signal,
       );
     }
@@ -100,8 +82,7 @@ export class BroadcastGroupAllocator {
 
   /** One pass over the pool: each id with its lock, or why it could not be locked. */
   private async *candidates(): AsyncGenerator<Candidate> {
-    const lowest =
-      this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
+    const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
     if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks));
     const strategy = createIdStrategy(
       this.locks.mode === 'none' ? 'random' : 'lowest-first',
@@ -141,8 +122,7 @@ export class BroadcastGroupAllocator {
         continue;
       }
       const taken = lock ? lock.id : limit;
-      for (let id = from; id < taken; id++)
-        yield { id, reason: LOCKED } as Candidate;
+      for (let id = from; id < taken; id++) yield { id, reason: LOCKED } as Candidate;
       if (!lock) return;
       yield { id: lock.id, lock } as Candidate;
       from = lock.id + 1;

@@ -19,8 +19,7 @@ export class BroadcastHandlerRegistry {
     name = handle.name || 'anonymous handler',
   ): void {
     const list = this.byTopic.get(topic);
-    if (!list && this.frozen)
-      throw new Error(BroadcastMessages.handlersFrozen(topic));
+    if (!list && this.frozen) throw new Error(BroadcastMessages.handlersFrozen(topic));
     const entry = { topic, name, handle };
     if (list) list.push(entry);
     else this.byTopic.set(topic, [entry]);

@@ -22,10 +22,8 @@ function resolveError(options: unknown): BroadcastOptionsError {
   throw new Error('resolveBroadcastOptions accepted the options');
 }
 
-const NAME_RULE =
-  /a string of letters, digits, "\.", "_" or "-" \(at most 200\)/;
-const NON_EMPTY_NAME_RULE =
-  /a non-empty string of letters, digits, "\.", "_" or "-"/;
+const NAME_RULE = /a string of letters, digits, "\.", "_" or "-" \(at most 200\)/;
+const NON_EMPTY_NAME_RULE = /a non-empty string of letters, digits, "\.", "_" or "-"/;
 const INT_RULE = /an integer from 1 to 2147483647/;
 const BROKERS_RULE = /a non-empty array of "host:port" strings or a function/;
 
@@ -61,32 +59,25 @@ const cases: Case[] = [
     title: 'kafka a string',
     options: { kafka: 'localhost:9092' },
     option: 'kafka',
-    message:
-      /"kafka": expected a kafkajs KafkaConfig object, got "localhost:9092"/,
+    message: /"kafka": expected a kafkajs KafkaConfig object, got "localhost:9092"/,
   },
   {
     title: 'kafka.brokers missing',
     options: { kafka: {} },
     option: 'kafka.brokers',
-    message: new RegExp(
-      `"kafka\\.brokers": expected ${BROKERS_RULE.source}, got undefined`,
-    ),
+    message: new RegExp(`"kafka\\.brokers": expected ${BROKERS_RULE.source}, got undefined`),
   },
   {
     title: 'kafka.brokers empty',
     options: { kafka: { brokers: [] } },
     option: 'kafka.brokers',
-    message: new RegExp(
-      `"kafka\\.brokers": expected ${BROKERS_RULE.source}, got \\[\\]`,
-    ),
+    message: new RegExp(`"kafka\\.brokers": expected ${BROKERS_RULE.source}, got \\[\\]`),
   },
   {
     title: 'kafka.brokers not strings',
     options: { kafka: { brokers: [9092] } },
     option: 'kafka.brokers',
-    message: new RegExp(
-      `"kafka\\.brokers": expected ${BROKERS_RULE.source}, got \\[9092\\]`,
-    ),
+    message: new RegExp(`"kafka\\.brokers": expected ${BROKERS_RULE.source}, got \\[9092\\]`),
   },
   {
     title: 'kafka.brokers with an empty string',
@@ -105,9 +96,7 @@ const cases: Case[] = [
     title: 'topicPrefix with a space',
     options: withOptions({ topicPrefix: 'my prefix' }),
     option: 'topicPrefix',
-    message: new RegExp(
-      `"topicPrefix": expected ${NAME_RULE.source}, got "my prefix"`,
-    ),
+    message: new RegExp(`"topicPrefix": expected ${NAME_RULE.source}, got "my prefix"`),
   },
   {
     title: 'topicPrefix with a slash',
@@ -132,9 +121,7 @@ const cases: Case[] = [
     title: 'groupBaseName empty',
     options: withOptions({ groupBaseName: '' }),
     option: 'groupBaseName',
-    message: new RegExp(
-      `"groupBaseName": expected ${NON_EMPTY_NAME_RULE.source}, got ""`,
-    ),
+    message: new RegExp(`"groupBaseName": expected ${NON_EMPTY_NAME_RULE.source}, got ""`),
   },
   {
     title: 'groupBaseName with bad chars',
@@ -166,8 +153,7 @@ const cases: Case[] = [
     title: 'lock.dataSource empty',
     options: withOptions({ lock: { dataSource: '' } }),
     option: 'lock.dataSource',
-    message:
-      /"lock\.dataSource": expected a TypeORM DataSource name \(non-empty string\), got ""/,
+    message: /"lock\.dataSource": expected a TypeORM DataSource name \(non-empty string\), got ""/,
   },
   {
     title: 'lock.dataSource not a string',
@@ -179,9 +165,7 @@ const cases: Case[] = [
     title: 'lock.checkIntervalMs 0',
     options: withOptions({ lock: { checkIntervalMs: 0 } }),
     option: 'lock.checkIntervalMs',
-    message: new RegExp(
-      `"lock\\.checkIntervalMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"lock\\.checkIntervalMs": expected ${INT_RULE.source}, got 0`),
   },
   // maxGroups
   {
@@ -225,23 +209,19 @@ const cases: Case[] = [
     title: 'heartbeat true',
     options: withOptions({ heartbeat: true }),
     option: 'heartbeat',
-    message:
-      /"heartbeat": expected \{ intervalMs\?, jitter\?, topic\? \} or false, got true/,
+    message: /"heartbeat": expected \{ intervalMs\?, jitter\?, topic\? \} or false, got true/,
   },
   {
     title: 'heartbeat a number',
     options: withOptions({ heartbeat: 1000 }),
     option: 'heartbeat',
-    message:
-      /"heartbeat": expected \{ intervalMs\?, jitter\?, topic\? \} or false, got 1000/,
+    message: /"heartbeat": expected \{ intervalMs\?, jitter\?, topic\? \} or false, got 1000/,
   },
   {
     title: 'heartbeat.intervalMs 0',
     options: withOptions({ heartbeat: { intervalMs: 0 } }),
     option: 'heartbeat.intervalMs',
-    message: new RegExp(
-      `"heartbeat\\.intervalMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"heartbeat\\.intervalMs": expected ${INT_RULE.source}, got 0`),
   },
   {
     title: 'heartbeat.intervalMs negative',
@@ -277,25 +257,20 @@ const cases: Case[] = [
     title: 'heartbeat.topic with bad chars',
     options: withOptions({ heartbeat: { topic: 'heart beat!' } }),
     option: 'heartbeat.topic',
-    message:
-      /"heartbeat\.topic": expected a string of letters, digits.*got "heart beat!"/,
+    message: /"heartbeat\.topic": expected a string of letters, digits.*got "heart beat!"/,
   },
   {
     title: 'heartbeat.topic empty',
     options: withOptions({ heartbeat: { topic: '' } }),
     option: 'heartbeat.topic',
-    message: new RegExp(
-      `"heartbeat\\.topic": expected ${NON_EMPTY_NAME_RULE.source}, got ""`,
-    ),
+    message: new RegExp(`"heartbeat\\.topic": expected ${NON_EMPTY_NAME_RULE.source}, got ""`),
   },
   // timeouts
   {
     title: 'handlerTimeoutMs 0',
     options: withOptions({ handlerTimeoutMs: 0 }),
     option: 'handlerTimeoutMs',
-    message: new RegExp(
-      `"handlerTimeoutMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"handlerTimeoutMs": expected ${INT_RULE.source}, got 0`),
   },
   {
     title: 'handlerTimeoutMs not below the session timeout',
@@ -314,17 +289,13 @@ const cases: Case[] = [
     title: 'startupTimeoutMs 0',
     options: withOptions({ startupTimeoutMs: 0 }),
     option: 'startupTimeoutMs',
-    message: new RegExp(
-      `"startupTimeoutMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"startupTimeoutMs": expected ${INT_RULE.source}, got 0`),
   },
   {
     title: 'health.maxStalenessMs 0',
     options: withOptions({ health: { maxStalenessMs: 0 } }),
     option: 'health.maxStalenessMs',
-    message: new RegExp(
-      `"health\\.maxStalenessMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"health\\.maxStalenessMs": expected ${INT_RULE.source}, got 0`),
   },
   // waitForReady
   {
@@ -344,17 +315,13 @@ const cases: Case[] = [
     title: 'consumer.sessionTimeoutMs 0',
     options: withOptions({ consumer: { sessionTimeoutMs: 0 } }),
     option: 'consumer.sessionTimeoutMs',
-    message: new RegExp(
-      `"consumer\\.sessionTimeoutMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"consumer\\.sessionTimeoutMs": expected ${INT_RULE.source}, got 0`),
   },
   {
     title: 'consumer.heartbeatIntervalMs 0',
     options: withOptions({ consumer: { heartbeatIntervalMs: 0 } }),
     option: 'consumer.heartbeatIntervalMs',
-    message: new RegExp(
-      `"consumer\\.heartbeatIntervalMs": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"consumer\\.heartbeatIntervalMs": expected ${INT_RULE.source}, got 0`),
   },
   {
     title: 'consumer.heartbeatIntervalMs = sessionTimeoutMs',
@@ -430,9 +397,7 @@ const cases: Case[] = [
     title: 'topics.numPartitions 0',
     options: withOptions({ topics: { numPartitions: 0 } }),
     option: 'topics.numPartitions',
-    message: new RegExp(
-      `"topics\\.numPartitions": expected ${INT_RULE.source}, got 0`,
-    ),
+    message: new RegExp(`"topics\\.numPartitions": expected ${INT_RULE.source}, got 0`),
   },
   {
     title: 'topics.replicationFactor 0',
@@ -452,9 +417,7 @@ describe('resolveBroadcastOptions', () => {
       expect(error.option).toBe(option);
       expect(error.message).toMatch(/^Invalid BroadcastModule option "/);
       expect(error.message).toMatch(message);
-      expect(() =>
-        resolveBroadcastOptions(options as BroadcastModuleOptions),
-      ).toThrow(message);
+      expect(() => resolveBroadcastOptions(options as BroadcastModuleOptions)).toThrow(message);
     },
   );
 
@@ -549,12 +512,10 @@ describe('resolveBroadcastOptions', () => {
     expect(off.heartbeatTopic).toBe(D.DEFAULT_HEARTBEAT_TOPIC);
     expect(off.maxStalenessMs).toBe(2 * D.DEFAULT_HEARTBEAT_INTERVAL_MS);
     expect(
-      resolveBroadcastOptions({ ...VALID, heartbeat: { intervalMs: 1234 } })
-        .maxStalenessMs,
+      resolveBroadcastOptions({ ...VALID, heartbeat: { intervalMs: 1234 } }).maxStalenessMs,
     ).toBe(2468);
     expect(
-      resolveBroadcastOptions({ ...VALID, heartbeat: { jitter: 0.999 } })
-        .heartbeat,
+      resolveBroadcastOptions({ ...VALID, heartbeat: { jitter: 0.999 } }).heartbeat,
     ).toMatchObject({ jitter: 0.999 });
   });
 

@@ -2,8 +2,10 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import * as D from '../broadcast.constants.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
+import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
+import { resolveConsumer } from './consumer-options.resolver.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
-import type { KafkaConfig } from 'kafkajs';
+import type { KafkaConfig } from '../kafka/kafka-config.js';
 
 /** Options with every default filled in and every value checked. */
 export interface ResolvedBroadcastOptions {
@@ -23,14 +25,9 @@ export interface ResolvedBroadcastOptions {
   instanceId: string;
 }
 
-const NAME_PATTERN = /^[a-zA-Z0-9._-]*$/;
-
 /** Validates user options and fills in defaults; throws BroadcastOptionsError naming the option. */
-export function resolveBroadcastOptions(
-  options: BroadcastModuleOptions,
-): ResolvedBroadcastOptions {
-  if (!isObject(options))
-    throw new BroadcastOptionsError('options', 'an object', options);
+export function resolveBroadcastOptions(options: BroadcastModuleOptions): ResolvedBroadcastOptions {
+  if (!isObject(options)) throw new BroadcastOptionsError('options', 'an object', options);
   for (const section of ['consumer', 'health', 'topics'] as const) {
     const value: unknown = options[section];
     if (value !== undefined && !isObject(value))
@@ -41,13 +38,7 @@ export function resolveBroadcastOptions(
   const handlerTimeoutMs = positiveInt(
     'handlerTimeoutMs',
     options.handlerTimeoutMs,
-    Math.max(
-      1,
-      Math.min(
-        D.DEFAULT_HANDLER_TIMEOUT_MS,
-        Math.floor(consumer.sessionTimeoutMs / 2),
-      ),
-    ),
+    Math.max(1, Math.min(D.DEFAULT_HANDLER_TIMEOUT_MS, Math.floor(consumer.sessionTimeoutMs / 2))),
   );
   // Heartbeats go out between records: a handler awaited longer than the session would cost the membership.
   if (handlerTimeoutMs >= consumer.sessionTimeoutMs) {
@@ -65,12 +56,7 @@ export function resolveBroadcastOptions(
         ? undefined
         : nonEmptyName('groupBaseName', options.groupBaseName),
     lock: resolveLock(options.lock),
-    maxGroups: positiveInt(
-      'maxGroups',
-      options.maxGroups,
-      D.DEFAULT_MAX_GROUPS,
-      1_000_000,
-    ),
+    maxGroups: positiveInt('maxGroups', options.maxGroups, D.DEFAULT_MAX_GROUPS, 1_000_000),
     heartbeat,
     heartbeatTopic: heartbeat ? heartbeat.topic : D.DEFAULT_HEARTBEAT_TOPIC,
     handlerTimeoutMs,
@@ -95,11 +81,7 @@ export function resolveBroadcastOptions(
       replicationFactor:
         options.topics?.replicationFactor === undefined
           ? undefined
-          : positiveInt(
-              'topics.replicationFactor',
-              options.topics.replicationFactor,
-              1,
-            ),
+          : positiveInt('topics.replicationFactor', options.topics.replicationFactor, 1),
     },
     instanceId:
       options.instanceId === undefined
@@ -117,11 +99,7 @@ function defaultInstanceId(): string {
 
 function resolveKafka(kafka: KafkaConfig | undefined): KafkaConfig {
   if (!isObject(kafka))
-    throw new BroadcastOptionsError(
-      'kafka',
-      'a kafkajs KafkaConfig object',
-      kafka,
-    );
+    throw new BroadcastOptionsError('kafka', 'a kafkajs KafkaConfig object', kafka);
   const brokers = kafka.brokers;
   const valid =
     typeof brokers === 'function' ||
@@ -138,9 +116,7 @@ function resolveKafka(kafka: KafkaConfig | undefined): KafkaConfig {
   return kafka;
 }
 
-function resolveLock(
-  lock: BroadcastModuleOptions['lock'],
-): ResolvedBroadcastOptions['lock'] {
+function resolveLock(lock: BroadcastModuleOptions['lock']): ResolvedBroadcastOptions['lock'] {
   if (lock === false) return false;
   if (lock !== undefined && !isObject(lock)) {
     throw new BroadcastOptionsError(
@@ -150,10 +126,7 @@ function resolveLock(
     );
   }
   const dataSource = lock?.dataSource;
-  if (
-    dataSource !== undefined &&
-    (typeof dataSource !== 'string' || dataSource === '')
-  ) {
+  if (dataSource !== undefined && (typeof dataSource !== 'string' || dataSource === '')) {
     throw new BroadcastOptionsError(
       'lock.dataSource',
       'a TypeORM DataSource name (non-empty string)',
@@ -181,11 +154,7 @@ function resolveHeartbeat(
   }
   const jitter = heartbeat?.jitter ?? D.DEFAULT_HEARTBEAT_JITTER;
   if (typeof jitter !== 'number' || !(jitter >= 0 && jitter < 1)) {
-    throw new BroadcastOptionsError(
-      'heartbeat.jitter',
-      'a number in [0, 1)',
-      jitter,
-    );
+    throw new BroadcastOptionsError('heartbeat.jitter', 'a number in [0, 1)', jitter);
   }
   return {
     intervalMs: positiveInt(
@@ -194,121 +163,6 @@ function resolveHeartbeat(
       D.DEFAULT_HEARTBEAT_INTERVAL_MS,
     ),
     jitter,
-    topic: nonEmptyName(
-      'heartbeat.topic',
-      heartbeat?.topic ?? D.DEFAULT_HEARTBEAT_TOPIC,
-    ),
+    topic: nonEmptyName('heartbeat.topic', heartbeat?.topic ?? D.DEFAULT_HEARTBEAT_TOPIC),
   };
-}
-
-function resolveConsumer(
-  c: NonNullable<BroadcastModuleOptions['consumer']>,
-): ResolvedBroadcastOptions['consumer'] {
-  const sessionTimeoutMs = positiveInt(
-    'consumer.sessionTimeoutMs',
-    c.sessionTimeoutMs,
-    D.DEFAULT_SESSION_TIMEOUT_MS,
-  );
-  const heartbeatIntervalMs = positiveInt(
-    'consumer.heartbeatIntervalMs',
-    c.heartbeatIntervalMs,
-    // At least 1 ms: a session under 3 ms would otherwise derive an interval of 0.
-    Math.max(
-      1,
-      Math.min(
-        D.DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS,
-        Math.floor(sessionTimeoutMs / 3),
-      ),
-    ),
-  );
-  if (heartbeatIntervalMs >= sessionTimeoutMs) {
-    throw new BroadcastOptionsError(
-      'consumer.heartbeatIntervalMs',
-      `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`,
-      heartbeatIntervalMs,
-    );
-  }
-  const maxWaitTimeMs = positiveInt(
-    'consumer.maxWaitTimeMs',
-    c.maxWaitTimeMs,
-    D.DEFAULT_MAX_WAIT_TIME_MS,
-  );
-  if (maxWaitTimeMs >= sessionTimeoutMs) {
-    throw new BroadcastOptionsError(
-      'consumer.maxWaitTimeMs',
-      `a number below consumer.sessionTimeoutMs (${sessionTimeoutMs})`,
-      maxWaitTimeMs,
-    );
-  }
-  const metadataMaxAgeMs = positiveInt(
-    'consumer.metadataMaxAgeMs',
-    c.metadataMaxAgeMs,
-    D.DEFAULT_METADATA_MAX_AGE_MS,
-  );
-  return {
-    sessionTimeoutMs,
-    heartbeatIntervalMs,
-    maxWaitTimeMs,
-    metadataMaxAgeMs,
-  };
-}
-
-function positiveInt(
-  option: string,
-  value: unknown,
-  fallback: number,
-  max = 2_147_483_647,
-): number {
-  if (value === undefined) return fallback;
-  if (
-    typeof value !== 'number' ||
-    !Number.isInteger(value) ||
-    value < 1 ||
-    value > max
-  ) {
-    throw new BroadcastOptionsError(
-      option,
-      `an integer from 1 to ${max}`,
-      value,
-    );
-  }
-  return value;
-}
-
-function bool(option: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean')
-    throw new BroadcastOptionsError(option, 'true or false', value);
-  return value;
-}
-
-function name(option: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (
-    typeof value !== 'string' ||
-    !NAME_PATTERN.test(value) ||
-    value.length > 200
-  ) {
-    throw new BroadcastOptionsError(
-      option,
-      'a string of letters, digits, ".", "_" or "-" (at most 200)',
-      value,
-    );
-  }
-  return value;
-}
-
-function nonEmptyName(option: string, value: unknown): string {
-  const result = name(option, value, '');
-  if (result === '')
-    throw new BroadcastOptionsError(
-      option,
-      'a non-empty string of letters, digits, ".", "_" or "-"',
-      value,
-    );
-  return result;
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

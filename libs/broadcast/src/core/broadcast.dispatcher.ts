@@ -2,10 +2,7 @@ import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.j
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from './async.utils.js';
-import type {
-  BroadcastHandlerRegistry,
-  RegisteredHandler,
-} from './broadcast-handler.registry.js';
+import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
 
 export interface DispatcherSettings {
   topicPrefix: string;
@@ -43,8 +40,7 @@ export class BroadcastDispatcher {
     record: IncomingRecord,
   ): void | Promise<void> => {
     const timestamp = Number(record.timestamp);
-    if (!(timestamp <= (this.newestTimestamp ?? -Infinity)))
-      this.newestTimestamp = timestamp;
+    if (!(timestamp <= (this.newestTimestamp ?? -Infinity))) this.newestTimestamp = timestamp;
     let positions = this.delivered.get(fullTopic);
     if (!positions) this.delivered.set(fullTopic, (positions = new Map()));
     positions.set(partition, record.offset);
@@ -58,20 +54,12 @@ export class BroadcastDispatcher {
     this.received++;
     const handlers = this.registry.handlersFor(topic);
     if (!handlers) return;
-    return this.invoke(
-      handlers,
-      toMessage(topic, partition, record, timestamp, payload),
-    );
+    return this.invoke(handlers, toMessage(topic, partition, record, timestamp, payload));
   };
 
-  private parse(
-    topic: string,
-    partition: number,
-    record: IncomingRecord,
-  ): unknown {
+  private parse(topic: string, partition: number, record: IncomingRecord): unknown {
     const where = `${topic}[${partition}]@${record.offset}`;
-    if (!record.value || record.value.length === 0)
-      return this.skip(`${where} has an empty value`);
+    if (!record.value || record.value.length === 0) return this.skip(`${where} has an empty value`);
     try {
       return JSON.parse(record.value.toString('utf8'));
     } catch (error) {
@@ -93,8 +81,7 @@ export class BroadcastDispatcher {
     for (const handler of handlers) {
       try {
         const result = handler.handle(message.payload, message) as unknown;
-        if (isThenable(result))
-          (pending ??= []).push(this.track(handler, message, result));
+        if (isThenable(result)) (pending ??= []).push(this.track(handler, message, result));
       } catch (error) {
         this.fail(handler, message, error);
       }
@@ -122,8 +109,7 @@ export class BroadcastDispatcher {
   private async awaitBounded(pending: Promise<void>[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>(
-      (resolve) =>
-        (timer = setTimeout(resolve, this.settings.handlerTimeoutMs)),
+      (resolve) => (timer = setTimeout(resolve, this.settings.handlerTimeoutMs)),
     );
     await Promise.race([Promise.all(pending), timeout]);
     clearTimeout(timer);
@@ -138,11 +124,7 @@ export class BroadcastDispatcher {
     }
   }
 
-  private fail(
-    handler: RegisteredHandler,
-    message: BroadcastMessage,
-    error: unknown,
-  ): void {
+  private fail(handler: RegisteredHandler, message: BroadcastMessage, error: unknown): void {
     this.failed++;
     const where = `${message.topic}[${message.partition}]@${message.offset}`;
     this.logger.error(
@@ -155,9 +137,7 @@ export class BroadcastDispatcher {
     let topic = this.logicalTopics.get(fullTopic);
     if (topic === undefined) {
       const prefix = this.settings.topicPrefix;
-      topic = fullTopic.startsWith(prefix)
-        ? fullTopic.slice(prefix.length)
-        : fullTopic;
+      topic = fullTopic.startsWith(prefix) ? fullTopic.slice(prefix.length) : fullTopic;
       this.logicalTopics.set(fullTopic, topic);
     }
     return topic;
@@ -196,16 +176,12 @@ function toMessage(
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-function decodeHeaders(
-  headers: IncomingRecord['headers'],
-): Readonly<Record<string, string>> {
+function decodeHeaders(headers: IncomingRecord['headers']): Readonly<Record<string, string>> {
   if (!headers) return NO_HEADERS;
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    result[name] = Array.isArray(value)
-      ? value.map(String).join(',')
-      : value.toString();
+    result[name] = Array.isArray(value) ? value.map(String).join(',') : value.toString();
   }
   return result;
 }

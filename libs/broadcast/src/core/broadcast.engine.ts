@@ -1,8 +1,5 @@
 import type { DataSource } from 'typeorm';
-import {
-  DEFAULT_LOCK_FREE_GROUP_BASE,
-  DEFAULT_LOCKED_GROUP_BASE,
-} from '../broadcast.constants.js';
+import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
@@ -102,19 +99,13 @@ export class BroadcastEngine {
         groupId: () => this.reader.groupId,
       },
       (topic, payload) =>
-        this.kafka.send(topic, [
-          { key: o.instanceId, value: JSON.stringify(payload) },
-        ]),
+        this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
       logger,
     );
   }
 
   /** Registers a handler; call before start(). */
-  on<T = unknown>(
-    topic: string,
-    handler: BroadcastHandler<T>,
-    name?: string,
-  ): this {
+  on<T = unknown>(topic: string, handler: BroadcastHandler<T>, name?: string): this {
     this.registry.add(topic, handler as BroadcastHandler, name);
     return this;
   }
@@ -151,25 +142,18 @@ export class BroadcastEngine {
   private bindLocks(): void {
     const o = this.options;
     if (o.lock === false) return this.locks.bind(new LockFreeProvider());
-    const dataSource =
-      typeof this.dataSource === 'function'
-        ? this.dataSource()
-        : this.dataSource;
+    const dataSource = typeof this.dataSource === 'function' ? this.dataSource() : this.dataSource;
     if (!dataSource)
       this.logger.warn(
         'No TypeORM DataSource is available for broadcast locks; running lock-free.',
       );
-    const namespace =
-      o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
-    this.locks.bind(
-      createAdvisoryLockProvider(dataSource, namespace, this.logger),
-    );
+    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
+    this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
   }
 }
 
 const consoleLogger: BroadcastLogger = {
   log: (m) => console.log(`[broadcast] ${m}`),
   warn: (m) => console.warn(`[broadcast] ${m}`),
-  error: (m, stack) =>
-    console.error(`[broadcast] ${m}${stack ? `\n${stack}` : ''}`),
+  error: (m, stack) => console.error(`[broadcast] ${m}${stack ? `\n${stack}` : ''}`),
 };

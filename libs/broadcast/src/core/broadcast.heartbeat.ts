@@ -34,8 +34,7 @@ export function heartbeatDelay(
   wantMs: number,
 ) {
   // A timestamp from the future (clock skew between hosts) counts as just now, not later.
-  const sinceReceived =
-    newest === undefined ? Infinity : Math.max(0, now - newest);
+  const sinceReceived = newest === undefined ? Infinity : Math.max(0, now - newest);
   const sinceSent = lastSent === undefined ? Infinity : now - lastSent;
   return Math.max(0, wantMs - Math.min(sinceReceived, sinceSent));
 }
@@ -50,10 +49,7 @@ export class BroadcastHeartbeat {
   constructor(
     private readonly settings: HeartbeatSettings | false,
     private readonly source: HeartbeatSource,
-    private readonly send: (
-      topic: string,
-      payload: HeartbeatPayload,
-    ) => Promise<void>,
+    private readonly send: (topic: string, payload: HeartbeatPayload) => Promise<void>,
     private readonly logger: BroadcastLogger,
     private readonly random: () => number = Math.random,
   ) {}
@@ -79,19 +75,13 @@ export class BroadcastHeartbeat {
    */
   private async loop(settings: HeartbeatSettings): Promise<void> {
     const { signal } = this.abort;
-    const draw = () =>
-      settings.intervalMs * (1 - this.random() * settings.jitter);
+    const draw = () => settings.intervalMs * (1 - this.random() * settings.jitter);
     let anchor = this.lastActivity();
     let want = draw();
     for (let failures = 0; !signal.aborted;) {
       const activity = this.lastActivity();
       if (activity !== anchor) [anchor, want] = [activity, draw()];
-      const delay = heartbeatDelay(
-        Date.now(),
-        this.source.newestTimestamp(),
-        this.lastSent,
-        want,
-      );
+      const delay = heartbeatDelay(Date.now(), this.source.newestTimestamp(), this.lastSent, want);
       if (delay > 0) {
         await pause(delay, signal);
         continue;
@@ -107,18 +97,13 @@ export class BroadcastHeartbeat {
         failures = 0;
       } catch (error) {
         if (failures++ === 0)
-          this.logger.warn(
-            `Could not send a broadcast heartbeat: ${errorMessage(error)}`,
-          );
+          this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(error)}`);
         await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
       }
     }
   }
 
   private lastActivity(): number {
-    return Math.max(
-      this.source.newestTimestamp() ?? -Infinity,
-      this.lastSent ?? -Infinity,
-    );
+    return Math.max(this.source.newestTimestamp() ?? -Infinity, this.lastSent ?? -Infinity);
   }
 }

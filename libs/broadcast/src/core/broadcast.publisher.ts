@@ -15,19 +15,14 @@ export class BroadcastPublisher {
   ) {}
 
   /** Resolves once the broker has acknowledged the message (acks = all). */
-  async publish<T>(
-    topic: string,
-    payload: T,
-    options: PublishOptions = {},
-  ): Promise<void> {
+  async publish<T>(topic: string, payload: T, options: PublishOptions = {}): Promise<void> {
     let value: string | undefined;
     try {
       value = JSON.stringify(payload);
     } catch {
       value = undefined;
     }
-    if (value === undefined)
-      throw new TypeError(BroadcastMessages.notSerializable(topic));
+    if (value === undefined) throw new TypeError(BroadcastMessages.notSerializable(topic));
     await this.kafka.send(this.topicPrefix + topic, [
       { key: options.key ?? null, value, headers: options.headers },
     ]);

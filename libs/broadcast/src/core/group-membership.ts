@@ -10,9 +10,7 @@ import { backoffDelay, errorMessage, pause } from './async.utils.js';
 
 /** What one join attempt came to. */
 export type MembershipVerdict =
-  | { kind: 'ready' }
-  | { kind: 'foreign'; memberIds: string[] }
-  | { kind: 'failed'; error: Error };
+  { kind: 'ready' } | { kind: 'foreign'; memberIds: string[] } | { kind: 'failed'; error: Error };
 
 export interface MembershipContext {
   kafka: KafkaPort;
@@ -73,16 +71,9 @@ export class GroupMembership implements GroupConsumerListener {
   }
 
   /** Starts and resolves with the first verdict, or `failed` after `timeoutMs`. */
-  async join(
-    timeoutMs: number,
-    signal: AbortSignal,
-  ): Promise<MembershipVerdict> {
-    const verdict = new Promise<MembershipVerdict>((resolve) =>
-      this.observe(resolve),
-    );
-    this.consumer
-      .start()
-      .catch((error: unknown) => this.crashed(asError(error)));
+  async join(timeoutMs: number, signal: AbortSignal): Promise<MembershipVerdict> {
+    const verdict = new Promise<MembershipVerdict>((resolve) => this.observe(resolve));
+    this.consumer.start().catch((error: unknown) => this.crashed(asError(error)));
     const timedOut = pause(timeoutMs, signal).then((): MembershipVerdict => ({
       kind: 'failed',
       error: new Error(`no verdict within ${timeoutMs} ms`),
@@ -97,10 +88,7 @@ export class GroupMembership implements GroupConsumerListener {
     return this.consumer.stop();
   }
 
-  joined(
-    memberId: string,
-    assignment: ReadonlyMap<string, readonly number[]>,
-  ): void {
+  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void {
     const generation = ++this.generation;
     this.memberId = memberId;
     this.ownMemberIds.add(memberId);
@@ -122,9 +110,7 @@ export class GroupMembership implements GroupConsumerListener {
     if (!this.stopped) this.observer({ kind: 'failed', error });
   }
 
-  private seekToStart(
-    assignment: ReadonlyMap<string, readonly number[]>,
-  ): void {
+  private seekToStart(assignment: ReadonlyMap<string, readonly number[]>): void {
     for (const [topic, partitions] of assignment) {
       const offsets = this.startOffsets?.get(topic);
       for (const partition of partitions) {
@@ -138,9 +124,7 @@ export class GroupMembership implements GroupConsumerListener {
    * After a rebalance, or in a group rejoined after a crash, continue right after what this
    * instance handled, whatever offsets a member that briefly shared the group committed.
    */
-  private seekToResume(
-    assignment: ReadonlyMap<string, readonly number[]>,
-  ): void {
+  private seekToResume(assignment: ReadonlyMap<string, readonly number[]>): void {
     for (const [topic, partitions] of assignment) {
       for (const partition of partitions) {
         const offset = this.ctx.resumeFrom(topic, partition);
@@ -171,9 +155,7 @@ export class GroupMembership implements GroupConsumerListener {
       if (this.stopped || generation !== this.generation) return;
       const members = await this.describeMembers();
       if (this.stopped || generation !== this.generation || !members) continue;
-      const foreign = members.filter(
-        (id) => id !== this.memberId && !this.ownMemberIds.has(id),
-      );
+      const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
       if (foreign.length > 0) {
         if (this.established) return this.contest(foreign);
         return this.observer({ kind: 'foreign', memberIds: foreign });
@@ -204,9 +186,7 @@ export class GroupMembership implements GroupConsumerListener {
     try {
       return (await this.ctx.kafka.admin.describeGroup(this.groupId)).memberIds;
     } catch (error) {
-      this.ctx.logger.warn(
-        `describeGroups(${this.groupId}) failed: ${errorMessage(error)}`,
-      );
+      this.ctx.logger.warn(`describeGroups(${this.groupId}) failed: ${errorMessage(error)}`);
       return undefined;
     }
   }
@@ -218,8 +198,7 @@ export class GroupMembership implements GroupConsumerListener {
   private announceIfReady(): void {
     if (!this.exclusive || this.stopped) return;
     const positioned =
-      this.positionedSinceJoin ||
-      (this.startOffsets !== undefined && !this.positionedOnce);
+      this.positionedSinceJoin || (this.startOffsets !== undefined && !this.positionedOnce);
     if (positioned) this.observer({ kind: 'ready' });
   }
 }

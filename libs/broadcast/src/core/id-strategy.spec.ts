@@ -48,10 +48,7 @@ describe('RandomGrowingIdStrategy', () => {
 
   it('picks the k-th smallest untried id with k = floor(random × untried)', () => {
     const values = [0.5, 0, 0.25];
-    const strategy = new RandomGrowingIdStrategy(
-      200,
-      () => values.shift() ?? 0,
-    );
+    const strategy = new RandomGrowingIdStrategy(200, () => values.shift() ?? 0);
     // Draw 1: pool 0..9 (10 untried) → index 5 → 5.
     expect(strategy.next()).toBe(5);
     // Draw 2: pool 0..19 minus {5} (19 untried) → index 0 → 0.
@@ -65,9 +62,7 @@ describe('RandomGrowingIdStrategy', () => {
       const strategy = new RandomGrowingIdStrategy(limit, seeded(limit));
       const ids = drain(strategy);
       expect(ids).toHaveLength(limit);
-      expect([...ids].sort((a, b) => a - b)).toEqual(
-        Array.from({ length: limit }, (_, i) => i),
-      );
+      expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, i) => i));
       expect(strategy.next()).toBeUndefined();
       expect(strategy.next()).toBeUndefined();
     }

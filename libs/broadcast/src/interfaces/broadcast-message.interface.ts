@@ -13,7 +13,4 @@ export interface BroadcastMessage<T = unknown> {
 }
 
 /** A function that handles one broadcast. */
-export type BroadcastHandler<T = unknown> = (
-  payload: T,
-  message: BroadcastMessage<T>,
-) => unknown;
+export type BroadcastHandler<T = unknown> = (payload: T, message: BroadcastMessage<T>) => unknown;

@@ -1,4 +1,4 @@
-import type { KafkaConfig } from 'kafkajs';
+import type { KafkaConfig } from '../kafka/kafka-config.js';
 
 /** Which TypeORM DataSource supplies the advisory locks. */
 export interface BroadcastLockOptions {

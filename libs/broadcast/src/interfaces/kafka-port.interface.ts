@@ -41,10 +41,7 @@ export type RecordSink = (
 
 export interface GroupConsumerListener {
   /** The member (re)joined the group and received this assignment. */
-  joined(
-    memberId: string,
-    assignment: ReadonlyMap<string, readonly number[]>,
-  ): void;
+  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void;
   /** A fetch that started after the latest join has completed: positions are resolved. */
   positioned(): void;
   /** The consumer stopped on an error and will not restart by itself. */

@@ -50,10 +50,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     await this.waitForLeaders(admin, topics);
   }
 
-  async deleteGroup(
-    groupId: string,
-    deadline: number,
-  ): Promise<DeleteGroupOutcome> {
+  async deleteGroup(groupId: string, deadline: number): Promise<DeleteGroupOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
         await (await this.admin()).deleteGroups([groupId]);
@@ -83,10 +80,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     const entries = await Promise.all(
       topics.map(async (topic) => {
         const partitions = await admin.fetchTopicOffsets(topic);
-        return [
-          topic,
-          new Map(partitions.map((p) => [p.partition, p.high])),
-        ] as const;
+        return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
       }),
     );
     return new Map(entries);
@@ -95,8 +89,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   async disconnect(): Promise<void> {
     const connecting = this.connecting;
     this.connecting = undefined;
-    if (connecting)
-      await (await connecting.catch(() => undefined))?.disconnect();
+    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
   }
 
   private admin(): Promise<Admin> {
@@ -110,10 +103,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   /** Topics created by another instance a moment ago may not have leaders yet. */
-  private async waitForLeaders(
-    admin: Admin,
-    topics: readonly string[],
-  ): Promise<void> {
+  private async waitForLeaders(admin: Admin, topics: readonly string[]): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt++) {
       let ready = false;
       try {
@@ -121,14 +111,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
           topics: [...topics],
         });
         ready = metadata.every(
-          (t) =>
-            t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
+          (t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
         );
       } catch (error) {
         // createTopics answers TOPIC_ALREADY_EXISTS as soon as the controller has the topic, but
         // the broker's metadata may not list it yet: UNKNOWN_TOPIC_OR_PARTITION, which is retriable.
-        if (!(error as { retriable?: boolean }).retriable || attempt === 49)
-          throw error;
+        if (!(error as { retriable?: boolean }).retriable || attempt === 49) throw error;
       }
       if (ready) return;
       await pause(backoffDelay(attempt, 50, 500));
@@ -137,8 +125,6 @@ export class KafkajsAdmin implements KafkaAdminPort {
 }
 
 function groupErrorCode(error: unknown, groupId: string): number | undefined {
-  const groups = (
-    error as { groups?: { groupId: string; errorCode: number }[] }
-  ).groups;
+  const groups = (error as { groups?: { groupId: string; errorCode: number }[] }).groups;
   return groups?.find((g) => g.groupId === groupId)?.errorCode;
 }

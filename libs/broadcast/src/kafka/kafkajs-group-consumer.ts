@@ -1,9 +1,6 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { withTimeout } from '../core/async.utils.js';
-import type {
-  GroupConsumerPort,
-  GroupConsumerSpec,
-} from '../interfaces/kafka-port.interface.js';
+import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 
 export interface ConsumerTimings {

@@ -8,9 +8,7 @@ const { logLevel } = kafkajs;
  * the normal two-step join of KIP-394; users would take it for a fault.
  */
 function isNoise(message: string, extra: Record<string, unknown>): boolean {
-  return (
-    extra.type === 'MEMBER_ID_REQUIRED' || message.includes('valid member id')
-  );
+  return extra.type === 'MEMBER_ID_REQUIRED' || message.includes('valid member id');
 }
 
 /**
@@ -29,8 +27,7 @@ export function createLogCreator(logger: BroadcastLogger): logCreator {
       const { message, ...extra } = log;
       if (isNoise(message, extra)) return;
       const text = `[kafkajs ${namespace}] ${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
-      if (level === logLevel.ERROR && !isProtocolResponse(namespace, message))
-        logger.error(text);
+      if (level === logLevel.ERROR && !isProtocolResponse(namespace, message)) logger.error(text);
       else if (level === logLevel.WARN) logger.warn(text);
       else logger.debug?.(text);
     };

@@ -7,10 +7,7 @@ import type {
   OutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
-import {
-  type ConsumerTimings,
-  KafkajsGroupConsumer,
-} from './kafkajs-group-consumer.js';
+import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
 
 export interface KafkajsAdapterOptions {
@@ -38,12 +35,7 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new KafkajsGroupConsumer(
-      this.kafka,
-      spec,
-      this.options.consumer,
-      this.logger,
-    );
+    return new KafkajsGroupConsumer(this.kafka, spec, this.options.consumer, this.logger);
   }
 
   async send(topic: string, records: OutgoingRecord[]): Promise<void> {

@@ -60,12 +60,7 @@ describe('tryLockOnDedicatedConnection', () => {
   it('returns null and releases the runner when the lock is taken elsewhere', async () => {
     const db = scriptedRunner({ lock: async () => [{ locked: false }] });
     expect(
-      await tryLockOnDedicatedConnection(
-        db.dataSource,
-        1,
-        STATEMENTS,
-        options([]),
-      ),
+      await tryLockOnDedicatedConnection(db.dataSource, 1, STATEMENTS, options([])),
     ).toBeNull();
     expect(db.released()).toBe(1);
   });
@@ -75,23 +70,13 @@ describe('tryLockOnDedicatedConnection', () => {
       lock: () => Promise.reject(new Error('boom')),
     });
     await expect(
-      tryLockOnDedicatedConnection(
-        failing.dataSource,
-        1,
-        STATEMENTS,
-        options([]),
-      ),
+      tryLockOnDedicatedConnection(failing.dataSource, 1, STATEMENTS, options([])),
     ).rejects.toThrow('boom');
     expect(failing.released()).toBe(1);
 
     const nullish = scriptedRunner({ lock: async () => [{ locked: null }] });
     await expect(
-      tryLockOnDedicatedConnection(
-        nullish.dataSource,
-        1,
-        STATEMENTS,
-        options([]),
-      ),
+      tryLockOnDedicatedConnection(nullish.dataSource, 1, STATEMENTS, options([])),
     ).rejects.toThrow(/no result/);
     expect(nullish.released()).toBe(1);
   });
@@ -101,12 +86,7 @@ describe('tryLockOnDedicatedConnection', () => {
       lock: async () => [{ locked: 1 }],
       check: async () => [{ held: 0 }],
     });
-    const lock = await tryLockOnDedicatedConnection(
-      db.dataSource,
-      1,
-      STATEMENTS,
-      options([]),
-    );
+    const lock = await tryLockOnDedicatedConnection(db.dataSource, 1, STATEMENTS, options([]));
     expect(await lock?.isHeld()).toBe(false);
   });
 });

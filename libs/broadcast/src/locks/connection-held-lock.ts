@@ -69,9 +69,7 @@ class ConnectionHeldLock implements HeldLock {
     if (this.#releasing || this.#lost) return false;
     try {
       const rows = await withTimeout(
-        this.queryRunner.query(this.statements.checkSql, [
-          ...this.statements.checkParams,
-        ]),
+        this.queryRunner.query(this.statements.checkSql, [...this.statements.checkParams]),
         this.options.queryTimeoutMs,
         'lock check',
       );
@@ -90,9 +88,7 @@ class ConnectionHeldLock implements HeldLock {
     if (this.#lost) return;
     this.#lost = true;
     const reason = error instanceof Error ? `: ${error.message}` : '';
-    this.options.logger?.debug?.(
-      `${this.options.description}: connection lost${reason}`,
-    );
+    this.options.logger?.debug?.(`${this.options.description}: connection lost${reason}`);
   };
 
   async #release(): Promise<void> {
@@ -110,18 +106,14 @@ class ConnectionHeldLock implements HeldLock {
   async #unlock(): Promise<boolean> {
     try {
       await withTimeout(
-        this.queryRunner.query(this.statements.unlockSql, [
-          ...this.statements.unlockParams,
-        ]),
+        this.queryRunner.query(this.statements.unlockSql, [...this.statements.unlockParams]),
         this.options.queryTimeoutMs,
         'unlock',
       );
       return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.options.logger?.debug?.(
-        `${this.options.description}: unlock failed: ${message}`,
-      );
+      this.options.logger?.debug?.(`${this.options.description}: unlock failed: ${message}`);
       return false;
     }
   }
@@ -146,9 +138,7 @@ export async function tryLockOnDedicatedConnection(
   let locked: unknown;
   try {
     await queryRunner.connect();
-    const rows = await queryRunner.query(statements.lockSql, [
-      ...statements.lockParams,
-    ]);
+    const rows = await queryRunner.query(statements.lockSql, [...statements.lockParams]);
     locked = firstRowValue(rows, 'locked');
   } catch (error) {
     await releaseQuietly(queryRunner);
@@ -156,9 +146,7 @@ export async function tryLockOnDedicatedConnection(
   }
   if (locked === null || locked === undefined) {
     await releaseQuietly(queryRunner);
-    throw new Error(
-      `${options.description}: lock statement returned no result`,
-    );
+    throw new Error(`${options.description}: lock statement returned no result`);
   }
   if (!isTrue(locked)) {
     await releaseQuietly(queryRunner);
@@ -182,10 +170,7 @@ export async function tryLockChosenIdOnDedicatedConnection(
   let chosen: unknown;
   try {
     await queryRunner.connect();
-    chosen = firstRowValue(
-      await queryRunner.query(lockSql, [...lockParams]),
-      'id',
-    );
+    chosen = firstRowValue(await queryRunner.query(lockSql, [...lockParams]), 'id');
   } catch (error) {
     await releaseQuietly(queryRunner);
     throw error;
@@ -195,10 +180,5 @@ export async function tryLockChosenIdOnDedicatedConnection(
     return null;
   }
   const id = Number(chosen);
-  return new ConnectionHeldLock(
-    id,
-    queryRunner,
-    statementsFor(id),
-    optionsFor(id),
-  );
+  return new ConnectionHeldLock(id, queryRunner, statementsFor(id), optionsFor(id));
 }

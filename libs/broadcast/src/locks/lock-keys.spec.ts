@@ -26,12 +26,7 @@ describe('lockNamespaceKey', () => {
   });
 
   it('always fits int4', () => {
-    for (const namespace of [
-      'x',
-      'broadcast',
-      'a much longer namespace with spaces',
-      '日本語',
-    ]) {
+    for (const namespace of ['x', 'broadcast', 'a much longer namespace with spaces', '日本語']) {
       const key = lockNamespaceKey(namespace);
       expect(Number.isInteger(key)).toBe(true);
       expect(key).toBeGreaterThanOrEqual(-(2 ** 31));
@@ -62,12 +57,8 @@ describe('mysqlLockName', () => {
 
   it('keeps long namespaces that share a prefix apart', () => {
     const base = 'p'.repeat(80);
-    expect(mysqlLockName(`${base}-a`, 1)).not.toBe(
-      mysqlLockName(`${base}-b`, 1),
-    );
-    expect(mysqlLockName(`${base}-a`, 1)).not.toBe(
-      mysqlLockName(`${base}-a`, 2),
-    );
+    expect(mysqlLockName(`${base}-a`, 1)).not.toBe(mysqlLockName(`${base}-b`, 1));
+    expect(mysqlLockName(`${base}-a`, 1)).not.toBe(mysqlLockName(`${base}-a`, 2));
   });
 
   it('counts characters, not UTF-16 units, and never splits a surrogate pair', () => {

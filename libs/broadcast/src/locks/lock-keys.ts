@@ -49,9 +49,7 @@ export function mysqlLockName(namespace: string, id: number): string {
 /** Throws a RangeError unless `id` is an integer in [0, MAX_LOCK_ID]. */
 export function assertLockId(id: number): void {
   if (!Number.isInteger(id) || id < 0 || id > MAX_LOCK_ID) {
-    throw new RangeError(
-      `lock id must be an integer in [0, ${MAX_LOCK_ID}], got ${id}`,
-    );
+    throw new RangeError(`lock id must be an integer in [0, ${MAX_LOCK_ID}], got ${id}`);
   }
 }
 

@@ -53,8 +53,7 @@ export class MysqlAdvisoryLockProvider implements AdvisoryLockProvider {
         `MysqlAdvisoryLockProvider needs a mysql or mariadb DataSource, got ${dataSource.options.type}`,
       );
     }
-    this.#queryTimeoutMs =
-      options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
     this.#logger = options.logger;
   }
 

@@ -13,11 +13,7 @@ import {
   type DedicatedLockStatements,
   type DriverConnection,
 } from './connection-held-lock.js';
-import {
-  assertLockId,
-  assertNamespace,
-  lockNamespaceKey,
-} from './lock-keys.js';
+import { assertLockId, assertNamespace, lockNamespaceKey } from './lock-keys.js';
 
 // The two-int4 form (objsubid 2) can never meet the application's one-key bigint locks (objsubid 1).
 const LOCK_SQL = 'SELECT pg_try_advisory_lock($1::int4, $2::int4) AS locked';
@@ -74,8 +70,7 @@ export class PostgresAdvisoryLockProvider implements AdvisoryLockProvider {
       );
     }
     this.namespaceKey = lockNamespaceKey(namespace);
-    this.#queryTimeoutMs =
-      options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
     this.#logger = options.logger;
   }
 

@@ -3,23 +3,16 @@ import type { QueryRunner } from 'typeorm';
 /** The driver's own connection behind a TypeORM QueryRunner: a pg `Client` or a mysql2 `PoolConnection`. */
 export interface DriverConnection {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
-  removeListener(
-    event: string,
-    listener: (...args: unknown[]) => void,
-  ): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 const noop = (): void => undefined;
 
 /** The driver connection behind a connected QueryRunner, if it is an event emitter. */
-export function driverConnectionOf(
-  queryRunner: QueryRunner,
-): DriverConnection | undefined {
-  const connection = (queryRunner as { databaseConnection?: unknown })
-    .databaseConnection;
+export function driverConnectionOf(queryRunner: QueryRunner): DriverConnection | undefined {
+  const connection = (queryRunner as { databaseConnection?: unknown }).databaseConnection;
   const candidate = connection as Partial<DriverConnection> | undefined;
-  return typeof candidate?.on === 'function' &&
-    typeof candidate.removeListener === 'function'
+  return typeof candidate?.on === 'function' && typeof candidate.removeListener === 'function'
     ? (candidate as DriverConnection)
     : undefined;
 }
@@ -31,26 +24,17 @@ export function isTrue(value: unknown): boolean {
 
 /** A column of the first row of a raw query result. */
 export function firstRowValue(rows: unknown, column: string): unknown {
-  const row = Array.isArray(rows)
-    ? (rows[0] as Record<string, unknown> | undefined)
-    : undefined;
+  const row = Array.isArray(rows) ? (rows[0] as Record<string, unknown> | undefined) : undefined;
   return row?.[column];
 }
 
 /** Rejects when `promise` has not settled within `ms`. */
-export async function withTimeout<T>(
-  promise: Promise<T>,
-  ms: number,
-  what: string,
-): Promise<T> {
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   // The losing promise may still reject later; it must not become an unhandled rejection.
   promise.catch(noop);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what} timed out after ${ms} ms`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([promise, timeout]);

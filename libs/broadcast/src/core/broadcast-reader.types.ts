@@ -1,0 +1,32 @@
+import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
+import type { BroadcastGroupAllocator, GroupClaim } from './broadcast-group.allocator.js';
+import type { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
+import type { ActiveGroup } from './group-joins.js';
+
+export interface ReaderSettings {
+  topicPrefix: string;
+  heartbeatTopic: string;
+  startupTimeoutMs: number;
+  /** When false, a failed startup keeps allocating in the background instead of failing. */
+  failOnStartupTimeout: boolean;
+  /** 0 disables lock checks (lock-free mode). */
+  lockCheckIntervalMs: number;
+  /** Longest one join attempt may take before the candidate is given up. */
+  joinTimeoutMs: number;
+  /** How long an established member waits for a newcomer to leave its group. */
+  contestGraceMs: number;
+}
+
+export interface ReaderDeps {
+  kafka: KafkaPort;
+  allocator: BroadcastGroupAllocator;
+  registry: BroadcastHandlerRegistry;
+  dispatcher: BroadcastDispatcher;
+  locks: AdvisoryLockProvider;
+  logger: BroadcastLogger;
+}
+
+export type Claim = GroupClaim<ActiveGroup>;
