@@ -54,10 +54,6 @@ export class BroadcastHeartbeat {
     private readonly random: () => number = Math.random,
   ) {}
 
-  get enabled(): boolean {
-    return this.settings !== false;
-  }
-
   start(): void {
     if (this.settings && !this.running && !this.abort.signal.aborted)
       this.running = this.loop(this.settings);

@@ -8,7 +8,6 @@ export const BroadcastMessages = {
     }.`,
   poolExhausted: (limit: number) =>
     `Every broadcast group id in the pool 0..${limit - 1} (maxGroups ${limit}) was refused.`,
-  notStarted: () => 'The broadcast reader has not been started.',
   stopped: () => 'The broadcast reader was stopped before it became ready.',
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
