@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // Vite 8 resolves tsconfig "paths" (@app/broadcast) itself; no plugin needed.
+  // Vite 8 resolves tsconfig "paths" (nestjs-kafka-broadcast) itself; no plugin needed.
   resolve: { tsconfigPaths: true },
   test: {
     globals: true,

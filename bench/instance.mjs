@@ -8,7 +8,7 @@
 //   lockfree  BroadcastEngine, lock: false
 //   raw       baseline R: a raw kafkajs consumer with a fresh random group `<prefix>svc-<uuid>`
 //   bare      nothing but Node itself (memory reference)
-//   import-lib / import-kafkajs   Node after importing @app/broadcast / kafkajs, idle (memory references)
+//   import-lib / import-kafkajs   Node after importing nestjs-kafka-broadcast / kafkajs, idle (memory references)
 //
 // stdout protocol, one line each: `READY {json}` once ready, `GOT {payload}` per message on the topic,
 // `STOPPED` after a clean stop. SIGTERM stops cleanly (leave group, unlock, disconnect) and exits 0.
@@ -57,7 +57,7 @@ const brokers = args.brokers?.split(',');
 function libSpecifier() {
   return process.env.BENCH_LIB
     ? pathToFileURL(resolve(process.env.BENCH_LIB)).href
-    : '@app/broadcast';
+    : 'nestjs-kafka-broadcast';
 }
 const t0 = performance.now();
 if (args.mode === 'bare' || args.mode.startsWith('import-')) {

@@ -105,7 +105,7 @@ const report = {
     postgres: pg,
     library: {
       ...libraryRevision(),
-      measured: process.env.BENCH_LIB ?? '@app/broadcast (libs/broadcast/dist)',
+      measured: process.env.BENCH_LIB ?? 'nestjs-kafka-broadcast (libs/broadcast/dist)',
     },
   },
   baseline:

@@ -3,7 +3,7 @@
  * every engine receives every broadcast, ids are reused, nothing published after ready is
  * lost, bad handlers and bad records are contained, and a full pool fails with a clear error.
  */
-import { BroadcastAllocationError } from '@app/broadcast';
+import { BroadcastAllocationError } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import {
   failingHandlers,

@@ -2,7 +2,7 @@
 // messages after it (not even when hung calls add up to more than the Kafka session timeout);
 // one that throws synchronously is contained, counted, and the other handlers still run.
 import type { Producer } from 'kafkajs';
-import type { BroadcastHandler } from '@app/broadcast';
+import type { BroadcastHandler } from 'nestjs-kafka-broadcast';
 import {
   connectedProducer,
   describe1,

@@ -9,7 +9,7 @@ import {
   BroadcastOptionsError,
   BroadcastReader,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import {
   connectedAdmin,
   connectedProducer,

@@ -9,7 +9,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastMessage,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import {
   appName,

@@ -11,7 +11,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { FAST_CONSUMER, postgresRoot, quietLogger, useNestHarness } from './support/nest.js';
 

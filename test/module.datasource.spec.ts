@@ -8,7 +8,7 @@ import {
   BroadcastOptionsError,
   BroadcastReader,
   OnBroadcast,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import {
   appName,

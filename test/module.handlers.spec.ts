@@ -11,7 +11,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastMessage,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { CapturingLogger, postgresRoot, useNestHarness } from './support/nest.js';
 

@@ -14,7 +14,7 @@ import {
   BroadcastPublisher,
   BroadcastReader,
   OnBroadcast,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { startCluster, type KafkaCluster } from '../scripts/kafka-cluster.mjs';
 import { waitFor } from './support/kafka.js';
 import { CapturingLogger, postgresRoot, useNestHarness } from './support/nest.js';

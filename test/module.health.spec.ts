@@ -13,7 +13,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { postgresRoot, useNestHarness, type NestHarness } from './support/nest.js';
 

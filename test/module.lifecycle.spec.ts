@@ -10,7 +10,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import {
   appName,

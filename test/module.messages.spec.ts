@@ -7,7 +7,7 @@ import {
   BroadcastPublisher,
   OnBroadcast,
   type BroadcastMessage,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 

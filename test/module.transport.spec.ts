@@ -16,7 +16,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastMessage,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 

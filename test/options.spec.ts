@@ -11,7 +11,7 @@ import {
   BroadcastReader,
   OnBroadcast,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { kafkaBrokers, testPrefix } from './support/kafka.js';
 import { FAST_CONSUMER, quietLogger } from './support/nest.js';
 

@@ -73,7 +73,7 @@ export async function run(ctx) {
       sub: true,
     },
     {
-      metric: '  RSS MiB: idle after import only: @app/broadcast vs kafkajs',
+      metric: '  RSS MiB: idle after import only: nestjs-kafka-broadcast vs kafkajs',
       unit: 'MiB',
       ours: rss('import-lib'),
       base: rss('import-kafkajs'),

@@ -6,7 +6,7 @@ import { engineLogger, now } from './common.mjs';
 
 export const LIB_SPECIFIER = process.env.BENCH_LIB
   ? pathToFileURL(resolve(process.env.BENCH_LIB)).href
-  : '@app/broadcast';
+  : 'nestjs-kafka-broadcast';
 const lib = await import(LIB_SPECIFIER);
 export const { BroadcastEngine, createAdvisoryLockProvider } = lib;
 

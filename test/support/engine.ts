@@ -21,7 +21,7 @@ import {
   type BroadcastLogger,
   type BroadcastModuleOptions,
   type BroadcastStatus,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from './kafka.js';
 

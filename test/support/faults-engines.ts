@@ -8,7 +8,7 @@ import {
   type BroadcastLogger,
   type BroadcastMessage,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { connectedAdmin, deletePrefix, FAULT_CONSUMER, FAULT_LOCK_CHECK_MS } from './faults.js';
 import type { LockKind } from './instances.js';
 

@@ -45,7 +45,7 @@ function newestMtime(dir: string, accept: (file: string) => boolean): number {
 
 /**
  * Builds the library for child processes and returns its entry (a file URL), also exported as
- * env BROADCAST_LIB, which test/support/instance.mjs imports instead of '@app/broadcast'.
+ * env BROADCAST_LIB, which test/support/instance.mjs imports instead of 'nestjs-kafka-broadcast'.
  *
  * It compiles libs/broadcast/src exactly as `npm run build:lib` does (same tsconfig), but into a
  * private directory per source version, test/.results/lib/<version>/dist, instead of the shared

@@ -3,7 +3,7 @@
 //
 //   node test/support/instance.mjs '<json config>'      (or the config in env BROADCAST_INSTANCE_CONFIG)
 //
-// It imports the BUILT library, as an application would: '@app/broadcast' (→ libs/broadcast/dist
+// It imports the BUILT library, as an application would: 'nestjs-kafka-broadcast' (→ libs/broadcast/dist
 // via the workspace link; run `npm run build:lib` first), or the build named by env BROADCAST_LIB
 // (a file URL). The tests set BROADCAST_LIB to a private build of the same sources (see
 // ensureLibBuilt() in test/support/faults.ts), which no concurrent `npm run build:lib` rewrites.
@@ -27,7 +27,7 @@
 // SIGTERM / SIGINT / stdin closing (the test runner died): graceful stop, exit 0.
 import { DataSource } from 'typeorm';
 
-const { BroadcastEngine } = await import(process.env.BROADCAST_LIB || '@app/broadcast');
+const { BroadcastEngine } = await import(process.env.BROADCAST_LIB || 'nestjs-kafka-broadcast');
 
 const config = JSON.parse(process.env.BROADCAST_INSTANCE_CONFIG ?? process.argv[2] ?? 'null');
 if (!config || !Array.isArray(config.brokers) || typeof config.prefix !== 'string') {

@@ -26,7 +26,7 @@ import {
   BroadcastTransport,
   DEFAULT_LOCKED_GROUP_BASE,
   type BroadcastModuleOptions,
-} from '@app/broadcast';
+} from 'nestjs-kafka-broadcast';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
 import { kafkaBrokers, runId, testPrefix } from './kafka.js';
 

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { BroadcastModule } from '@app/broadcast';
+import { BroadcastModule } from 'nestjs-kafka-broadcast';
 import { BroadcastStatusController } from './broadcast-status/broadcast-status.controller.js';
 import { EvictionLog } from './cache/eviction-log.js';
 import { ProductCache } from './cache/product-cache.js';

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
-import { BroadcastEngine } from './core/broadcast.engine.js';
+import { BroadcastEngine } from './engine/broadcast.engine.js';
 
 /**
  * Finds @OnBroadcast methods on every provider and controller at module init and registers

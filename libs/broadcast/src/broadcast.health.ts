@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { BroadcastEngine } from './core/broadcast.engine.js';
+import { BroadcastEngine } from './engine/broadcast.engine.js';
 import type { BroadcastStatus } from './interfaces/broadcast-status.interface.js';
 
 /**

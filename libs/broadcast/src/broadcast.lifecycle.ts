@@ -3,7 +3,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { BroadcastEngine } from './core/broadcast.engine.js';
+import { BroadcastEngine } from './engine/broadcast.engine.js';
 
 /**
  * Starts the engine once every module is initialised (handlers are registered by then)

@@ -9,7 +9,7 @@ import { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
 import { ConfigurableBroadcastModule } from './broadcast.module-definition.js';
 import { engineComponentProviders, engineProvider } from './broadcast.providers.js';
 import { BroadcastTransport } from './broadcast.transport.js';
-import { BroadcastEngine } from './core/broadcast.engine.js';
+import { BroadcastEngine } from './engine/broadcast.engine.js';
 
 const exported = [
   BroadcastEngine,

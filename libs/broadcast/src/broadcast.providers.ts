@@ -4,7 +4,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { BROADCAST_MODULE_OPTIONS } from './broadcast.module-definition.js';
 import { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
-import { BroadcastEngine } from './core/broadcast.engine.js';
+import { BroadcastEngine } from './engine/broadcast.engine.js';
 import { BroadcastHeartbeat } from './core/broadcast.heartbeat.js';
 import { BroadcastPublisher } from './core/broadcast.publisher.js';
 import { BroadcastReader } from './core/broadcast.reader.js';

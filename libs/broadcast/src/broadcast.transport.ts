@@ -3,7 +3,7 @@ import { type CustomTransportStrategy, type MessageHandler, Server } from '@nest
 import { isObservable, lastValueFrom } from 'rxjs';
 import { BROADCAST_TRANSPORT } from './broadcast.constants.js';
 import { BroadcastContext } from './broadcast.context.js';
-import { BroadcastEngine } from './core/broadcast.engine.js';
+import { BroadcastEngine } from './engine/broadcast.engine.js';
 import type { BroadcastMessage } from './interfaces/broadcast-message.interface.js';
 
 /**

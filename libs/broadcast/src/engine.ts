@@ -1,4 +1,4 @@
-// The engine without the NestJS layer: `import { BroadcastEngine } from '@app/broadcast/engine'`
+// The engine without the NestJS layer: `import { BroadcastEngine } from 'nestjs-kafka-broadcast/engine'`
 // loads neither @nestjs/* nor @nestjs/terminus.
 export * from './broadcast.constants.js';
 export * from './errors/index.js';
@@ -8,7 +8,7 @@ export type * from './interfaces/broadcast-message.interface.js';
 export type * from './interfaces/broadcast-module-options.interface.js';
 export type * from './interfaces/broadcast-status.interface.js';
 export type * from './interfaces/kafka-port.interface.js';
-export { BroadcastEngine, type BroadcastEngineDeps } from './core/broadcast.engine.js';
+export { BroadcastEngine, type BroadcastEngineDeps } from './engine/broadcast.engine.js';
 export { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
 export { BroadcastReader } from './core/broadcast.reader.js';
 export {

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { BroadcastEngine } from '@app/broadcast';
+import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { EvictionLog } from '../cache/eviction-log.js';
 import { ProductCache } from '../cache/product-cache.js';
 import { DEMO_CONFIG, type DemoConfig } from '../config.js';

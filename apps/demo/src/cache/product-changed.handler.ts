@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnBroadcast, type BroadcastMessage } from '@app/broadcast';
+import { OnBroadcast, type BroadcastMessage } from 'nestjs-kafka-broadcast';
 import { PRODUCT_CHANGED, type ProductChangedEvent } from '../products/product-changed.event.js';
 import { EvictionLog } from './eviction-log.js';
 import { ProductCache } from './product-cache.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { BroadcastPublisher } from '@app/broadcast';
+import { BroadcastPublisher } from 'nestjs-kafka-broadcast';
 import { ProductCache } from '../cache/product-cache.js';
 import { DEMO_CONFIG, type DemoConfig } from '../config.js';
 import type { Product, ProductChanges } from './product.js';

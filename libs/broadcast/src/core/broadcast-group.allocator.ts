@@ -3,7 +3,7 @@ import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';
-import { backoffDelay, errorMessage, pause } from './async.utils.js';
+import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
 import { createIdStrategy } from './id-strategy.js';
 
 export interface AllocatorSettings {

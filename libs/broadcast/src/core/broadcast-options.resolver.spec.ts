@@ -53,13 +53,13 @@ const cases: Case[] = [
     title: 'kafka missing',
     options: {},
     option: 'kafka',
-    message: /"kafka": expected a kafkajs KafkaConfig object, got undefined/,
+    message: /"kafka": expected an object with brokers, got undefined/,
   },
   {
     title: 'kafka a string',
     options: { kafka: 'localhost:9092' },
     option: 'kafka',
-    message: /"kafka": expected a kafkajs KafkaConfig object, got "localhost:9092"/,
+    message: /"kafka": expected an object with brokers, got "localhost:9092"/,
   },
   {
     title: 'kafka.brokers missing',

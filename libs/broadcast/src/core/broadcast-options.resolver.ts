@@ -5,11 +5,11 @@ import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
 import { resolveConsumer } from './consumer-options.resolver.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
-import type { KafkaConfig } from '../kafka/kafka-config.js';
+import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 
 /** Options with every default filled in and every value checked. */
 export interface ResolvedBroadcastOptions {
-  kafka: KafkaConfig;
+  kafka: BroadcastKafkaOptions;
   topicPrefix: string;
   groupBaseName: string | undefined;
   lock: { dataSource: string | undefined; checkIntervalMs: number } | false;
@@ -97,9 +97,9 @@ function defaultInstanceId(): string {
   );
 }
 
-function resolveKafka(kafka: KafkaConfig | undefined): KafkaConfig {
+function resolveKafka(kafka: BroadcastKafkaOptions | undefined): BroadcastKafkaOptions {
   if (!isObject(kafka))
-    throw new BroadcastOptionsError('kafka', 'a kafkajs KafkaConfig object', kafka);
+    throw new BroadcastOptionsError('kafka', 'an object with brokers', kafka);
   const brokers = kafka.brokers;
   const valid =
     typeof brokers === 'function' ||

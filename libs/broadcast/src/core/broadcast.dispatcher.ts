@@ -1,7 +1,7 @@
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
-import { errorMessage } from './async.utils.js';
+import { errorMessage } from '../shared/async.utils.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
 
 export interface DispatcherSettings {

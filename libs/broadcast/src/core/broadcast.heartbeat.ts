@@ -1,5 +1,5 @@
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import { backoffDelay, errorMessage, pause } from './async.utils.js';
+import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
 
 export interface HeartbeatSettings {
   intervalMs: number;

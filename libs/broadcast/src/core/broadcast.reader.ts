@@ -1,7 +1,7 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
 import type { TopicOffsets } from '../interfaces/kafka-port.interface.js';
-import { backoffDelay, deferred, errorMessage, pause } from './async.utils.js';
+import { backoffDelay, deferred, errorMessage, pause } from '../shared/async.utils.js';
 import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
 import { describeRefusal, GroupJoins } from './group-joins.js';
 import { GroupMembership } from './group-membership.js';

@@ -6,7 +6,7 @@ import type {
   RecordSink,
   TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
-import { backoffDelay, errorMessage, pause } from './async.utils.js';
+import { asError, backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
 
 /** What one join attempt came to. */
 export type MembershipVerdict =
@@ -201,8 +201,4 @@ export class GroupMembership implements GroupConsumerListener {
       this.positionedSinceJoin || (this.startOffsets !== undefined && !this.positionedOnce);
     if (positioned) this.observer({ kind: 'ready' });
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,4 +1,4 @@
-import type { KafkaConfig } from '../kafka/kafka-config.js';
+import type { BroadcastKafkaOptions } from './broadcast-kafka-options.interface.js';
 
 /** Which TypeORM DataSource supplies the advisory locks. */
 export interface BroadcastLockOptions {
@@ -37,8 +37,8 @@ export interface BroadcastTopicOptions {
 
 /** Options of BroadcastModule.forRoot(). */
 export interface BroadcastModuleOptions {
-  /** kafkajs client configuration: brokers, clientId, ssl, sasl, ... */
-  kafka: KafkaConfig;
+  /** How to reach Kafka: brokers, clientId, ssl, sasl, timeouts. */
+  kafka: BroadcastKafkaOptions;
   /** Prepended to every topic and consumer-group name (default ''). */
   topicPrefix?: string;
   /** Base of the group names `<prefix><base>-<n>`. */

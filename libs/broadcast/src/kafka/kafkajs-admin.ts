@@ -1,5 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { backoffDelay, pause } from '../core/async.utils.js';
+import { backoffDelay, pause } from '../shared/async.utils.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,

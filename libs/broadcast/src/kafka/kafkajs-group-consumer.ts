@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { withTimeout } from '../core/async.utils.js';
+import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 
@@ -59,10 +59,10 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.stopping ??= withTimeout(
       this.consumer.disconnect(),
       30_000,
-      `disconnect of ${this.groupId} timed out`,
+      `disconnect of ${this.groupId}`,
     ).catch((error: unknown) =>
       this.logger.warn(
-        `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${String(error)}`,
+        `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
       ),
     );
     return this.stopping;

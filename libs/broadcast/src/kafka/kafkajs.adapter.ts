@@ -1,4 +1,5 @@
 import kafkajs, { type Kafka, type KafkaConfig, type Producer } from 'kafkajs';
+import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type {
   GroupConsumerPort,
@@ -11,7 +12,7 @@ import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-cons
 import { createLogCreator, logLevel } from './kafkajs-log.js';
 
 export interface KafkajsAdapterOptions {
-  kafka: KafkaConfig;
+  kafka: BroadcastKafkaOptions;
   consumer: ConsumerTimings;
   topics: { numPartitions: number; replicationFactor: number | undefined };
 }
@@ -29,7 +30,7 @@ export class KafkajsAdapter implements KafkaPort {
     this.kafka = new kafkajs.Kafka({
       logLevel: logLevel.WARN,
       logCreator: createLogCreator(logger),
-      ...options.kafka,
+      ...toKafkaConfig(options.kafka),
     });
     this.admin = new KafkajsAdmin(this.kafka, options.topics);
   }
@@ -63,4 +64,17 @@ export class KafkajsAdapter implements KafkaPort {
     }
     return this.producer;
   }
+}
+
+/** Maps the library's own Kafka options to kafkajs's client configuration. */
+function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
+  return {
+    brokers: o.brokers,
+    clientId: o.clientId ?? 'nestjs-kafka-broadcast',
+    ...(o.ssl !== undefined && { ssl: o.ssl }),
+    ...(o.sasl && { sasl: { ...o.sasl } as KafkaConfig['sasl'] }),
+    ...(o.connectionTimeoutMs !== undefined && { connectionTimeout: o.connectionTimeoutMs }),
+    ...(o.requestTimeoutMs !== undefined && { requestTimeout: o.requestTimeoutMs }),
+    ...(o.retries !== undefined && { retry: { retries: o.retries } }),
+  };
 }

@@ -6,9 +6,9 @@ import {
   firstRowValue,
   isTrue,
   releaseQuietly,
-  withTimeout,
   type DriverConnection,
 } from './query-runner-helpers.js';
+import { errorMessage, withTimeout } from '../shared/async.utils.js';
 
 export type { DriverConnection } from './query-runner-helpers.js';
 
@@ -112,7 +112,7 @@ class ConnectionHeldLock implements HeldLock {
       );
       return true;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.options.logger?.debug?.(`${this.options.description}: unlock failed: ${message}`);
       return false;
     }

@@ -28,21 +28,6 @@ export function firstRowValue(rows: unknown, column: string): unknown {
   return row?.[column];
 }
 
-/** Rejects when `promise` has not settled within `ms`. */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  // The losing promise may still reject later; it must not become an unhandled rejection.
-  promise.catch(noop);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Releases a QueryRunner, ignoring errors from one that is already broken or released. */
 export async function releaseQuietly(queryRunner: QueryRunner): Promise<void> {
   try {

@@ -19,11 +19,13 @@ export function backoffDelay(attempt: number, baseMs = 100, capMs = 2_000): numb
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/** Rejects with `message` if `promise` does not settle within `ms`. */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** Rejects with "`what` timed out after `ms` ms" if `promise` does not settle within `ms`. */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  // The losing promise may still reject later; it must not become an unhandled rejection.
+  promise.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -32,8 +34,14 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, message: s
   }
 }
 
+/** The message of an Error, or the string form of anything else that was thrown. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Anything thrown, as an Error. */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 export interface Deferred<T> {

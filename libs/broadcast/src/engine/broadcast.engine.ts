@@ -8,17 +8,17 @@ import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
 import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { LockFreeProvider } from '../locks/lock-free.js';
-import { errorMessage } from './async.utils.js';
-import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
-import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
+import { errorMessage } from '../shared/async.utils.js';
+import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
+import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
 import {
   resolveBroadcastOptions,
   type ResolvedBroadcastOptions,
-} from './broadcast-options.resolver.js';
-import { BroadcastDispatcher } from './broadcast.dispatcher.js';
-import { BroadcastHeartbeat } from './broadcast.heartbeat.js';
-import { BroadcastPublisher } from './broadcast.publisher.js';
-import { BroadcastReader } from './broadcast.reader.js';
+} from '../core/broadcast-options.resolver.js';
+import { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
+import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
+import { BroadcastPublisher } from '../core/broadcast.publisher.js';
+import { BroadcastReader } from '../core/broadcast.reader.js';
 
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
