@@ -98,8 +98,7 @@ function defaultInstanceId(): string {
 }
 
 function resolveKafka(kafka: BroadcastKafkaOptions | undefined): BroadcastKafkaOptions {
-  if (!isObject(kafka))
-    throw new BroadcastOptionsError('kafka', 'an object with brokers', kafka);
+  if (!isObject(kafka)) throw new BroadcastOptionsError('kafka', 'an object with brokers', kafka);
   const brokers = kafka.brokers;
   const valid =
     typeof brokers === 'function' ||
