@@ -3,6 +3,8 @@ export interface KafkaNode {
   id: number;
   port: number;
   controllerPort: number;
+  /** the free ports reserved with StartClusterOptions.extraPorts */
+  extraPorts: number[];
   /** undefined once the node was never started; stale after it exits */
   pid: number | undefined;
   config: string;
@@ -36,6 +38,13 @@ export interface StartClusterOptions {
   /** CLI only: JVMs outlive this process */
   detached?: boolean;
   timeoutMs?: number;
+  /** more free ports to reserve per node (KafkaNode.extraPorts), e.g. for another listener */
+  extraPorts?: number;
+  /** server properties that override the defaults, per node */
+  properties?: (
+    node: { id: number; port: number; controllerPort: number; extraPorts: number[] },
+    nodes: Array<{ id: number; port: number; controllerPort: number; extraPorts: number[] }>,
+  ) => Record<string, string | number | boolean>;
 }
 
 export interface CliState {

@@ -42,6 +42,8 @@ const START_TIMEOUT_MS = Number(process.env.KAFKA_START_TIMEOUT_MS) || 90_000;
 /**
  * Formats and starts `nodes` KRaft nodes; resolves once every broker is registered.
  * `dir` defaults to a fresh temp dir. `detached` (CLI only) lets the JVMs outlive this process.
+ * `extraPorts` reserves that many more free ports per node (`node.extraPorts`), e.g. for another
+ * listener; `properties(node, nodes)` returns server properties that override the defaults.
  */
 export async function startCluster({
   nodes = 1,
@@ -50,6 +52,8 @@ export async function startCluster({
   quiet = false,
   detached = false,
   timeoutMs = START_TIMEOUT_MS,
+  extraPorts = 0,
+  properties,
 } = {}) {
   version = resolveVersion(version);
   const log = quiet
@@ -58,7 +62,7 @@ export async function startCluster({
   const startedAt = Date.now();
   const libs = await ensureJars(version, log);
   dir = resolve(dir ?? (await mkdtemp(join(tmpdir(), 'kafka-cluster-'))));
-  const members = await planNodes(nodes, dir, kafkaLine(version));
+  const members = await planNodes(nodes, dir, kafkaLine(version), extraPorts, properties);
   await formatStorage(members, libs, version);
 
   const flags = jvmFlags({
@@ -87,12 +91,14 @@ export async function startCluster({
   return clusterHandle({ members, dir, version, launch, timeoutMs });
 }
 
-async function planNodes(count, dir, line) {
-  const ports = await freePorts(count * 2);
+async function planNodes(count, dir, line, extraPorts, properties) {
+  const perNode = 2 + extraPorts;
+  const ports = await freePorts(count * perNode);
   const members = Array.from({ length: count }, (_, i) => ({
     id: i + 1,
-    port: ports[2 * i],
-    controllerPort: ports[2 * i + 1],
+    port: ports[perNode * i],
+    controllerPort: ports[perNode * i + 1],
+    extraPorts: ports.slice(perNode * i + 2, perNode * (i + 1)),
     config: join(dir, `node-${i + 1}`, 'server.properties'),
     logFile: join(dir, `node-${i + 1}.log`),
     child: null,
@@ -102,7 +108,13 @@ async function planNodes(count, dir, line) {
     await mkdir(dataDir, { recursive: true });
     await writeFile(
       m.config,
-      serverProperties({ node: m, nodes: members, dataDir, line }),
+      serverProperties({
+        node: m,
+        nodes: members,
+        dataDir,
+        line,
+        overrides: properties?.(m, members),
+      }),
     );
   }
   return members;
@@ -146,10 +158,11 @@ function clusterHandle({ members, dir, version, launch, timeoutMs }) {
     bootstrap: brokers.join(','),
     get nodes() {
       return members.map(
-        ({ id, port, controllerPort, child, config, logFile }) => ({
+        ({ id, port, controllerPort, extraPorts, child, config, logFile }) => ({
           id,
           port,
           controllerPort,
+          extraPorts,
           pid: child?.pid,
           config,
           logFile,

@@ -65,8 +65,11 @@ export function newClusterId() {
   }
 }
 
-/** `nodes`: every node of the cluster [{ id, port, controllerPort }]; `node`: the one to configure. */
-export function serverProperties({ node, nodes, dataDir, line }) {
+/**
+ * `nodes`: every node of the cluster [{ id, port, controllerPort }]; `node`: the one to configure;
+ * `overrides`: properties that replace or add to the defaults.
+ */
+export function serverProperties({ node, nodes, dataDir, line, overrides = {} }) {
   const voters = nodes
     .map((n) => `${n.id}@${HOST}:${n.controllerPort}`)
     .join(',');
@@ -85,6 +88,7 @@ export function serverProperties({ node, nodes, dataDir, line }) {
     'log.dirs': dataDir,
     ...testFriendly(rf),
     ...(line >= 4 ? shareCoordinator(rf) : {}),
+    ...overrides,
   };
   return (
     Object.entries(props)
