@@ -92,7 +92,9 @@ export class BroadcastReader {
   private async allocateOnce(deadline: number): Promise<void> {
     this.deps.probe?.('allocate');
     await this.deps.kafka.admin.ensureTopics(this.topics, this.abort.signal);
-    this.adopt(await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal));
+    this.adopt(
+      await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal),
+    );
   }
 
   /** Leaves the group, then frees the lock. Idempotent. */
