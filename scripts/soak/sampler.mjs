@@ -1,0 +1,52 @@
+// Samples describeGroups of every soak group every `intervalMs` (real listener, own admin) and
+// records whether two of our instances were ever members of one group at the same time.
+export function startGroupSampler(admin, prefix, intervalMs = 500) {
+  const report = {
+    samples: 0,
+    failedSamples: 0,
+    maxGroups: 0,
+    /** two different instances (client ids bcast-<name>) in one group */
+    violations: [],
+    /** one instance with two members in a group (an old member the broker kept, e.g. after a restart) */
+    sameInstanceDoubles: 0,
+  };
+  let stopped = false;
+  const running = (async () => {
+    while (!stopped) {
+      const at = Date.now();
+      try {
+        const { groups } = await admin.listGroups();
+        const ids = groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
+        report.maxGroups = Math.max(report.maxGroups, ids.length);
+        if (ids.length > 0) {
+          const described = await admin.describeGroups(ids);
+          for (const group of described.groups) {
+            const ours = group.members.map((m) => m.clientId).filter((c) => c.startsWith('bcast-'));
+            const distinct = new Set(ours);
+            if (distinct.size > 1)
+              report.violations.push({
+                at,
+                groupId: group.groupId,
+                clients: ours,
+                state: group.state,
+              });
+            else if (ours.length > 1) report.sameInstanceDoubles++;
+          }
+        }
+        report.samples++;
+      } catch {
+        report.failedSamples++;
+      }
+      const wait = intervalMs - (Date.now() - at);
+      if (wait > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  })();
+  return {
+    report,
+    async stop() {
+      stopped = true;
+      await running;
+      return report;
+    },
+  };
+}
