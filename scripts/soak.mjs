@@ -204,6 +204,8 @@ try {
     maxGroupsSampled: report.maxGroups,
     describeSamples: report.samples,
     twoInstancesInOneGroup: report.violations.length,
+    lockFreeOverlaps: report.lockFreeOverlaps.length,
+    longestLockFreeOverlapMs: Math.max(0, ...report.lockFreeOverlaps.map((o) => o.ms)),
     sameInstanceDoubleMembers: report.sameInstanceDoubles,
     violations: problems,
   };
