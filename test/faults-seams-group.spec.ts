@@ -43,6 +43,7 @@ const moments: SeamMoment[] = [
         'response',
         [ApiKey.SyncGroup],
         [Faults.resetAfterFrame, Faults.reset, Faults.stall],
+        { maxNth: 1 },
       )(broker.proxy, rnd),
   },
   {

@@ -77,6 +77,12 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+function hashName(name: string): number {
+  let h = 2166136261;
+  for (const c of name) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+  return h >>> 0;
+}
+
 export function pick<T>(rnd: () => number, items: readonly T[]): T {
   return items[Math.floor(rnd() * items.length)]!;
 }
@@ -257,7 +263,8 @@ const DB_TARGET = {
  * then the verdict, a clean stop and a check that no member was left behind.
  */
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
-  const rnd = seededRandom(spec.seed);
+  // The moment's name is mixed in, so that one seed gives different picks at different moments.
+  const rnd = seededRandom(spec.seed ^ hashName(spec.moment));
   const prefix = testPrefix(`seams-${spec.moment}-${spec.seed}`);
   const topic = prefix + SEAM_TOPIC;
   const problems: string[] = [];
