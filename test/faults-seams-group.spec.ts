@@ -53,6 +53,7 @@ const moments: SeamMoment[] = [
         'request',
         [ApiKey.DescribeGroups],
         [Faults.reset, Faults.drop, Faults.stall],
+        { maxNth: 1 },
       )(broker.proxy, rnd),
   },
   {
