@@ -55,13 +55,16 @@ const moments: SeamMoment[] = [
       ),
   },
   {
+    // The seek's own commit: kafkajs turns seek() into an OffsetCommit while auto-commit is on.
+    // Reset or dropped, the seek was lost and the fresh group (no commit) read from the
+    // beginning: 4/4 trials each replayed the whole topic on the engine before the fix. An engine
+    // that sends no OffsetCommit never triggers this moment.
     name: 'offset-commit',
     arm: ({ rnd }) =>
-      frameMoment(
-        'request',
-        [ApiKey.OffsetCommit],
-        [Faults.reset, Faults.drop, Faults.stall],
-      )(broker.proxy, rnd),
+      frameMoment('request', [ApiKey.OffsetCommit], [Faults.reset, Faults.drop], { maxNth: 1 })(
+        broker.proxy,
+        rnd,
+      ),
   },
 ];
 
