@@ -49,12 +49,9 @@ const moments: SeamMoment[] = [
   {
     name: 'describe-groups',
     arm: ({ rnd }) =>
-      frameMoment(
-        'request',
-        [ApiKey.DescribeGroups],
-        [Faults.reset, Faults.drop, Faults.stall],
-        { maxNth: 1 },
-      )(broker.proxy, rnd),
+      frameMoment('request', [ApiKey.DescribeGroups], [Faults.reset, Faults.drop, Faults.stall], {
+        maxNth: 1,
+      })(broker.proxy, rnd),
   },
   {
     name: 'delete-groups',

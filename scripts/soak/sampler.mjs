@@ -34,14 +34,20 @@ export function startGroupSampler(
           for (const group of described.groups) {
             const ours = group.members.map((m) => m.clientId).filter((c) => c.startsWith('bcast-'));
             const distinct = new Set(ours);
-            if (distinct.size > 1)
-              report.violations.push({
-                at,
-                groupId: group.groupId,
-                clients: ours,
-                state: group.state,
-              });
-            else if (ours.length > 1) report.sameInstanceDoubles++;
+            if (distinct.size > 1) {
+              const key = `${group.groupId}|${[...distinct].sort().join(',')}`;
+              const seen = overlaps.get(key) ?? { first: at, last: at };
+              seen.last = at;
+              overlaps.set(key, seen);
+              const lockFree = group.groupId.includes('LFConsumer');
+              if (!lockFree || seen.last - seen.first > lockFreeOverlapMs)
+                report.violations.push({
+                  at,
+                  groupId: group.groupId,
+                  clients: ours,
+                  state: group.state,
+                });
+            } else if (ours.length > 1) report.sameInstanceDoubles++;
           }
         }
         report.samples++;
