@@ -9,7 +9,8 @@ export function startGroupSampler(
   prefix,
   { intervalMs = 500, lockFreeOverlapMs = 10_000 } = {},
 ) {
-  const overlaps = new Map(); // `${groupId}|${clients}` -> { first, last }
+  const overlaps = new Map(); // `${groupId}|${clients}` -> the current { first, last }
+  const finished = [];
   const report = {
     samples: 0,
     failedSamples: 0,
@@ -36,9 +37,14 @@ export function startGroupSampler(
             const distinct = new Set(ours);
             if (distinct.size > 1) {
               const key = `${group.groupId}|${[...distinct].sort().join(',')}`;
-              const seen = overlaps.get(key) ?? { first: at, last: at };
+              let seen = overlaps.get(key);
+              // Not seen in the previous sample: a new overlap, not the continuation of one.
+              if (!seen || at - seen.last > 2 * intervalMs + 1_000) {
+                if (seen) finished.push({ key, ...seen });
+                seen = { first: at, last: at };
+                overlaps.set(key, seen);
+              }
               seen.last = at;
-              overlaps.set(key, seen);
               const lockFree = group.groupId.includes('LFConsumer');
               if (!lockFree || seen.last - seen.first > lockFreeOverlapMs)
                 report.violations.push({
@@ -63,7 +69,10 @@ export function startGroupSampler(
     async stop() {
       stopped = true;
       await running;
-      report.lockFreeOverlaps = [...overlaps].map(([key, { first, last }]) => ({
+      report.lockFreeOverlaps = [
+        ...finished,
+        ...[...overlaps].map(([key, span]) => ({ key, ...span })),
+      ].map(({ key, first, last }) => ({
         groupId: key.split('|')[0],
         clients: key.split('|')[1],
         ms: last - first,
