@@ -15,6 +15,8 @@ export function startGroupSampler(
     samples: 0,
     failedSamples: 0,
     maxGroups: 0,
+    /** most groups seen at once per pool (`<prefix><base>`, the name without `-<id>`) */
+    maxGroupsPerPool: {},
     /** two different instances (client ids bcast-<name>) in one group, beyond what is allowed */
     violations: [],
     /** lock-free overlaps within the allowed time: { groupId, clients, ms } */
@@ -30,6 +32,13 @@ export function startGroupSampler(
         const { groups } = await admin.listGroups();
         const ids = groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
         report.maxGroups = Math.max(report.maxGroups, ids.length);
+        const perPool = {};
+        for (const id of ids) {
+          const pool = id.replace(/-\d+$/, '');
+          perPool[pool] = (perPool[pool] ?? 0) + 1;
+        }
+        for (const [pool, n] of Object.entries(perPool))
+          report.maxGroupsPerPool[pool] = Math.max(report.maxGroupsPerPool[pool] ?? 0, n);
         if (ids.length > 0) {
           const described = await admin.describeGroups(ids);
           for (const group of described.groups) {
