@@ -63,10 +63,17 @@ const admin = new Kafka({
   logLevel: logLevel.NOTHING,
 }).admin();
 await admin.connect();
-await admin.createTopics({
-  topics: topics.map((t) => ({ topic: t, numPartitions: 1 })),
-  waitForLeaders: true,
-});
+// Not kafkajs's waitForLeaders: it gives up on UNKNOWN_TOPIC_OR_PARTITION under load.
+await admin.createTopics({ topics: topics.map((t) => ({ topic: t, numPartitions: 1 })) });
+for (let tries = 0; ; tries++) {
+  const meta = await admin.fetchTopicMetadata({ topics }).catch(() => undefined);
+  if (
+    meta?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+  )
+    break;
+  if (tries > 300) throw new Error(`no leaders for ${topics.join(', ')}`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
 const producer = new SeqProducer(broker.direct, topics, 25);
 await producer.start();
 

@@ -13,7 +13,7 @@ import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
 import { connectedAdmin, connectedProducer, describe1 } from './faults.js';
 import { RecordingLogger } from './faults-engines.js';
-import { testPrefix, waitFor } from './kafka.js';
+import { createTopics, testPrefix, waitFor } from './kafka.js';
 import { TcpProxy, type FaultAction, type FrameInfo } from './tcp-proxy.js';
 
 export const SEAM_TOPIC = 'seq';
@@ -268,7 +268,8 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   const prefix = testPrefix(`seams-${spec.moment}-${spec.seed}`);
   const topic = prefix + SEAM_TOPIC;
   const problems: string[] = [];
-  await spec.admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  // Not kafkajs's waitForLeaders: it gives up on UNKNOWN_TOPIC_OR_PARTITION under load.
+  await createTopics(spec.admin, [{ topic, numPartitions: 1 }]);
   await spec.producer.send({
     topic,
     acks: -1,
