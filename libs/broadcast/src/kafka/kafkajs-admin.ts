@@ -1,5 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { backoffDelay, pause } from '../shared/async.utils.js';
+import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
+import { listLiveMembers } from './kafkajs-live-members.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
@@ -84,6 +86,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
       }),
     );
     return new Map(entries);
+  }
+
+  async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
+    return listLiveMembers(await this.admin(), groupPrefix);
   }
 
   async disconnect(): Promise<void> {
