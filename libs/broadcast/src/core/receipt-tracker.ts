@@ -118,7 +118,7 @@ export class ReceiptTracker {
 
   /** Resolves every open receipt with what it has (engine stopping). */
   stop(): void {
-    for (const id of [...this.pending.keys()]) this.finish(id);
+    for (const id of this.pending.keys()) this.finish(id);
   }
 
   private finish(id: string): void {
