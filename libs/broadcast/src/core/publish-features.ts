@@ -24,12 +24,15 @@ export interface PublishFeatureDeps {
 export class PublishFeatures {
   constructor(private readonly deps: PublishFeatureDeps) {}
 
-  /** The payload as it will be sent (a schema may transform it); throws when invalid. */
-  async check<T>(topic: BroadcastTopic<T>, payload: T): Promise<unknown> {
+  /**
+   * Throws when the payload fails the definition's schema. The payload itself is sent, not the
+   * schema's output: receivers validate (and transform) the same input again.
+   */
+  async check<T>(topic: BroadcastTopic<T>, payload: T): Promise<T> {
     if (typeof topic === 'string' || !topic.schema) return payload;
     const result = await validate(topic.schema, payload);
     if ('issues' in result) throw new BroadcastValidationError(topic.topic, result.issues);
-    return result.value;
+    return payload;
   }
 
   async send(
