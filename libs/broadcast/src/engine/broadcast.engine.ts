@@ -26,6 +26,8 @@ import { BroadcastRoster } from '../core/broadcast-roster.js';
 import { encodeMemberInfo } from '../core/member-info.js';
 import { PublishFeatures } from '../core/publish-features.js';
 import { ReceiptTracker } from '../core/receipt-tracker.js';
+import type { StepProbe } from '../core/group-membership.js';
+import { ReadPositions } from '../core/read-positions.js';
 
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
@@ -37,6 +39,12 @@ export interface BroadcastEngineDeps {
   logger?: BroadcastLogger;
   /** A Kafka client other than the bundled kafkajs adapter. */
   kafka?: KafkaPort;
+  /**
+   * @internal Test hook, not an option: called with the name of each startup and recovery
+   * step (allocate, lock, delete, snapshot, connect, subscribe, run, joined, verify, rejoin,
+   * recover) as it begins, so a test can stop the engine exactly there.
+   */
+  probe?: StepProbe;
 }
 
 /**
@@ -50,6 +58,8 @@ export class BroadcastEngine {
   readonly locks = new LockBinding();
   readonly allocator: BroadcastGroupAllocator;
   readonly dispatcher: BroadcastDispatcher;
+  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
+  readonly positions = new ReadPositions();
   readonly reader: BroadcastReader;
   readonly heartbeat: BroadcastHeartbeat;
   readonly publisher: BroadcastPublisher;
@@ -79,8 +89,9 @@ export class BroadcastEngine {
       this.locks,
       this.kafka.admin,
       logger,
+      deps.probe,
     );
-    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger);
+    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
     this.wireFeatures();
     this.reader = new BroadcastReader(
       {
@@ -97,8 +108,10 @@ export class BroadcastEngine {
         allocator: this.allocator,
         registry: this.registry,
         dispatcher: this.dispatcher,
+        positions: this.positions,
         locks: this.locks,
         logger,
+        probe: deps.probe,
       },
     );
     this.roster = new BroadcastRoster(
