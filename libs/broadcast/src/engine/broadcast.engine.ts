@@ -26,6 +26,7 @@ import { BroadcastRoster } from '../core/broadcast-roster.js';
 import { encodeMemberInfo } from '../core/member-info.js';
 import { PublishFeatures } from '../core/publish-features.js';
 import { ReceiptTracker } from '../core/receipt-tracker.js';
+import { ReplayWindow } from '../core/replay-window.js';
 import type { StepProbe } from '../core/group-membership.js';
 import { ReadPositions } from '../core/read-positions.js';
 
@@ -66,6 +67,9 @@ export class BroadcastEngine {
   /** The instances live now (see BroadcastRoster). */
   readonly roster: BroadcastRoster;
   readonly receipts: ReceiptTracker | undefined;
+  /** The opt-in replay window at start (option `replay`). */
+  private readonly replay: ReplayWindow;
+  private readonly stopSignal = new AbortController();
   /** Schemas of the topics defined with one (defineBroadcast), by logical topic. */
   private readonly schemas = new Map<string, StandardSchemaV1>();
   private startedAt = Date.now();
@@ -93,6 +97,11 @@ export class BroadcastEngine {
     );
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
     this.wireFeatures();
+    this.replay = new ReplayWindow(
+      new Map([...o.replay].map(([topic, ms]) => [o.topicPrefix + topic, ms])),
+      this.kafka.admin,
+      logger,
+    );
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,
@@ -112,6 +121,7 @@ export class BroadcastEngine {
         locks: this.locks,
         logger,
         probe: deps.probe,
+        startOffsets: (topics) => this.replay.startOffsets(topics),
       },
     );
     this.roster = new BroadcastRoster(
@@ -176,7 +186,11 @@ export class BroadcastEngine {
   async start(): Promise<void> {
     if (!this.locks.bound) this.bindLocks();
     this.startedAt = Date.now();
-    const reading = this.reader.start();
+    const deadline = this.startedAt + this.options.startupTimeoutMs;
+    // With a replay window, ready also means the replayed records were handed to the handlers.
+    const reading = this.reader
+      .start()
+      .then(() => this.replay.caughtUp(this.positions, deadline, this.stopSignal.signal));
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
       () => {
@@ -194,6 +208,7 @@ export class BroadcastEngine {
   /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.stopSignal.abort();
       await Promise.all([this.heartbeat.stop(), this.roster.stop()]);
       await this.reader.stop();
       this.receipts?.stop();

@@ -26,6 +26,8 @@ export interface KafkaAdminPort {
   describeGroup(groupId: string): Promise<GroupDescription>;
   /** The next offset to be written in every partition of the topics (the high watermarks). */
   latestOffsets(topics: readonly string[]): Promise<TopicOffsets>;
+  /** Per partition, the first offset at or after `timestamp` (the high watermark if none); optional. */
+  offsetsForTimestamp?(topic: string, timestamp: number): Promise<Map<number, string>>;
   /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster); optional. */
   liveMembers?(groupPrefix: string): Promise<LiveGroupMember[]>;
   disconnect(): Promise<void>;

@@ -98,6 +98,11 @@ export class KafkajsAdmin implements KafkaAdminPort {
     return new Map(entries);
   }
 
+  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const offsets = await (await this.admin()).fetchTopicOffsetsByTimestamp(topic, timestamp);
+    return new Map(offsets.map((o) => [o.partition, o.offset]));
+  }
+
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     return listLiveMembers(await this.admin(), groupPrefix);
   }
