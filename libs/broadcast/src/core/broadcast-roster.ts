@@ -78,9 +78,10 @@ export class BroadcastRoster {
       this.running = this.poll();
   }
 
-  async stop(): Promise<void> {
+  /** Stops polling. A refresh in flight is not awaited (it may hang while the broker is away). */
+  stop(): Promise<void> {
     this.abort.abort();
-    await this.running;
+    return Promise.resolve();
   }
 
   private async poll(): Promise<void> {
@@ -89,6 +90,7 @@ export class BroadcastRoster {
         await this.refresh();
         failures = 0;
       } catch (error) {
+        if (this.abort.signal.aborted) return;
         if (failures++ === 0)
           this.logger.warn(`Could not refresh the broadcast roster: ${errorMessage(error)}`);
       }
