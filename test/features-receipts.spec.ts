@@ -93,7 +93,8 @@ describe('receipts', () => {
   );
 
   it('an instance that starts after the publish is not expected, and its answer does not count', async () => {
-    const h = useEngineHarness('receipts-late', { handlerTimeoutMs: HANDLER_TIMEOUT_MS });
+    // a's handler waits for the late instance: give it time enough not to time out.
+    const h = useEngineHarness('receipts-late', { handlerTimeoutMs: 5_000 });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const a = await h.start({
@@ -108,14 +109,22 @@ describe('receipts', () => {
     );
     // The late instance is ready before a answers (a's handler waits for it).
     await waitFor(() => a.status().received === 1);
-    await h.start({ lock: 'postgres', name: 'late', topics: [TOPIC] });
-    await waitFor(async () =>
-      (await a.engine.roster.refresh()).some((i) => i.instanceId === 'late'),
-    );
+    // With a replay window the late instance handles that very message, and answers it.
+    const late = await h.start({
+      lock: 'postgres',
+      name: 'late',
+      topics: [TOPIC],
+      options: { replay: { [TOPIC]: 60_000 } },
+    });
+    expect(late.payloads(TOPIC)).toEqual([{ id: 1 }]);
+    const acks = () => h.topicEnd(h.topic(DEFAULT_RECEIPTS_TOPIC));
+    await waitFor(async () => (await acks()) === 1, { message: 'the late instance answers' });
     release();
     const receipt = await pending;
     expect(receipt.expected).toEqual(['a']);
     expect(receipt.ok).toEqual(['a']);
+    expect(receipt.failed).toEqual([]);
+    expect(await acks()).toBe(2);
   });
 
   it('receipts need a reading engine and a valid timeout; nothing is sent otherwise', async () => {
