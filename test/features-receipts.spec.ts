@@ -127,6 +127,30 @@ describe('receipts', () => {
     expect(await acks()).toBe(2);
   });
 
+  it('an instance with receipts: false handles the message but is not expected and never answers', async () => {
+    const h = useEngineHarness('receipts-off');
+    const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });
+    const quiet = await h.start({
+      lock: 'none',
+      topics: [TOPIC],
+      name: 'quiet',
+      options: { receipts: false },
+    });
+    const roster = await a.engine.roster.refresh();
+    expect(roster.map((i) => [i.instanceId, i.receipts])).toEqual([
+      ['a', true],
+      ['quiet', false],
+    ]);
+    const receipt = await a.engine.publisher.publish(TOPIC, { id: 1 }, { receipts: true });
+    expect(receipt.expected).toEqual(['a']);
+    expect(receipt.ok).toEqual(['a']);
+    await waitFor(() => quiet.payloads(TOPIC).length === 1);
+    expect(await h.topicEnd(h.topic(DEFAULT_RECEIPTS_TOPIC))).toBe(1);
+    await expect(
+      quiet.engine.publisher.publish(TOPIC, { id: 2 }, { receipts: true }),
+    ).rejects.toThrow(/Receipts need/);
+  });
+
   it('receipts need a reading engine and a valid timeout; nothing is sent otherwise', async () => {
     const h = useEngineHarness('receipts-bad');
     const a = await h.create({ lock: 'none', topics: [TOPIC] });

@@ -133,6 +133,7 @@ export class BroadcastRoster {
         .filter((t) => t.startsWith(topicPrefix))
         .map((t) => t.slice(topicPrefix.length)),
       since: info.since,
+      receipts: info.r !== 0,
       lastSeen: seenAt,
     };
   }

@@ -7,10 +7,13 @@ export interface MemberInfo {
   id: string;
   v: string;
   since: number;
+  /** 0 when the instance does not answer receipts (option `receipts: false`). */
+  r?: 0;
 }
 
-export function encodeMemberInfo(instanceId: string, since: number): string {
+export function encodeMemberInfo(instanceId: string, since: number, receipts: boolean): string {
   const info: MemberInfo = { nkb: 1, id: instanceId, v: LIBRARY_VERSION, since };
+  if (!receipts) info.r = 0;
   return JSON.stringify(info);
 }
 
@@ -25,6 +28,7 @@ export function decodeMemberInfo(userData: string | undefined): MemberInfo | und
       id: info.id,
       v: typeof info.v === 'string' ? info.v : 'unknown',
       since: typeof info.since === 'number' ? info.since : 0,
+      ...(info.r === 0 && { r: 0 as const }),
     };
   } catch {
     return undefined;

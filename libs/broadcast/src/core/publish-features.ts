@@ -55,7 +55,7 @@ export class PublishFeatures {
     // A fresh look at the broker: the instances live now are the ones expected to answer.
     const live = await roster.refresh();
     const expected = live
-      .filter((i) => i.topics.includes(topic) && targets(options.to, except, i))
+      .filter((i) => i.receipts && i.topics.includes(topic) && targets(options.to, except, i))
       .map((i) => i.instanceId);
     const id = receipts.newId();
     const waiting = receipts.expect(id, topicName(topic), expected, timeoutMs);

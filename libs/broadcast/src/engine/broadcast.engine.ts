@@ -220,7 +220,8 @@ export class BroadcastEngine {
   /** Member info for the roster; the receipts topic read through the same group. */
   private wireFeatures(): void {
     const o = this.options;
-    this.kafka.memberUserData = () => encodeMemberInfo(o.instanceId, this.startedAt);
+    this.kafka.memberUserData = () =>
+      encodeMemberInfo(o.instanceId, this.startedAt, o.receipts !== false);
     // Read like a broadcast topic; the gate consumes its records before any handler.
     if (o.receipts) this.registry.add(o.receipts.topic, () => undefined, 'receipts');
   }

@@ -11,8 +11,10 @@ export interface RosterInstance {
   readonly libraryVersion: string;
   /** Logical topics it reads (without the topic prefix). */
   readonly topics: readonly string[];
-  /** When it joined its current group (its clock, epoch ms). */
+  /** When it started (its own clock, epoch ms). */
   readonly since: number;
+  /** Whether it answers receipts (false with the option `receipts: false`). */
+  readonly receipts: boolean;
   /** When the roster last saw it (this instance's clock, epoch ms). */
   readonly lastSeen: number;
 }
