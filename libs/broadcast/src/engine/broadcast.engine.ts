@@ -209,8 +209,8 @@ export class BroadcastEngine {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopSignal.abort();
-      await Promise.all([this.heartbeat.stop(), this.roster.stop()]);
-      await this.reader.stop();
+      // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
+      await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
       this.receipts?.stop();
       await this.kafka.disconnect();
     })();
