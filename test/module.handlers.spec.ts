@@ -99,7 +99,16 @@ describe('@OnBroadcast discovery', () => {
 
     // Handler names: Class.method by default, the decorator's `name` when given.
     const registry = app.get(BroadcastEngine).registry;
-    expect(registry.topics().sort()).toEqual(['a', 'b', 'c', 'd', 'made', 'shared']);
+    // broadcast.receipts.v1: the engine's own, for receipt acknowledgements.
+    expect(registry.topics().sort()).toEqual([
+      'a',
+      'b',
+      'broadcast.receipts.v1',
+      'c',
+      'd',
+      'made',
+      'shared',
+    ]);
     expect(
       registry
         .handlersFor('shared')!
@@ -191,7 +200,11 @@ describe('@OnBroadcast discovery', () => {
     // So the reader does not even subscribe to their topics.
     const topics = await (await h.admin()).listTopics();
     expect(topics.filter((t) => t.startsWith(h.prefix)).sort()).toEqual(
-      [`${h.prefix}broadcast.heartbeat.v1`, `${h.prefix}singleton`].sort(),
+      [
+        `${h.prefix}broadcast.heartbeat.v1`,
+        `${h.prefix}broadcast.receipts.v1`,
+        `${h.prefix}singleton`,
+      ].sort(),
     );
   });
 });

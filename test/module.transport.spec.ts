@@ -143,7 +143,9 @@ describe('BroadcastTransport and BroadcastClient', () => {
       groups[0].members[0].memberAssignment,
     )!.assignment;
     expect(Object.keys(assignment).sort()).toEqual(
-      ['broadcast.heartbeat.v1', 'orders', 'payments'].map((t) => h.prefix + t).sort(),
+      ['broadcast.heartbeat.v1', 'broadcast.receipts.v1', 'orders', 'payments']
+        .map((t) => h.prefix + t)
+        .sort(),
     );
   });
 });

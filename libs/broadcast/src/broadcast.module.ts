@@ -9,11 +9,13 @@ import { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
 import { ConfigurableBroadcastModule } from './broadcast.module-definition.js';
 import { engineComponentProviders, engineProvider } from './broadcast.providers.js';
 import { BroadcastTransport } from './broadcast.transport.js';
+import { rosterProvider } from './broadcast-roster.providers.js';
 import { BroadcastEngine } from './engine/broadcast.engine.js';
 
 const exported = [
   BroadcastEngine,
   ...engineComponentProviders,
+  rosterProvider,
   BroadcastHealthIndicator,
   BroadcastTransport,
   BroadcastClient,
@@ -28,6 +30,7 @@ const exported = [
   providers: [
     engineProvider,
     ...engineComponentProviders,
+    rosterProvider,
     BroadcastMetadataAccessor,
     BroadcastExplorer,
     BroadcastLifecycle,

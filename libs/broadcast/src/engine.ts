@@ -17,6 +17,22 @@ export {
   type HeartbeatPayload,
 } from './core/broadcast.heartbeat.js';
 export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
+export type * from './interfaces/broadcast-receipt.interface.js';
+export type * from './interfaces/broadcast-roster.interface.js';
+export type * from './interfaces/standard-schema.interface.js';
+export { BroadcastRoster } from './core/broadcast-roster.js';
+export {
+  DEFAULT_RECEIPTS_TOPIC,
+  DEFAULT_ROSTER_INTERVAL_MS,
+} from './core/feature-options.resolver.js';
+export { DEFAULT_RECEIPT_TIMEOUT_MS } from './core/publish-features.js';
+export {
+  defineBroadcast,
+  type BroadcastDefinition,
+  type BroadcastTopic,
+} from './core/broadcast-definition.js';
+export type { BroadcastTarget } from './core/targeting.js';
+export { BroadcastHeaders } from './core/broadcast-headers.js';
 export {
   resolveBroadcastOptions,
   type ResolvedBroadcastOptions,

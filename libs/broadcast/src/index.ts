@@ -6,5 +6,6 @@ export { BroadcastHealthIndicator } from './broadcast.health.js';
 export { BroadcastTransport } from './broadcast.transport.js';
 export { BroadcastContext } from './broadcast.context.js';
 export { BroadcastClient } from './broadcast.client.js';
+export { BroadcastRecord } from './broadcast-record.js';
 export { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
 export { BroadcastExplorer } from './broadcast.explorer.js';

@@ -453,6 +453,9 @@ describe('resolveBroadcastOptions', () => {
         replicationFactor: undefined,
       },
       instanceId: expect.stringMatching(/^.+-\d+-[0-9a-f]{6}$/),
+      roster: { intervalMs: 3_000 },
+      receipts: { topic: 'broadcast.receipts.v1' },
+      replay: new Map(),
     });
   });
 

@@ -4,11 +4,12 @@ import * as D from '../broadcast.constants.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
 import { resolveConsumer } from './consumer-options.resolver.js';
+import { resolveFeatureOptions, type ResolvedFeatureOptions } from './feature-options.resolver.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 
 /** Options with every default filled in and every value checked. */
-export interface ResolvedBroadcastOptions {
+export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions {
   kafka: BroadcastKafkaOptions;
   topicPrefix: string;
   groupBaseName: string | undefined;
@@ -49,6 +50,7 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
     );
   }
   return {
+    ...resolveFeatureOptions(options),
     kafka: resolveKafka(options.kafka),
     topicPrefix: name('topicPrefix', options.topicPrefix, ''),
     groupBaseName:

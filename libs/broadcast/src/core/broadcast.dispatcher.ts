@@ -3,6 +3,7 @@ import type { BroadcastMessage } from '../interfaces/broadcast-message.interface
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+import type { Admission, DispatchGate } from './dispatch-gate.js';
 import { ReadPositions } from './read-positions.js';
 
 export interface DispatcherSettings {
@@ -21,6 +22,10 @@ export class BroadcastDispatcher {
   failed = 0;
   skipped = 0;
   heartbeats = 0;
+  /** Targeted at other instances, skipped before any handler. */
+  filtered = 0;
+  /** Failed the topic's schema, skipped before any handler. */
+  invalid = 0;
   /**
    * Freshness of this instance's view: the newest record timestamp seen, each timestamp
    * clamped to the local receive time. A record stamped in the future (a producer clock
@@ -31,6 +36,10 @@ export class BroadcastDispatcher {
   newestTimestamp: number | undefined;
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
+  /** Handler failures of messages whose gate wants them (receipts), by message. */
+  private readonly failuresOf = new WeakMap<BroadcastMessage, string[]>();
+  /** Targeting, validation and receipts; set by the engine. */
+  gate: DispatchGate | undefined;
 
   constructor(
     private readonly registry: BroadcastHandlerRegistry,
@@ -56,14 +65,44 @@ export class BroadcastDispatcher {
       this.heartbeats++;
       return;
     }
+    if (this.gate?.intercept(fullTopic, record)) return;
     const topic = this.logicalTopic(fullTopic);
     const payload = this.parse(topic, partition, record);
     if (payload === SKIPPED) return;
     this.received++;
     const handlers = this.registry.handlersFor(topic);
     if (!handlers) return;
-    return this.invoke(handlers, toMessage(topic, partition, record, timestamp, payload));
+    const message = toMessage(topic, partition, record, timestamp, payload);
+    if (!this.gate) return this.invoke(handlers, message);
+    const admission = this.gate.admit(message);
+    return isThenable(admission)
+      ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, a))
+      : this.admitted(handlers, message, admission);
   };
+
+  /** Runs the handlers the gate let through, then reports their failures to it. */
+  private admitted(
+    handlers: readonly RegisteredHandler[],
+    message: BroadcastMessage,
+    admission: Admission,
+  ): void | Promise<void> {
+    if (admission === undefined) return this.invoke(handlers, message);
+    if ('skip' in admission) {
+      if (admission.skip === 'filtered') return void this.filtered++;
+      this.invalid++;
+      const where = `${message.topic}[${message.partition}]@${message.offset}`;
+      this.logger.warn(`Invalid broadcast payload ${where}: ${admission.issues.join('; ')}`);
+      return admission.settled?.(admission.issues.map((i) => `invalid payload: ${i}`));
+    }
+    const admitted = { ...message, payload: admission.payload };
+    const { settled } = admission;
+    if (!settled) return this.invoke(handlers, admitted);
+    const failures: string[] = [];
+    this.failuresOf.set(admitted, failures);
+    const running = this.invoke(handlers, admitted);
+    if (!running) return settled(failures);
+    return running.then(() => settled(failures));
+  }
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {
     const where = `${topic}[${partition}]@${record.offset}`;
@@ -134,6 +173,7 @@ export class BroadcastDispatcher {
 
   private fail(handler: RegisteredHandler, message: BroadcastMessage, error: unknown): void {
     this.failed++;
+    this.failuresOf.get(message)?.push(`${handler.name}: ${errorMessage(error)}`);
     const where = `${message.topic}[${message.partition}]@${message.offset}`;
     this.logger.error(
       `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,

@@ -54,6 +54,8 @@ export class BroadcastReader {
       received: dispatcher.received,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
+      filtered: dispatcher.filtered,
+      invalid: dispatcher.invalid,
     };
   }
 

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
+import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
@@ -19,6 +20,13 @@ import { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
 import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/broadcast.publisher.js';
 import { BroadcastReader } from '../core/broadcast.reader.js';
+import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
+import { BroadcastGate } from '../core/broadcast-gate.js';
+import { BroadcastRoster } from '../core/broadcast-roster.js';
+import { encodeMemberInfo } from '../core/member-info.js';
+import { PublishFeatures } from '../core/publish-features.js';
+import { ReceiptTracker } from '../core/receipt-tracker.js';
+import { ReplayWindow } from '../core/replay-window.js';
 import type { StepProbe } from '../core/group-membership.js';
 import { ReadPositions } from '../core/read-positions.js';
 
@@ -56,6 +64,15 @@ export class BroadcastEngine {
   readonly reader: BroadcastReader;
   readonly heartbeat: BroadcastHeartbeat;
   readonly publisher: BroadcastPublisher;
+  /** The instances live now (see BroadcastRoster). */
+  readonly roster: BroadcastRoster;
+  readonly receipts: ReceiptTracker | undefined;
+  /** The opt-in replay window at start (option `replay`). */
+  private readonly replay: ReplayWindow;
+  private readonly stopSignal = new AbortController();
+  /** Schemas of the topics defined with one (defineBroadcast), by logical topic. */
+  private readonly schemas = new Map<string, StandardSchemaV1>();
+  private startedAt = Date.now();
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
@@ -79,6 +96,12 @@ export class BroadcastEngine {
       deps.probe,
     );
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
+    this.wireFeatures();
+    this.replay = new ReplayWindow(
+      new Map([...o.replay].map(([topic, ms]) => [o.topicPrefix + topic, ms])),
+      this.kafka.admin,
+      logger,
+    );
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,
@@ -98,9 +121,36 @@ export class BroadcastEngine {
         locks: this.locks,
         logger,
         probe: deps.probe,
+        startOffsets: (topics) => this.replay.startOffsets(topics),
       },
     );
-    this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);
+    this.roster = new BroadcastRoster(
+      { topicPrefix: o.topicPrefix, intervalMs: o.roster.intervalMs },
+      this.kafka.admin,
+      logger,
+    );
+    this.receipts = o.receipts
+      ? new ReceiptTracker(
+          o.instanceId,
+          o.topicPrefix + o.receipts.topic,
+          (topic, records) => this.kafka.send(topic, records),
+          logger,
+        )
+      : undefined;
+    this.dispatcher.gate = new BroadcastGate(this.receipts, this.schemas, () => ({
+      instanceId: o.instanceId,
+      service: this.service(),
+    }));
+    this.publisher = new BroadcastPublisher(
+      this.kafka,
+      o.topicPrefix,
+      new PublishFeatures({
+        instanceId: o.instanceId,
+        roster: this.roster,
+        receipts: this.receipts,
+        reading: () => this.reader.status().state === 'ready',
+      }),
+    );
     this.heartbeat = new BroadcastHeartbeat(
       o.heartbeat && {
         ...o.heartbeat,
@@ -117,9 +167,14 @@ export class BroadcastEngine {
     );
   }
 
-  /** Registers a handler; call before start(). */
-  on<T = unknown>(topic: string, handler: BroadcastHandler<T>, name?: string): this {
-    this.registry.add(topic, handler as BroadcastHandler, name);
+  /**
+   * Registers a handler; call before start(). With a definition that has a schema, payloads
+   * that fail it are logged, counted `invalid` and not handed to any handler of the topic.
+   */
+  on<T = unknown>(topic: BroadcastTopic<T>, handler: BroadcastHandler<T>, name?: string): this {
+    const logical = topicName(topic);
+    if (typeof topic !== 'string' && topic.schema) this.schemas.set(logical, topic.schema);
+    this.registry.add(logical, handler as BroadcastHandler, name);
     return this;
   }
 
@@ -130,10 +185,18 @@ export class BroadcastEngine {
    */
   async start(): Promise<void> {
     if (!this.locks.bound) this.bindLocks();
-    const reading = this.reader.start();
+    this.startedAt = Date.now();
+    const deadline = this.startedAt + this.options.startupTimeoutMs;
+    // With a replay window, ready also means the replayed records were handed to the handlers.
+    const reading = this.reader
+      .start()
+      .then(() => this.replay.caughtUp(this.positions, deadline, this.stopSignal.signal));
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
-      () => this.heartbeat.start(),
+      () => {
+        this.heartbeat.start();
+        this.roster.start();
+      },
       () => undefined,
     );
     if (this.options.waitForReady) return reading;
@@ -145,11 +208,29 @@ export class BroadcastEngine {
   /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.stopSignal.abort();
       // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
-      await Promise.all([this.heartbeat.stop(), this.reader.stop()]);
+      await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
+      this.receipts?.stop();
       await this.kafka.disconnect();
     })();
     return this.stopping;
+  }
+
+  /** Member info for the roster; the receipts topic read through the same group. */
+  private wireFeatures(): void {
+    const o = this.options;
+    this.kafka.memberUserData = () =>
+      encodeMemberInfo(o.instanceId, this.startedAt, o.receipts !== false);
+    // Read like a broadcast topic; the gate consumes its records before any handler.
+    if (o.receipts) this.registry.add(o.receipts.topic, () => undefined, 'receipts');
+  }
+
+  /** The group base this instance reads through: what targeting calls its service. */
+  private service(): string | undefined {
+    const groupId = this.reader.groupId;
+    if (!groupId) return undefined;
+    return groupId.slice(this.options.topicPrefix.length, groupId.lastIndexOf('-'));
   }
 
   private bindLocks(): void {

@@ -15,6 +15,16 @@ export const BroadcastMessages = {
     'the name of a registered TypeORM DataSource (TypeOrmModule.forRoot({ name, ... })), or lock: false',
   notSerializable: (topic: string) =>
     `Cannot publish to "${topic}": the payload is not JSON-serializable.`,
+  invalidPublishOption: (option: string, accepted: string, got: unknown) =>
+    `Invalid publish option "${option}": expected ${accepted}, got ${describe(got)}.`,
+  invalidPayload: (topic: string, issues: string) =>
+    `Invalid payload for broadcast "${topic}": ${issues}.`,
+  receiptsNeedReader: (topic: string) =>
+    `Cannot publish "${topic}" with receipts: this engine is not reading yet (start() it first), so it could not see the acknowledgements.`,
+  receiptsUnsupported: () =>
+    'Receipts need a Kafka client that can list group members (the bundled kafkajs adapter), and receipts enabled.',
+  notConfirmed: (topic: string, summary: string) =>
+    `Broadcast "${topic}" was not confirmed by every expected instance: ${summary}.`,
 } as const;
 
 function describe(value: unknown): string {

@@ -61,6 +61,15 @@ export interface BroadcastModuleOptions {
   waitForReady?: boolean;
   consumer?: BroadcastConsumerOptions;
   topics?: BroadcastTopicOptions;
-  /** Identifies this instance in heartbeats (default: hostname-pid-random). */
+  /** Identifies this instance in heartbeats, the roster, receipts and targeting (default: hostname-pid-random). */
   instanceId?: string;
+  /** How often the live roster is read from the broker, in ms (default 3000; 0: only on demand). */
+  roster?: { intervalMs?: number };
+  /** Topic of receipt acknowledgements (default 'broadcast.receipts.v1'), or false: no receipts. */
+  receipts?: { topic?: string } | false;
+  /**
+   * Per logical topic, a window in ms: at startup this instance reads that topic from
+   * `now − window` (offsets by timestamp) instead of from now. Default: none.
+   */
+  replay?: Record<string, number>;
 }

@@ -13,4 +13,8 @@ export interface BroadcastStatus {
   received: number;
   failed: number;
   skipped: number;
+  /** Broadcasts targeted at other instances (skipped before any handler). */
+  filtered: number;
+  /** Broadcasts whose payload failed the topic's schema (skipped before any handler). */
+  invalid: number;
 }

@@ -22,6 +22,7 @@ export class KafkajsAdapter implements KafkaPort {
   readonly admin: KafkajsAdmin;
   private readonly kafka: Kafka;
   private producer: Promise<Producer> | undefined;
+  memberUserData: (() => string) | undefined;
 
   constructor(
     private readonly options: KafkajsAdapterOptions,
@@ -36,7 +37,13 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new KafkajsGroupConsumer(this.kafka, spec, this.options.consumer, this.logger);
+    return new KafkajsGroupConsumer(
+      this.kafka,
+      spec,
+      this.options.consumer,
+      this.logger,
+      this.memberUserData,
+    );
   }
 
   async send(topic: string, records: OutgoingRecord[]): Promise<void> {
