@@ -98,7 +98,7 @@ describe('@OnBroadcast discovery', () => {
     expect(app.get(VALUE_MADE)).toBe(valueMade);
 
     // Handler names: Class.method by default, the decorator's `name` when given.
-    const registry = app.get(BroadcastEngine).registry;
+    const registry = registryOf(app.get(BroadcastEngine));
     expect(registry.topics().sort()).toEqual(['a', 'b', 'c', 'd', 'made', 'shared']);
     expect(
       registry
@@ -183,7 +183,7 @@ describe('@OnBroadcast discovery', () => {
     expect(warnings.every((w) => w.context === 'BroadcastExplorer')).toBe(true);
 
     // Neither was registered nor instantiated; the singleton next to them was.
-    const registry = app.get(BroadcastEngine).registry;
+    const registry = registryOf(app.get(BroadcastEngine));
     expect(registry.handlersFor('per.request')).toBeUndefined();
     expect(registry.handlersFor('implicit.request')).toBeUndefined();
     expect(registry.handlersFor('singleton')).toHaveLength(1);
@@ -195,3 +195,11 @@ describe('@OnBroadcast discovery', () => {
     );
   });
 });
+
+/** The engine's handler registry: private, read here only to check the names handlers get. */
+function registryOf(engine: BroadcastEngine): {
+  topics(): string[];
+  handlersFor(topic: string): { name: string }[] | undefined;
+} {
+  return (engine as unknown as { registry: ReturnType<typeof registryOf> }).registry;
+}

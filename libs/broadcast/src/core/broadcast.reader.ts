@@ -55,6 +55,7 @@ export class BroadcastReader {
       lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
       received: dispatcher.received,
+      heartbeats: dispatcher.heartbeats,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
     };

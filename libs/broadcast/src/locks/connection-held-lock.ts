@@ -1,4 +1,4 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { LockSession, LockSessionSource } from './lock-session.js';
 import type { HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import {
@@ -54,7 +54,7 @@ class ConnectionHeldLock implements HeldLock {
 
   constructor(
     readonly id: number,
-    private readonly queryRunner: QueryRunner,
+    private readonly queryRunner: LockSession,
     private readonly statements: DedicatedLockStatements,
     private readonly options: DedicatedLockOptions,
   ) {
@@ -129,7 +129,7 @@ class ConnectionHeldLock implements HeldLock {
  * returned) when another session holds it. Rejects, after returning the connection, on database errors.
  */
 export async function tryLockOnDedicatedConnection(
-  dataSource: DataSource,
+  dataSource: LockSessionSource,
   id: number,
   statements: DedicatedLockStatements,
   options: DedicatedLockOptions,
@@ -160,7 +160,7 @@ export async function tryLockOnDedicatedConnection(
  * column (no row when nothing could be locked), and the lock's statements follow from that id.
  */
 export async function tryLockChosenIdOnDedicatedConnection(
-  dataSource: DataSource,
+  dataSource: LockSessionSource,
   lockSql: string,
   lockParams: readonly unknown[],
   statementsFor: (id: number) => DedicatedLockStatements,
