@@ -23,7 +23,7 @@ import {
   DEFAULT_HEARTBEAT_TOPIC,
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
-} from '../../libs/broadcast/src/broadcast.constants.js';
+} from '../../libs/broadcast/src/core/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from './kafka.js';
 

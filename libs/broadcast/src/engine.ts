@@ -15,4 +15,5 @@ export type * from './interfaces/broadcast-logger.interface.js';
 export type * from './interfaces/broadcast-message.interface.js';
 export type * from './interfaces/broadcast-module-options.interface.js';
 export type * from './interfaces/broadcast-status.interface.js';
-export type * from './interfaces/kafka-port.interface.js';
+export type { LockSession, LockSessionSource } from './locks/lock-session.js';
+export type { GroupAttempt } from './errors/broadcast-allocation.error.js';

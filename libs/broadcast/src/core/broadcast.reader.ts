@@ -27,6 +27,7 @@ export class BroadcastReader {
   private readFrom: TopicOffsets | undefined;
   private readonly joins: GroupJoins;
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: ReaderSettings,
     private readonly deps: ReaderDeps,

@@ -1,4 +1,7 @@
-import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
+import {
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+} from '../core/broadcast.defaults.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
@@ -29,7 +32,7 @@ export interface BroadcastEngineDeps {
    */
   dataSource?: LockSessionSource | (() => LockSessionSource | undefined);
   logger?: BroadcastLogger;
-  /** A Kafka client other than the bundled kafkajs adapter. */
+  /** @internal A Kafka client other than the bundled kafkajs adapter (tests and future adapters). */
   kafka?: KafkaPort;
 }
 
