@@ -17,6 +17,7 @@ import {
   createApp,
   removeApp,
   type AppSpec,
+  type AppTimings,
   type LockKind,
 } from './support/package-apps.js';
 

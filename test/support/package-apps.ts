@@ -36,8 +36,18 @@ export interface AppSpec {
   withoutPeers?: boolean;
 }
 
+/** How long each step of createApp() took, in ms. */
+export interface AppTimings {
+  installMs: number;
+  buildMs: number;
+}
+
 /** Makes the app folder, installs it from the registry (through the shared cache) and builds it. */
-export async function createApp(spec: AppSpec, tarball: string): Promise<string> {
+export async function createApp(
+  spec: AppSpec,
+  tarball: string,
+  timings: Partial<AppTimings> = {},
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `nkb-matrix-${spec.name}-`));
   await mkdir(join(dir, 'src'), { recursive: true });
   const pkg = {
@@ -49,7 +59,10 @@ export async function createApp(spec: AppSpec, tarball: string): Promise<string>
   await writeFile(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
   const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--cache', NPM_CACHE];
   if (spec.withoutPeers) npmArgs.push('--legacy-peer-deps');
+  let t0 = Date.now();
   await run('npm', npmArgs, { cwd: dir, maxBuffer: 16 << 20 });
+  timings.installMs = Date.now() - t0;
+  t0 = Date.now();
   if (spec.style === 'node') {
     await writeFile(join(dir, 'main.mjs'), nodeScript());
     return dir;
@@ -57,6 +70,7 @@ export async function createApp(spec: AppSpec, tarball: string): Promise<string>
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(spec.style), null, 2));
   await writeFile(join(dir, 'src', 'main.ts'), nestApp(spec));
   await run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
+  timings.buildMs = Date.now() - t0;
   return dir;
 }
 
