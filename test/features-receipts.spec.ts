@@ -6,12 +6,13 @@
  */
 import {
   BroadcastReceiptError,
-  DEFAULT_RECEIPTS_TOPIC,
   type BroadcastEngine,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { useEngineHarness, type LockKind } from './support/engine.js';
 
+/** The engine's default receipts topic (option receipts.topic). */
+const RECEIPTS_TOPIC = 'broadcast.receipts.v1';
 const TOPIC = 'product.changed';
 const HANDLER_TIMEOUT_MS = 1_000;
 
@@ -81,7 +82,7 @@ describe('receipts', () => {
       expect(confirmed.ok).toEqual(['a', 'b', 'c']);
 
       // Plain broadcasts ask for nothing: the receipts topic does not grow.
-      const receiptsTopic = h.topic(DEFAULT_RECEIPTS_TOPIC);
+      const receiptsTopic = h.topic(RECEIPTS_TOPIC);
       await waitFor(() => [a, b, c].every((e) => e.payloads(TOPIC).length === 5));
       const acksBefore = await h.topicEnd(receiptsTopic);
       expect(acksBefore).toBe(5 * 3);
@@ -117,7 +118,7 @@ describe('receipts', () => {
       options: { replay: { [TOPIC]: 60_000 } },
     });
     expect(late.payloads(TOPIC)).toEqual([{ id: 1 }]);
-    const acks = () => h.topicEnd(h.topic(DEFAULT_RECEIPTS_TOPIC));
+    const acks = () => h.topicEnd(h.topic(RECEIPTS_TOPIC));
     await waitFor(async () => (await acks()) === 1, { message: 'the late instance answers' });
     release();
     const receipt = await pending;
@@ -145,7 +146,7 @@ describe('receipts', () => {
     expect(receipt.expected).toEqual(['a']);
     expect(receipt.ok).toEqual(['a']);
     await waitFor(() => quiet.payloads(TOPIC).length === 1);
-    expect(await h.topicEnd(h.topic(DEFAULT_RECEIPTS_TOPIC))).toBe(1);
+    expect(await h.topicEnd(h.topic(RECEIPTS_TOPIC))).toBe(1);
     await expect(
       quiet.engine.publisher.publish(TOPIC, { id: 2 }, { receipts: true }),
     ).rejects.toThrow(/Receipts need/);

@@ -8,14 +8,16 @@ import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import {
-  BROADCAST_TRANSPORT,
-  BroadcastClient,
   BroadcastModule,
   BroadcastPublishError,
   BroadcastReader,
-  BroadcastRecord,
   BroadcastRoster,
 } from 'nestjs-kafka-broadcast';
+import {
+  BROADCAST_TRANSPORT,
+  BroadcastClient,
+  BroadcastRecord,
+} from 'nestjs-kafka-broadcast/microservices';
 import { waitFor } from './support/kafka.js';
 import { useEngineHarness, type LockKind, type TestEngine } from './support/engine.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
@@ -130,6 +132,7 @@ describe('targeting through the Nest transport', () => {
             BroadcastModule.forRoot(h.options({ instanceId, roster: { intervalMs: 500 } })),
           ],
           controllers: [FlagEvents],
+          providers: [BroadcastClient],
         },
         { transport: true },
       );

@@ -98,7 +98,7 @@ describe('@OnBroadcast discovery', () => {
     expect(app.get(VALUE_MADE)).toBe(valueMade);
 
     // Handler names: Class.method by default, the decorator's `name` when given.
-    const registry = app.get(BroadcastEngine).registry;
+    const registry = registryOf(app.get(BroadcastEngine));
     // broadcast.receipts.v1: the engine's own, for receipt acknowledgements.
     expect(registry.topics().sort()).toEqual([
       'a',
@@ -192,7 +192,7 @@ describe('@OnBroadcast discovery', () => {
     expect(warnings.every((w) => w.context === 'BroadcastExplorer')).toBe(true);
 
     // Neither was registered nor instantiated; the singleton next to them was.
-    const registry = app.get(BroadcastEngine).registry;
+    const registry = registryOf(app.get(BroadcastEngine));
     expect(registry.handlersFor('per.request')).toBeUndefined();
     expect(registry.handlersFor('implicit.request')).toBeUndefined();
     expect(registry.handlersFor('singleton')).toHaveLength(1);
@@ -208,3 +208,11 @@ describe('@OnBroadcast discovery', () => {
     );
   });
 });
+
+/** The engine's handler registry: private, read here only to check the names handlers get. */
+function registryOf(engine: BroadcastEngine): {
+  topics(): string[];
+  handlersFor(topic: string): { name: string }[] | undefined;
+} {
+  return (engine as unknown as { registry: ReturnType<typeof registryOf> }).registry;
+}

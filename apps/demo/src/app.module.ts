@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BroadcastModule } from 'nestjs-kafka-broadcast';
+import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { BroadcastStatusController } from './broadcast-status/broadcast-status.controller.js';
 import { EvictionLog } from './cache/eviction-log.js';
 import { ProductCache } from './cache/product-cache.js';
@@ -66,6 +67,7 @@ export class AppModule {
         ProductsService,
         ProductChangedHandler,
         ShutdownLogger,
+        BroadcastHealthIndicator,
       ],
     };
   }

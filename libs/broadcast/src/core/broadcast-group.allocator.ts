@@ -36,6 +36,7 @@ export interface GroupClaim<T> {
  * pool, because there every probe costs a delete and a join.
  */
 export class BroadcastGroupAllocator {
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: AllocatorSettings,
     private readonly locks: AdvisoryLockProvider,
@@ -51,7 +52,10 @@ export class BroadcastGroupAllocator {
     return `${topicPrefix}${this.locks.mode === 'none' ? lockFreeBase : lockedBase}-${id}`;
   }
 
-  /** Tries pass after pass over the pool until a group is claimed, the deadline passes or `signal` aborts. */
+  /**
+   * @internal Tries pass after pass over the pool until a group is claimed, the deadline passes or
+   * `signal` aborts.
+   */
   async allocate<T>(
     join: GroupJoiner<T>,
     deadline: number,

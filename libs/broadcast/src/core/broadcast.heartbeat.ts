@@ -46,6 +46,7 @@ export class BroadcastHeartbeat {
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: HeartbeatSettings | false,
     private readonly source: HeartbeatSource,

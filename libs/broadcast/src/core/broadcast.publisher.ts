@@ -23,6 +23,7 @@ export interface PublishOptions {
 
 /** Publishes JSON broadcasts; every live instance's handlers receive them. */
 export class BroadcastPublisher {
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly kafka: KafkaPort,
     private readonly topicPrefix: string,

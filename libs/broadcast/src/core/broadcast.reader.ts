@@ -24,6 +24,7 @@ export class BroadcastReader {
   private topics: string[] = [];
   private readonly joins: GroupJoins;
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: ReaderSettings,
     private readonly deps: ReaderDeps,
@@ -52,6 +53,7 @@ export class BroadcastReader {
       lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
       received: dispatcher.received,
+      heartbeats: dispatcher.heartbeats,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
       filtered: dispatcher.filtered,

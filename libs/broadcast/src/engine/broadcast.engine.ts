@@ -1,5 +1,7 @@
-import type { DataSource } from 'typeorm';
-import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
+import {
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+} from '../core/broadcast.defaults.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
@@ -9,6 +11,7 @@ import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
 import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { LockFreeProvider } from '../locks/lock-free.js';
+import type { LockSessionSource } from '../locks/lock-session.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
@@ -33,12 +36,13 @@ import { ReadPositions } from '../core/read-positions.js';
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
   /**
-   * Supplies advisory locks unless options.lock is false. A function is called once, at
-   * start(), so a DataSource created later in the application's bootstrap can be used.
+   * A TypeORM DataSource that supplies advisory locks unless options.lock is false or names a
+   * provider. A function is called once, at start(), so a DataSource created later in the
+   * application's bootstrap can be used.
    */
-  dataSource?: DataSource | (() => DataSource | undefined);
+  dataSource?: LockSessionSource | (() => LockSessionSource | undefined);
   logger?: BroadcastLogger;
-  /** A Kafka client other than the bundled kafkajs adapter. */
+  /** @internal A Kafka client other than the bundled kafkajs adapter (tests and future adapters). */
   kafka?: KafkaPort;
   /**
    * @internal Test hook, not an option: called with the name of each startup and recovery
@@ -53,20 +57,25 @@ export interface BroadcastEngineDeps {
  * wired together. BroadcastModule is a thin layer over this class.
  */
 export class BroadcastEngine {
+  /** The checked options with every default filled in. */
   readonly options: ResolvedBroadcastOptions;
-  readonly registry = new BroadcastHandlerRegistry();
-  readonly kafka: KafkaPort;
-  readonly locks = new LockBinding();
-  readonly allocator: BroadcastGroupAllocator;
-  readonly dispatcher: BroadcastDispatcher;
-  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
-  readonly positions = new ReadPositions();
+  /** Reads the broadcast topics through this instance's own group. */
   readonly reader: BroadcastReader;
-  readonly heartbeat: BroadcastHeartbeat;
+  /** Publishes broadcasts. */
   readonly publisher: BroadcastPublisher;
+  /** Claims this instance's group id. */
+  readonly allocator: BroadcastGroupAllocator;
+  /** Sends the heartbeats that keep freshness measurable. */
+  readonly heartbeat: BroadcastHeartbeat;
   /** The instances live now (see BroadcastRoster). */
   readonly roster: BroadcastRoster;
-  readonly receipts: ReceiptTracker | undefined;
+  private readonly registry = new BroadcastHandlerRegistry();
+  private readonly kafka: KafkaPort;
+  private readonly locks = new LockBinding();
+  private readonly dispatcher: BroadcastDispatcher;
+  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
+  private readonly positions = new ReadPositions();
+  private readonly receipts: ReceiptTracker | undefined;
   /** The opt-in replay window at start (option `replay`). */
   private readonly replay: ReplayWindow;
   private readonly stopSignal = new AbortController();
@@ -236,12 +245,19 @@ export class BroadcastEngine {
   private bindLocks(): void {
     const o = this.options;
     if (o.lock === false) return this.locks.bind(new LockFreeProvider());
+    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
+    const { provider } = o.lock;
+    if (provider) {
+      const logger = this.logger;
+      return this.locks.bind(
+        typeof provider === 'function' ? provider({ namespace, logger }) : provider,
+      );
+    }
     const dataSource = typeof this.dataSource === 'function' ? this.dataSource() : this.dataSource;
     if (!dataSource)
       this.logger.warn(
         'No TypeORM DataSource is available for broadcast locks; running lock-free.',
       );
-    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
     this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
   }
 }

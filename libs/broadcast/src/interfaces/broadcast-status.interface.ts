@@ -11,6 +11,8 @@ export interface BroadcastStatus {
   /** Now minus the newest message timestamp seen on any broadcast topic; undefined before the first. */
   lastLatencyMs: number | undefined;
   received: number;
+  /** Heartbeats received (from every instance, this one included). */
+  heartbeats: number;
   failed: number;
   skipped: number;
   /** Broadcasts targeted at other instances (skipped before any handler). */

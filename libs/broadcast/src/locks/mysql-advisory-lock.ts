@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type {
   AdvisoryLockProvider,
   HeldLock,
@@ -11,6 +10,7 @@ import {
   type DatabaseLockProviderOptions,
   type DriverConnection,
 } from './connection-held-lock.js';
+import type { LockSessionSource } from './lock-session.js';
 import { assertLockId, assertNamespace, mysqlLockName } from './lock-keys.js';
 
 // Timeout 0: try once without waiting. The name is always a bound parameter, never spliced into SQL.
@@ -43,14 +43,15 @@ export class MysqlAdvisoryLockProvider implements AdvisoryLockProvider {
   readonly #logger: BroadcastLogger | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly dataSource: LockSessionSource,
     readonly namespace: string,
     options: DatabaseLockProviderOptions = {},
   ) {
     assertNamespace(namespace);
-    if (!MYSQL_TYPES.includes(dataSource.options.type)) {
+    const type = dataSource.options?.type;
+    if (type !== undefined && !MYSQL_TYPES.includes(type)) {
       throw new TypeError(
-        `MysqlAdvisoryLockProvider needs a mysql or mariadb DataSource, got ${dataSource.options.type}`,
+        `MysqlAdvisoryLockProvider needs a mysql or mariadb DataSource, got ${type}`,
       );
     }
     this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;
