@@ -1,5 +1,6 @@
 import { BroadcastAllocationError } from '../errors/broadcast-allocation.error.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { isBroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';
@@ -150,6 +151,8 @@ export class BroadcastGroupAllocator {
       return { claim: { id: lock.id, groupId, lock, value: joined.value } };
     } catch (error) {
       await lock.release();
+      // Failures retrying cannot fix (see BroadcastStartupError) would fail every id alike.
+      if (isBroadcastStartupError(error)) throw error;
       return { reason: errorMessage(error) };
     }
   }

@@ -15,7 +15,26 @@ export const BroadcastMessages = {
     'the name of a registered TypeORM DataSource (TypeOrmModule.forRoot({ name, ... })), or lock: false',
   notSerializable: (topic: string) =>
     `Cannot publish to "${topic}": the payload is not JSON-serializable.`,
+  kafkaUnreachable: (brokers: string, attempts: number, elapsedMs: number, cause: string) =>
+    `Could not reach Kafka at ${brokers}: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option kafka.brokers (host:port of brokers reachable from this host) and that the brokers run.`,
+  kafkaLoginRefused: (brokers: string, who: string, cause: string) =>
+    `Kafka at ${brokers} refused the SASL login of ${who}: ${cause}. Check the option kafka.sasl (mechanism, username, password); retrying cannot fix this.`,
+  kafkaTlsFailed: (brokers: string, cause: string) =>
+    `The TLS connection to Kafka at ${brokers} failed: ${cause}. Check the option kafka.ssl (ssl.ca must hold the CA that signed the broker certificates; the host name must match them); retrying cannot fix this.`,
+  missingAcl: (operation: string, resourceType: string, resource: string, acl: string) =>
+    `Kafka denied ${operation} on ${resourceType} "${resource}": the principal lacks the ${acl} ACL on that ${resourceType} (kafka-acls --add --operation ${acl} --${resourceType} ${resource}). See "Running against a secured cluster" in the README.`,
+  lockDatabaseUnreachable: (
+    dataSource: string,
+    attempts: number,
+    elapsedMs: number,
+    cause: string,
+  ) =>
+    `Could not query the advisory lock database (${dataSource}): ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option lock.dataSource and that its database is reachable.`,
 } as const;
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(1);
+}
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);

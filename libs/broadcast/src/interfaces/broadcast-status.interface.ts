@@ -13,4 +13,6 @@ export interface BroadcastStatus {
   received: number;
   failed: number;
   skipped: number;
+  /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
+  problem?: string;
 }

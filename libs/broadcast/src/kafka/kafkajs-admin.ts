@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { backoffDelay, pause } from '../shared/async.utils.js';
+import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
@@ -22,9 +23,22 @@ export class KafkajsAdmin implements KafkaAdminPort {
   constructor(
     private readonly kafka: Kafka,
     private readonly topicSettings: TopicSettings,
+    private readonly errors?: KafkajsErrorClassifier,
   ) {}
 
   async ensureTopics(topics: readonly string[]): Promise<void> {
+    // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
+    // a refused login, certificate or ACL is reported at once (see kafkajs-errors.ts).
+    if (this.errors)
+      return this.errors.untilReachable(() => this.createMissingTopics(topics), {
+        operation: 'describe topics',
+        acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
+        topics,
+      });
+    return this.createMissingTopics(topics);
+  }
+
+  private async createMissingTopics(topics: readonly string[]): Promise<void> {
     const admin = await this.admin();
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
@@ -42,6 +56,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
           })),
         })
         .catch((error: unknown) => {
+          const denied = this.errors?.fatal(error, {
+            operation: 'create missing topics',
+            acl: { topic: 'CREATE', cluster: 'CREATE' },
+            topics: missing,
+          });
+          if (denied) throw denied;
           // kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE; a topic created a
           // moment ago can still answer UNKNOWN_TOPIC_OR_PARTITION. waitForLeaders keeps polling.
           if (!(error as { retriable?: boolean }).retriable) throw error;
@@ -59,6 +79,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
         const code = groupErrorCode(error, groupId);
         if (code === NON_EMPTY_GROUP) return 'non-empty';
         if (code === GROUP_ID_NOT_FOUND) return 'not-found';
+        const denied = await this.errors?.fatalForGroup(error, {
+          operation: 'delete consumer group',
+          acl: { group: 'DELETE' },
+          groupId,
+        });
+        if (denied) throw denied;
         // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
         if (Date.now() + backoffDelay(attempt) >= deadline) throw error;
         await pause(backoffDelay(attempt));
@@ -79,7 +105,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
     const admin = await this.admin();
     const entries = await Promise.all(
       topics.map(async (topic) => {
-        const partitions = await admin.fetchTopicOffsets(topic);
+        const partitions = await admin.fetchTopicOffsets(topic).catch((error: unknown) => {
+          const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+          throw this.errors?.fatal(error, { ...operation, topics: [topic] }) ?? error;
+        });
         return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
       }),
     );

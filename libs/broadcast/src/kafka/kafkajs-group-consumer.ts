@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type { KafkajsErrorClassifier, KafkaOperation } from './kafkajs-errors.js';
 
 export interface ConsumerTimings {
   sessionTimeoutMs: number;
@@ -22,6 +23,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     private readonly spec: GroupConsumerSpec,
     timings: ConsumerTimings,
     private readonly logger: BroadcastLogger,
+    private readonly errors?: KafkajsErrorClassifier,
   ) {
     this.groupId = spec.groupId;
     this.consumer = kafka.consumer({
@@ -40,6 +42,23 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   }
 
   async start(): Promise<void> {
+    await this.connectAndRun().catch((error: unknown) => {
+      throw this.errors?.fatal(error, this.consuming()) ?? error;
+    });
+  }
+
+  /** What consuming needs, to name the missing ACL when the broker refuses it. */
+  private consuming(): KafkaOperation {
+    const { groupId, topics } = this.spec;
+    return {
+      operation: 'join and consume',
+      acl: { group: 'READ', topic: 'READ' },
+      groupId,
+      topics,
+    };
+  }
+
+  private async connectAndRun(): Promise<void> {
     await this.consumer.connect();
     await this.consumer.subscribe({
       topics: [...this.spec.topics],
@@ -84,7 +103,8 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned();
     });
     this.consumer.on(events.CRASH, ({ payload }) => {
-      if (!this.stopping) listener.crashed(payload.error);
+      if (!this.stopping)
+        listener.crashed(this.errors?.fatal(payload.error, this.consuming()) ?? payload.error);
     });
   }
 

@@ -20,6 +20,29 @@ function isProtocolResponse(namespace: string, message: string): boolean {
   return namespace === 'Connection' && message.startsWith('Response ');
 }
 
+/**
+ * Connection attempts, seed-broker fallbacks, SASL and TLS failures and consumer crashes are
+ * logged by kafkajs on every retry (about 20 lines a second against a dead broker). The engine
+ * turns them into one error naming the option to check (kafkajs-errors.ts) or a rejoin warning,
+ * so these lines go to debug only.
+ */
+function isReportedByEngine(namespace: string, message: string): boolean {
+  return (
+    CONNECTION_NAMESPACES.has(namespace) ||
+    message.startsWith('Crash') ||
+    message.includes('Restarting the consumer')
+  );
+}
+
+// Producer: a failed send rejects publish() (or is logged once by the heartbeat) with the reason.
+const CONNECTION_NAMESPACES = new Set([
+  'Connection',
+  'BrokerPool',
+  'Cluster',
+  'SASLAuthenticator',
+  'Producer',
+]);
+
 /** Routes kafkajs logs to the module's logger. */
 export function createLogCreator(logger: BroadcastLogger): logCreator {
   return () =>
@@ -27,7 +50,9 @@ export function createLogCreator(logger: BroadcastLogger): logCreator {
       const { message, ...extra } = log;
       if (isNoise(message, extra)) return;
       const text = `[kafkajs ${namespace}] ${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
-      if (level === logLevel.ERROR && !isProtocolResponse(namespace, message)) logger.error(text);
+      if (isReportedByEngine(namespace, message)) logger.debug?.(text);
+      else if (level === logLevel.ERROR && !isProtocolResponse(namespace, message))
+        logger.error(text);
       else if (level === logLevel.WARN) logger.warn(text);
       else logger.debug?.(text);
     };
