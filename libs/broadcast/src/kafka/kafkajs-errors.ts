@@ -36,6 +36,9 @@ function* chain(error: unknown, depth = 0): Generator<KafkajsErrorLike> {
   for (const group of e.groups ?? []) yield* chain(group.error, depth + 1);
 }
 
+/** Rejection of an attempt still pending at the startup deadline. */
+const OUT_OF_TIME = new Error('no answer before startupTimeoutMs');
+
 const TLS_FAILURE =
   /certificate|CERT_|self[- ]signed|unable to verify|altnames|wrong version number|SSL routines|EPROTO/i;
 const UNREACHABLE =
@@ -52,6 +55,12 @@ const DENIED: Record<string, 'topic' | 'group' | 'cluster'> = {
  * until startupTimeoutMs and then reported the same way. The password never enters a message.
  */
 export class KafkajsErrorClassifier {
+  /** The last connection failure kafkajs logged (its own retries hide it until they end). */
+  private lastConnectionError: string | undefined;
+  /** A TLS failure seen while kafkajs still retries: retrying cannot fix it. */
+  private tlsFailure: string | undefined;
+  private wake: (() => void) | undefined;
+
   constructor(
     private readonly kafka: BroadcastKafkaOptions,
     private readonly startupTimeoutMs: number,
@@ -102,6 +111,15 @@ export class KafkajsErrorClassifier {
     return undefined;
   }
 
+  /** Fed by kafkajs-log.ts with every connection error kafkajs logs. */
+  noteConnectionError(message: string): void {
+    this.lastConnectionError = message;
+    if (this.kafka.ssl !== undefined && TLS_FAILURE.test(message)) {
+      this.tlsFailure = message;
+      this.wake?.();
+    }
+  }
+
   /** True when the brokers could not be reached at all (retry until the startup deadline). */
   unreachable(error: unknown): boolean {
     return [...chain(error)].some(
@@ -120,42 +138,51 @@ export class KafkajsErrorClassifier {
     const started = Date.now();
     const deadline = started + this.startupTimeoutMs;
     for (let attempts = 1; ; attempts++) {
-      let timer: NodeJS.Timeout | undefined;
-      const running = attempt();
-      running.catch(() => undefined);
-      const outOfTime = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
-      });
+      this.tlsFailure = undefined;
       let failure: unknown;
       try {
-        const result = await Promise.race([running, outOfTime]);
-        if (result !== 'timeout') return result;
-        failure = new Error('no answer yet');
+        return await this.raceDeadline(attempt(), deadline);
       } catch (error) {
         failure = error;
-      } finally {
-        clearTimeout(timer);
       }
       const fatal = this.fatal(failure, during);
       if (fatal) throw fatal;
-      if (
-        !this.unreachable(failure) &&
-        !(failure instanceof Error && failure.message === 'no answer yet')
-      )
-        throw failure;
+      if (failure !== OUT_OF_TIME && !this.unreachable(failure)) throw failure;
       const wait = backoffDelay(attempts, 500, 5_000);
-      if (Date.now() + wait >= deadline)
+      if (failure === OUT_OF_TIME || Date.now() + wait >= deadline) {
+        const cause =
+          failure === OUT_OF_TIME
+            ? (this.lastConnectionError ?? 'no answer')
+            : (this.lastConnectionError ?? rootMessage(failure));
         throw new BroadcastStartupError(
           'kafka.brokers',
           BroadcastMessages.kafkaUnreachable(
             this.brokers(),
             attempts,
             Date.now() - started,
-            clean(rootMessage(failure)),
+            clean(cause),
           ),
         );
+      }
       await pause(wait);
     }
+  }
+
+  /**
+   * `running`, unless the deadline passes first (OUT_OF_TIME) or kafkajs logs a TLS failure
+   * it would go on retrying. The abandoned attempt is left to fail on its own.
+   */
+  private raceDeadline<T>(running: Promise<T>, deadline: number): Promise<T> {
+    running.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    return new Promise<T>((resolve, reject) => {
+      timer = setTimeout(() => reject(OUT_OF_TIME), Math.max(0, deadline - Date.now()));
+      this.wake = () => reject(new Error(this.tlsFailure));
+      running.then(resolve, reject);
+    }).finally(() => {
+      clearTimeout(timer);
+      this.wake = undefined;
+    });
   }
 
   private denied(

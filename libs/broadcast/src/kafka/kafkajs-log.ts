@@ -28,28 +28,38 @@ function isProtocolResponse(namespace: string, message: string): boolean {
  */
 function isReportedByEngine(namespace: string, message: string): boolean {
   return (
-    CONNECTION_NAMESPACES.has(namespace) ||
+    isConnectionNamespace(namespace) ||
     message.startsWith('Crash') ||
     message.includes('Restarting the consumer')
   );
 }
 
 // Producer: a failed send rejects publish() (or is logged once by the heartbeat) with the reason.
-const CONNECTION_NAMESPACES = new Set([
-  'Connection',
-  'BrokerPool',
-  'Cluster',
-  'SASLAuthenticator',
-  'Producer',
-]);
+const CONNECTION_NAMESPACES = new Set(['Connection', 'BrokerPool', 'Cluster', 'Producer']);
+
+function isConnectionNamespace(namespace: string): boolean {
+  // SASL namespaces carry the mechanism: SaslAuthenticator-SCRAM-SHA-512.
+  return CONNECTION_NAMESPACES.has(namespace) || namespace.startsWith('SaslAuthenticator');
+}
 
 /** Routes kafkajs logs to the module's logger. */
-export function createLogCreator(logger: BroadcastLogger): logCreator {
+export function createLogCreator(
+  logger: BroadcastLogger,
+  /** Sees each connection failure kafkajs logs, so the startup error can name the last one. */
+  onConnectionError?: (message: string) => void,
+): logCreator {
   return () =>
     ({ namespace, level, log }) => {
       const { message, ...extra } = log;
       if (isNoise(message, extra)) return;
-      const text = `[kafkajs ${namespace}] ${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
+      const detail = `${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
+      if (
+        level === logLevel.ERROR &&
+        namespace === 'Connection' &&
+        !message.startsWith('Response ')
+      )
+        onConnectionError?.(detail);
+      const text = `[kafkajs ${namespace}] ${detail}`;
       if (isReportedByEngine(namespace, message)) logger.debug?.(text);
       else if (level === logLevel.ERROR && !isProtocolResponse(namespace, message))
         logger.error(text);

@@ -35,7 +35,7 @@ export class KafkajsAdapter implements KafkaPort {
     const config = toKafkaConfig(options.kafka);
     this.kafka = new kafkajs.Kafka({
       logLevel: logLevel.WARN,
-      logCreator: createLogCreator(logger),
+      logCreator: createLogCreator(logger, (message) => this.errors.noteConnectionError(message)),
       ...config,
     });
     this.errors = new KafkajsErrorClassifier(
