@@ -80,11 +80,12 @@ export class KafkajsErrorClassifier {
     if (fatal || !this.coordinatorError) return fatal;
     if (![...chain(error)].some((e) => e.name === 'KafkaJSGroupCoordinatorNotFound')) return;
     if ((await this.coordinatorError(during.groupId)) !== 'GROUP_AUTHORIZATION_FAILED') return;
+    // DESCRIBE is what the broker checked; READ or DELETE (both in the README's list) imply it.
     return BroadcastStartupError.missingAcl(
-      `${during.operation} (finding the group's coordinator needs DESCRIBE, which READ and DELETE imply)`,
+      `${during.operation} (finding its coordinator)`,
       'group',
       during.groupId,
-      `${during.acl.group ?? 'READ'} (and every other group)`,
+      'DESCRIBE',
     );
   }
 
@@ -134,7 +135,11 @@ export class KafkajsErrorClassifier {
    * has passed, then reported once naming kafka.brokers; fatal failures are thrown at once.
    * An attempt still pending at the deadline is abandoned, so the error arrives in time.
    */
-  async untilReachable<T>(attempt: () => Promise<T>, during: KafkaOperation): Promise<T> {
+  async untilReachable<T>(
+    attempt: () => Promise<T>,
+    during: KafkaOperation,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const started = Date.now();
     const deadline = started + this.startupTimeoutMs;
     for (let attempts = 1; ; attempts++) {
@@ -145,6 +150,7 @@ export class KafkajsErrorClassifier {
       } catch (error) {
         failure = error;
       }
+      if (signal?.aborted) throw failure;
       const fatal = this.fatal(failure, during);
       if (fatal) throw fatal;
       if (failure !== OUT_OF_TIME && !this.unreachable(failure)) throw failure;
@@ -164,7 +170,8 @@ export class KafkajsErrorClassifier {
           ),
         );
       }
-      await pause(wait);
+      await pause(wait, signal);
+      signal?.throwIfAborted();
     }
   }
 
