@@ -49,7 +49,10 @@ export class AppModule {
           kafka: {
             brokers: config.brokers,
             clientId: `demo-${config.instanceName}`,
+            ...(config.ssl !== undefined && { ssl: config.ssl }),
+            ...(config.sasl && { sasl: config.sasl }),
           },
+          startupTimeoutMs: config.startupTimeoutMs,
           topicPrefix: config.topicPrefix,
           // With a DataSource the module takes PostgreSQL advisory locks from it.
           lock: database ? {} : false,

@@ -8,6 +8,7 @@ export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publis
 export type { ResolvedBroadcastOptions } from './core/broadcast-options.resolver.js';
 export { BroadcastAllocationError } from './errors/broadcast-allocation.error.js';
 export { BroadcastOptionsError } from './errors/broadcast-options.error.js';
+export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
 export type * from './interfaces/advisory-lock.interface.js';
 export type * from './interfaces/advisory-lock-factory.interface.js';
 export type * from './interfaces/broadcast-kafka-options.interface.js';

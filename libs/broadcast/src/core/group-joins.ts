@@ -1,3 +1,4 @@
+import { isBroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
@@ -62,6 +63,8 @@ export class GroupJoins {
       const verdict = await this.join(membership, deadline);
       if (verdict.kind === 'ready') return { accepted: true, value: { membership, ownMemberIds } };
       await membership.stop();
+      // A missing ACL or a refused login fails every group alike: stop instead of walking the pool.
+      if (verdict.kind === 'failed' && isBroadcastStartupError(verdict.error)) throw verdict.error;
       return { accepted: false, reason: describeRefusal(verdict) };
     };
   }

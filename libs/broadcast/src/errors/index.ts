@@ -4,3 +4,4 @@ export * from './broadcast-allocation.error.js';
 export * from './broadcast-publish.error.js';
 export * from './broadcast-validation.error.js';
 export * from './broadcast-receipt.error.js';
+export * from './broadcast-startup.error.js';

@@ -19,4 +19,6 @@ export interface BroadcastStatus {
   filtered: number;
   /** Broadcasts whose payload failed the topic's schema (skipped before any handler). */
   invalid: number;
+  /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
+  problem?: string;
 }
