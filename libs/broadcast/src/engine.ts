@@ -3,6 +3,7 @@
 export * from './broadcast.constants.js';
 export * from './errors/index.js';
 export type * from './interfaces/advisory-lock.interface.js';
+export type * from './interfaces/broadcast-instrumentation.interface.js';
 export type * from './interfaces/broadcast-logger.interface.js';
 export type * from './interfaces/broadcast-message.interface.js';
 export type * from './interfaces/broadcast-module-options.interface.js';

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
+import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
@@ -9,6 +10,7 @@ import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { LockFreeProvider } from '../locks/lock-free.js';
 import { errorMessage } from '../shared/async.utils.js';
+import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
 import {
@@ -30,6 +32,11 @@ export interface BroadcastEngineDeps {
   logger?: BroadcastLogger;
   /** A Kafka client other than the bundled kafkajs adapter. */
   kafka?: KafkaPort;
+  /**
+   * Traces and metrics. Default: OpenTelemetry through @opentelemetry/api when it is installed
+   * (a no-op until the application registers an SDK); `false` turns instrumentation off.
+   */
+  instrumentation?: BroadcastInstrumentation | false;
 }
 
 /**
@@ -49,6 +56,8 @@ export class BroadcastEngine {
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
+  /** Imported in the background from the constructor on; start() waits for it. */
+  private readonly instrumentation: Promise<BroadcastInstrumentation>;
 
   constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
     const o = (this.options = resolveBroadcastOptions(options));
@@ -102,6 +111,7 @@ export class BroadcastEngine {
         this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
       logger,
     );
+    this.instrumentation = this.instrument(deps.instrumentation);
   }
 
   /** Registers a handler; call before start(). */
@@ -117,6 +127,7 @@ export class BroadcastEngine {
    */
   async start(): Promise<void> {
     if (!this.locks.bound) this.bindLocks();
+    await this.instrumentation;
     const reading = this.reader.start();
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
@@ -135,8 +146,28 @@ export class BroadcastEngine {
       await this.heartbeat.stop();
       await this.reader.stop();
       await this.kafka.disconnect();
+      (await this.instrumentation).close?.();
     })();
     return this.stopping;
+  }
+
+  private async instrument(
+    given: BroadcastInstrumentation | false | undefined,
+  ): Promise<BroadcastInstrumentation> {
+    const o = this.options;
+    const instrumentation = await loadInstrumentation(
+      given,
+      {
+        instanceId: o.instanceId,
+        topicPrefix: o.topicPrefix,
+        groupId: () => this.reader.groupId,
+        status: () => this.reader.status(),
+        heartbeats: () => ({ sent: this.heartbeat.sent, received: this.dispatcher.heartbeats }),
+      },
+      this.logger,
+    );
+    this.publisher.instrumentation = this.dispatcher.instrumentation = instrumentation;
+    return instrumentation;
   }
 
   private bindLocks(): void {

@@ -1,0 +1,108 @@
+import type { Attributes, BatchObservableCallback, Meter, Observable } from '@opentelemetry/api';
+import type { HandlerOutcome } from '../interfaces/broadcast-instrumentation.interface.js';
+import type { BroadcastTelemetrySource } from '../interfaces/broadcast-instrumentation.interface.js';
+import type { BroadcastState } from '../interfaces/broadcast-status.interface.js';
+
+const STATES: readonly BroadcastState[] = ['starting', 'ready', 'recovering', 'stopped'];
+/** Fan-out on loopback is a few ms; a stalled instance shows up in the seconds buckets. */
+const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000];
+
+/**
+ * The engine's metrics through the OpenTelemetry metrics API. Outcome counters and the two
+ * histograms are recorded per handler call; totals the engine already keeps (received,
+ * skipped, heartbeats) and its state are read by observable instruments at collection time.
+ */
+export class BroadcastMetrics {
+  private readonly outcomes;
+  private readonly fanOutLatency;
+  private readonly handlerDuration;
+  private readonly observables: Observable[];
+  private readonly observe: BatchObservableCallback;
+
+  constructor(
+    private readonly meter: Meter,
+    source: BroadcastTelemetrySource,
+  ) {
+    const counter = (name: string, description: string) =>
+      meter.createCounter(name, { description, unit: '{message}' });
+    this.outcomes = {
+      handled: counter('broadcast.messages.handled', 'Handler calls that completed'),
+      failed: counter('broadcast.messages.failed', 'Handler calls that threw or rejected'),
+      'timed-out': counter('broadcast.messages.timed_out', 'Handler calls that timed out'),
+    } satisfies Record<HandlerOutcome, unknown>;
+    const histogram = (name: string, description: string) =>
+      meter.createHistogram(name, {
+        description,
+        unit: 'ms',
+        advice: { explicitBucketBoundaries: LATENCY_BUCKETS_MS },
+      });
+    this.fanOutLatency = histogram(
+      'broadcast.fanout.latency',
+      'Producer timestamp to the end of the handler call',
+    );
+    this.handlerDuration = histogram('broadcast.handler.duration', 'Handler call duration');
+
+    const received = meter.createObservableCounter('broadcast.messages.received', {
+      description: 'Broadcasts received (heartbeats excluded)',
+    });
+    const skipped = meter.createObservableCounter('broadcast.messages.skipped', {
+      description: 'Broadcasts skipped: empty or not JSON',
+    });
+    const sent = meter.createObservableCounter('broadcast.heartbeats.sent');
+    const heard = meter.createObservableCounter('broadcast.heartbeats.received');
+    const state = meter.createObservableGauge('broadcast.state', {
+      description: '1 for the current reader state, 0 for the others',
+    });
+    const staleness = meter.createObservableGauge('broadcast.staleness', {
+      description: 'Now minus the newest message timestamp seen (lastLatencyMs)',
+      unit: 'ms',
+    });
+    const group = meter.createObservableGauge('broadcast.group', {
+      description: '1, with the consumer group and lock id held as attributes',
+    });
+    const lockId = meter.createObservableGauge('broadcast.lock.id', {
+      description: 'The advisory lock id held (the n of <prefix><base>-<n>)',
+    });
+    this.observables = [received, skipped, sent, heard, state, staleness, group, lockId];
+
+    const instance: Attributes = { 'broadcast.instance': source.instanceId };
+    this.observe = (result) => {
+      const s = source.status();
+      const beats = source.heartbeats();
+      result.observe(received, s.received, instance);
+      result.observe(skipped, s.skipped, instance);
+      result.observe(sent, beats.sent, instance);
+      result.observe(heard, beats.received, instance);
+      for (const name of STATES)
+        result.observe(state, name === s.state ? 1 : 0, { ...instance, 'broadcast.state': name });
+      if (s.lastLatencyMs !== undefined) result.observe(staleness, s.lastLatencyMs, instance);
+      if (s.groupId !== undefined) {
+        result.observe(group, 1, {
+          ...instance,
+          'messaging.consumer.group.name': s.groupId,
+          'broadcast.lock.id': s.lockId ?? -1,
+          'broadcast.lock.mode': s.lockMode,
+        });
+      }
+      if (s.lockId !== undefined) result.observe(lockId, s.lockId, instance);
+    };
+    meter.addBatchObservableCallback(this.observe, this.observables);
+  }
+
+  /** One handler call ended; `producedAt` is the record's timestamp (epoch ms). */
+  handlerEnded(
+    outcome: HandlerOutcome,
+    attributes: Attributes,
+    durationMs: number,
+    producedAt: number,
+  ): void {
+    this.outcomes[outcome].add(1, attributes);
+    this.handlerDuration.record(durationMs, attributes);
+    this.fanOutLatency.record(Math.max(0, Date.now() - producedAt), attributes);
+  }
+
+  /** Stops the observable callbacks (the engine stopped). */
+  close(): void {
+    this.meter.removeBatchObservableCallback(this.observe, this.observables);
+  }
+}
