@@ -48,8 +48,12 @@ export class BroadcastMetrics {
     const skipped = meter.createObservableCounter('broadcast.messages.skipped', {
       description: 'Broadcasts skipped: empty or not JSON',
     });
-    const sent = meter.createObservableCounter('broadcast.heartbeats.sent');
-    const heard = meter.createObservableCounter('broadcast.heartbeats.received');
+    const sent = meter.createObservableCounter('broadcast.heartbeats.sent', {
+      description: 'Heartbeats this instance sent',
+    });
+    const heard = meter.createObservableCounter('broadcast.heartbeats.received', {
+      description: 'Heartbeats this instance received (its own included)',
+    });
     const state = meter.createObservableGauge('broadcast.state', {
       description: '1 for the current reader state, 0 for the others',
     });
