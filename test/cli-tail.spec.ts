@@ -32,18 +32,21 @@ describe('nestjs-kafka-broadcast publish / tail', () => {
       (await (await h.admin()).listGroups()).groups.map((g) => g.groupId),
     );
     const common = ['--prefix', h.prefix];
+    const ourGroups = async () =>
+      (await (await h.admin()).listGroups()).groups
+        .map((g) => g.groupId)
+        .filter((g) => g.startsWith(h.prefix));
 
     const tail = spawnCli(['tail', 'news', ...common, '--json', '--max', '2']);
     h.onCleanup(async () => void tail.kill('SIGKILL'));
     await waitFor(() => tail.output().stderr.includes('Tailing'), { timeoutMs: 30_000 });
     // While tail runs, its group is a throwaway one outside the pool.
     const added = await waitFor(async () => {
-      const now = (await (await h.admin()).listGroups()).groups.map((g) => g.groupId);
-      const fresh = now.filter((g) => !groupsBefore.has(g));
+      const fresh = (await ourGroups()).filter((g) => !groupsBefore.has(g));
       return fresh.length > 0 ? fresh : undefined;
     });
     expect(added).toHaveLength(1);
-    expect(added[0]).toMatch(/^nestjs-kafka-broadcast-cli-/);
+    expect(added[0]).toMatch(new RegExp(`^${h.topic('news').replace(/\./g, '\\.')}\\.tail-`));
 
     const first = await runCli([
       'publish',
@@ -80,7 +83,7 @@ describe('nestjs-kafka-broadcast publish / tail', () => {
 
     // The engine got both and still reads alone through its own group; tail's group is gone.
     await waitFor(() => engine!.payloads('news').length === 2);
-    const groupsAfter = (await (await h.admin()).listGroups()).groups.map((g) => g.groupId);
+    const groupsAfter = await ourGroups();
     expect(groupsAfter.filter((g) => !groupsBefore.has(g))).toEqual([]);
     const { groups } = await (await h.admin()).describeGroups([engine!.status().groupId!]);
     expect(groups[0]!.members).toHaveLength(1);

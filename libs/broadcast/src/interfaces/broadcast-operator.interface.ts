@@ -53,7 +53,8 @@ export interface OperatorKafkaPort {
   ): Promise<{ partition: number; offset: string }>;
   /**
    * Reads a topic outside every pool group: through a throwaway consumer group of its own
-   * (kafkajs cannot fetch without one) that commits nothing and is deleted afterwards.
+   * (kafkajs cannot fetch without one), `<topic>.tail-<host>-<pid>-<random>`, that commits
+   * nothing and is deleted afterwards.
    */
   read(topic: string, options: OperatorReadOptions): Promise<void>;
   disconnect(): Promise<void>;

@@ -75,7 +75,8 @@ export class KafkajsOperator implements OperatorKafkaPort {
   }
 
   async read(topic: string, options: OperatorReadOptions): Promise<void> {
-    const groupId = `nestjs-kafka-broadcast-cli-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    // Named after the topic (so it shows what reads it), never matching `<prefix><base>-<n>`.
+    const groupId = `${topic}.tail-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     await readTopic(this.kafka, await this.admin(), groupId, topic, options);
   }
 
