@@ -3,6 +3,17 @@ import type { HandlerOutcome } from '../interfaces/broadcast-instrumentation.int
 import type { BroadcastTelemetrySource } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastState } from '../interfaces/broadcast-status.interface.js';
 
+/** One (topic, handler) pair: its attributes are built once, its outcome counts kept here. */
+export interface HandlerSeries {
+  readonly fullTopic: string;
+  readonly handler: string;
+  readonly spanName: string;
+  readonly attributes: Attributes;
+  /** Histograms are per topic only: the SDK hashes the attributes of every recorded value. */
+  readonly topicAttributes: Attributes;
+  readonly outcomes: Record<HandlerOutcome, number>;
+}
+
 const STATES: readonly BroadcastState[] = ['starting', 'ready', 'recovering', 'stopped'];
 /** Fan-out on loopback is a few ms; a stalled instance shows up in the seconds buckets. */
 const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000];
@@ -13,19 +24,24 @@ const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_
  * skipped, heartbeats) and its state are read by observable instruments at collection time.
  */
 export class BroadcastMetrics {
-  private readonly outcomes;
+  private readonly handlerSeries = new Map<string, Map<string, HandlerSeries>>();
   private readonly fanOutLatency;
   private readonly handlerDuration;
   private readonly observables: Observable[];
   private readonly observe: BatchObservableCallback;
 
+  private readonly instanceId: string;
+
   constructor(
     private readonly meter: Meter,
     source: BroadcastTelemetrySource,
   ) {
+    this.instanceId = source.instanceId;
+    // Outcomes are counted in plain numbers per series and observed at collection time:
+    // recording each one through the SDK would hash its attributes on every message.
     const counter = (name: string, description: string) =>
-      meter.createCounter(name, { description, unit: '{message}' });
-    this.outcomes = {
+      meter.createObservableCounter(name, { description, unit: '{message}' });
+    const outcomes = {
       handled: counter('broadcast.messages.handled', 'Handler calls that completed'),
       failed: counter('broadcast.messages.failed', 'Handler calls that threw or rejected'),
       'timed-out': counter('broadcast.messages.timed_out', 'Handler calls that timed out'),
@@ -67,10 +83,24 @@ export class BroadcastMetrics {
     const lockId = meter.createObservableGauge('broadcast.lock.id', {
       description: 'The advisory lock id held (the n of <prefix><base>-<n>)',
     });
-    this.observables = [received, skipped, sent, heard, state, staleness, group, lockId];
+    this.observables = [
+      ...Object.values(outcomes),
+      received,
+      skipped,
+      sent,
+      heard,
+      state,
+      staleness,
+      group,
+      lockId,
+    ];
 
     const instance: Attributes = { 'broadcast.instance': source.instanceId };
     this.observe = (result) => {
+      for (const byHandler of this.handlerSeries.values())
+        for (const series of byHandler.values())
+          for (const outcome of Object.keys(outcomes) as HandlerOutcome[])
+            result.observe(outcomes[outcome], series.outcomes[outcome], series.attributes);
       const s = source.status();
       const beats = source.heartbeats();
       result.observe(received, s.received, instance);
@@ -93,16 +123,41 @@ export class BroadcastMetrics {
     meter.addBatchObservableCallback(this.observe, this.observables);
   }
 
+  /** The series of a topic (prefix included) and handler, made on first use. */
+  series(fullTopic: string, handler: string): HandlerSeries {
+    let byHandler = this.handlerSeries.get(fullTopic);
+    if (!byHandler) this.handlerSeries.set(fullTopic, (byHandler = new Map()));
+    let series = byHandler.get(handler);
+    if (!series) {
+      series = {
+        fullTopic,
+        handler,
+        spanName: `process ${fullTopic}`,
+        attributes: {
+          'messaging.destination.name': fullTopic,
+          'broadcast.handler': handler,
+          'broadcast.instance': this.instanceId,
+        },
+        topicAttributes: byHandler.values().next().value?.topicAttributes ?? {
+          'messaging.destination.name': fullTopic,
+        },
+        outcomes: { handled: 0, failed: 0, 'timed-out': 0 },
+      };
+      byHandler.set(handler, series);
+    }
+    return series;
+  }
+
   /** One handler call ended; `producedAt` is the record's timestamp (epoch ms). */
   handlerEnded(
+    series: HandlerSeries,
     outcome: HandlerOutcome,
-    attributes: Attributes,
     durationMs: number,
     producedAt: number,
   ): void {
-    this.outcomes[outcome].add(1, attributes);
-    this.handlerDuration.record(durationMs, attributes);
-    this.fanOutLatency.record(Math.max(0, Date.now() - producedAt), attributes);
+    series.outcomes[outcome]++;
+    this.handlerDuration.record(durationMs, series.topicAttributes);
+    this.fanOutLatency.record(Math.max(0, Date.now() - producedAt), series.topicAttributes);
   }
 
   /** Stops the observable callbacks (the engine stopped). */

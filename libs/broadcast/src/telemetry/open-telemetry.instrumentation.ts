@@ -18,8 +18,10 @@ import type {
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
-import { BroadcastMetrics } from './broadcast-metrics.js';
+import { BroadcastMetrics, type HandlerSeries } from './broadcast-metrics.js';
 import { extractTraceContext, injectTraceContext } from './trace-context.js';
+
+const CONSUMER = { kind: SpanKind.CONSUMER } as const;
 
 /** Instrumentation scope name of every span and metric the library records. */
 export const TELEMETRY_SCOPE = 'nestjs-kafka-broadcast';
@@ -54,46 +56,36 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   }
 
   handler(message: BroadcastMessage, handlerName: string): HandlerObservation {
-    const fullTopic = this.source.topicPrefix + message.topic;
+    const series = this.metrics.series(this.source.topicPrefix + message.topic, handlerName);
     const parent = extractTraceContext(ROOT_CONTEXT, message.headers);
-    const groupId = this.source.groupId();
-    const span = this.tracer.startSpan(
-      `process ${fullTopic}`,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': 'kafka',
-          'messaging.operation.type': 'process',
-          'messaging.operation.name': 'process',
-          'messaging.destination.name': fullTopic,
-          'messaging.destination.partition.id': String(message.partition),
-          'messaging.kafka.offset': Number(message.offset),
-          // Kafka has no message id; topic, partition and offset identify a record.
-          'messaging.message.id': `${fullTopic}-${message.partition}@${message.offset}`,
-          ...(groupId !== undefined && { 'messaging.consumer.group.name': groupId }),
-          ...(message.key !== null && { 'messaging.kafka.message.key': message.key }),
-          'broadcast.handler': handlerName,
-        },
-      },
-      parent,
-    );
+    const span = this.tracer.startSpan(series.spanName, CONSUMER, parent);
+    // Attributes only for spans that are recorded: building them costs more than the span.
+    if (span.isRecording()) span.setAttributes(this.consumerAttributes(series, message));
     const active = trace.setSpan(parent, span);
     const started = performance.now();
-    const attributes: Attributes = {
-      'messaging.destination.name': fullTopic,
-      'broadcast.handler': handlerName,
-    };
     return {
       run: (call) => context.with(active, call),
       end: (outcome, error) => {
         endSpan(span, outcome, error);
-        this.metrics.handlerEnded(
-          outcome,
-          attributes,
-          performance.now() - started,
-          message.timestamp,
-        );
+        this.metrics.handlerEnded(series, outcome, performance.now() - started, message.timestamp);
       },
+    };
+  }
+
+  private consumerAttributes(series: HandlerSeries, message: BroadcastMessage): Attributes {
+    const groupId = this.source.groupId();
+    return {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'process',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': series.fullTopic,
+      'messaging.destination.partition.id': String(message.partition),
+      'messaging.kafka.offset': Number(message.offset),
+      // Kafka has no message id; topic, partition and offset identify a record.
+      'messaging.message.id': `${series.fullTopic}-${message.partition}@${message.offset}`,
+      ...(groupId !== undefined && { 'messaging.consumer.group.name': groupId }),
+      ...(message.key !== null && { 'messaging.kafka.message.key': message.key }),
+      'broadcast.handler': series.handler,
     };
   }
 

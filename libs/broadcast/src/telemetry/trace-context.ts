@@ -33,7 +33,8 @@ export function extractTraceContext(
   headers: Readonly<Record<string, string>>,
 ): Context {
   let ctx = base;
-  const parsed = TRACEPARENT_FORMAT.exec(headers[TRACEPARENT] ?? '');
+  const traceparent = headers[TRACEPARENT];
+  const parsed = traceparent === undefined ? null : TRACEPARENT_FORMAT.exec(traceparent);
   if (parsed) {
     const remote: SpanContext = {
       traceId: parsed[1]!,
