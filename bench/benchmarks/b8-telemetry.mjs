@@ -89,10 +89,17 @@ async function backlog(ctx, prefix, telemetry, total) {
       await producer.send({ topic: prefix + TOPIC, acks: 1, messages });
     }
     await waitFor(() => state.first !== undefined, 10_000, 5);
+    const cpu0 = process.cpuUsage();
     const releasedAt = now();
     release();
     const complete = await waitFor(() => state.count >= total, 120_000, 2);
-    return { complete, rate: Math.round(((state.count - 1) / (state.last - releasedAt)) * 1000) };
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      complete,
+      rate: Math.round(((state.count - 1) / (state.last - releasedAt)) * 1000),
+      // Process CPU per message while draining: robust to other load on a shared box.
+      cpuUsPerMsg: (cpu.user + cpu.system) / (state.count - 1),
+    };
   } finally {
     await producer.disconnect().catch(() => undefined);
     await engine.stop();
@@ -124,12 +131,15 @@ export async function run(ctx) {
   await createTopics(ctx.brokers, engineTopics(prefix, TOPIC));
   const sides = ['off', 'metrics', 'on'];
   const rates = { on: [], metrics: [], off: [] };
+  const cpu = { on: [], metrics: [], off: [] };
   const latencies = { on: [], metrics: [], off: [] };
   for (let i = 0; i < runs; i++) {
     for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
       const unregister = side === 'off' ? undefined : registerSdk(side === 'on');
       try {
-        rates[side].push((await backlog(ctx, prefix, side !== 'off', total)).rate);
+        const drained = await backlog(ctx, prefix, side !== 'off', total);
+        rates[side].push(drained.rate);
+        cpu[side].push(drained.cpuUsPerMsg);
         latencies[side].push(...(await fanOut(ctx, prefix, side !== 'off', publishes)));
       } finally {
         await unregister?.();
@@ -140,6 +150,7 @@ export async function run(ctx) {
   const on = summary(rates.on);
   const off = summary(rates.off);
   const metricsOnly = summary(rates.metrics);
+  const [cpuOn, cpuMetrics, cpuOff] = [summary(cpu.on), summary(cpu.metrics), summary(cpu.off)];
   const lon = summary(latencies.on);
   const loff = summary(latencies.off);
   return {
@@ -163,6 +174,22 @@ export async function run(ctx) {
         sub: true,
       },
       {
+        metric: 'backlog CPU us/msg: telemetry on vs off',
+        unit: 'us',
+        ours: cpuOn,
+        base: cpuOff,
+        ratio: ratio(cpuOn.median, cpuOff.median),
+        note: 'process CPU (user+sys) while draining / messages; the throughput a CPU-bound instance loses is 1 - 1/ratio',
+      },
+      {
+        metric: '  backlog CPU us/msg: metrics only vs off',
+        unit: 'us',
+        ours: cpuMetrics,
+        base: cpuOff,
+        ratio: ratio(cpuMetrics.median, cpuOff.median),
+        sub: true,
+      },
+      {
         metric: 'fan-out latency ms: telemetry on vs off',
         unit: 'ms',
         ours: lon,
@@ -171,6 +198,6 @@ export async function run(ctx) {
         note: 'producer timestamp → handler start, publish 10 ms apart',
       },
     ],
-    samples: { rates, latencies },
+    samples: { rates, cpu, latencies },
   };
 }
