@@ -10,6 +10,7 @@ import { ProductChangedHandler } from './cache/product-changed.handler.js';
 import { DEMO_CONFIG, type DemoConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { ShutdownLogger } from './lifecycle/shutdown-logger.js';
+import { DemoTelemetryModule } from './telemetry/demo-telemetry.module.js';
 import { InMemoryProductsStore } from './products/in-memory-products.store.js';
 import { ProductEntity } from './products/product.entity.js';
 import { ProductsController } from './products/products.controller.js';
@@ -60,6 +61,7 @@ export class AppModule {
           instanceId: config.instanceName,
         }),
         TerminusModule,
+        DemoTelemetryModule,
       ],
       controllers: [ProductsController, HealthController, BroadcastStatusController],
       providers: [

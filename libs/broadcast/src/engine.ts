@@ -12,6 +12,7 @@ export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
 export type * from './interfaces/advisory-lock.interface.js';
 export type * from './interfaces/advisory-lock-factory.interface.js';
 export type * from './interfaces/broadcast-kafka-options.interface.js';
+export type * from './interfaces/broadcast-instrumentation.interface.js';
 export type * from './interfaces/broadcast-logger.interface.js';
 export type * from './interfaces/broadcast-message.interface.js';
 export type * from './interfaces/broadcast-module-options.interface.js';

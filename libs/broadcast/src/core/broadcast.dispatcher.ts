@@ -1,7 +1,12 @@
+import type {
+  BroadcastInstrumentation,
+  HandlerObservation,
+} from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
+import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
 import type { Admission, DispatchGate } from './dispatch-gate.js';
 import { ReadPositions } from './read-positions.js';
@@ -26,6 +31,8 @@ export class BroadcastDispatcher {
   filtered = 0;
   /** Failed the topic's schema, skipped before any handler. */
   invalid = 0;
+  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
+  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
   /**
    * Freshness of this instance's view: the newest record timestamp seen, each timestamp
    * clamped to the local receive time. A record stamped in the future (a producer clock
@@ -126,11 +133,14 @@ export class BroadcastDispatcher {
   ): void | Promise<void> {
     let pending: Promise<void>[] | undefined;
     for (const handler of handlers) {
+      const observed = this.instrumentation.handler(message, handler.name);
       try {
-        const result = handler.handle(message.payload, message) as unknown;
-        if (isThenable(result)) (pending ??= []).push(this.track(handler, message, result));
+        const result = observed.run(() => handler.handle(message.payload, message)) as unknown;
+        if (isThenable(result))
+          (pending ??= []).push(this.track(handler, message, result, observed));
+        else observed.end('handled');
       } catch (error) {
-        this.fail(handler, message, error);
+        this.fail(handler, message, error, observed);
       }
     }
     if (pending) return this.awaitBounded(pending);
@@ -141,16 +151,20 @@ export class BroadcastDispatcher {
     handler: RegisteredHandler,
     message: BroadcastMessage,
     result: PromiseLike<unknown>,
+    observed: HandlerObservation,
   ) {
     const call = { settled: false };
     const done = Promise.resolve(result).then(
-      () => void (call.settled = true),
+      () => {
+        if (!call.settled) observed.end('handled');
+        call.settled = true;
+      },
       (error: unknown) => {
-        if (!call.settled) this.fail(handler, message, error);
+        if (!call.settled) this.fail(handler, message, error, observed);
         call.settled = true;
       },
     );
-    return Object.assign(done, { call, handler, message });
+    return Object.assign(done, { call, handler, message, observed });
   }
 
   private async awaitBounded(pending: Promise<void>[]): Promise<void> {
@@ -167,13 +181,22 @@ export class BroadcastDispatcher {
         p.handler,
         p.message,
         new Error(`timed out after ${this.settings.handlerTimeoutMs} ms`),
+        p.observed,
+        'timed-out',
       );
     }
   }
 
-  private fail(handler: RegisteredHandler, message: BroadcastMessage, error: unknown): void {
+  private fail(
+    handler: RegisteredHandler,
+    message: BroadcastMessage,
+    error: unknown,
+    observed: HandlerObservation,
+    outcome: 'failed' | 'timed-out' = 'failed',
+  ): void {
     this.failed++;
     this.failuresOf.get(message)?.push(`${handler.name}: ${errorMessage(error)}`);
+    observed.end(outcome, error);
     const where = `${message.topic}[${message.partition}]@${message.offset}`;
     this.logger.error(
       `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
@@ -196,6 +219,7 @@ type TrackedCall = Promise<void> & {
   call: { settled: boolean };
   handler: RegisteredHandler;
   message: BroadcastMessage;
+  observed: HandlerObservation;
 };
 
 const SKIPPED = Symbol('skipped');

@@ -4,7 +4,9 @@ import type {
   BroadcastReceipt,
   ReceiptOptions,
 } from '../interfaces/broadcast-receipt.interface.js';
+import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
 import { type BroadcastTopic, topicName } from './broadcast-definition.js';
 import type { PublishFeatures } from './publish-features.js';
 import type { BroadcastTarget } from './targeting.js';
@@ -23,6 +25,9 @@ export interface PublishOptions {
 
 /** Publishes JSON broadcasts; every live instance's handlers receive them. */
 export class BroadcastPublisher {
+  /** @internal Traces publishes (set by the engine once telemetry is loaded). */
+  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
+
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly kafka: KafkaPort,
@@ -60,8 +65,18 @@ export class BroadcastPublisher {
       value = undefined;
     }
     if (value === undefined) throw new TypeError(BroadcastMessages.notSerializable(name));
-    const send = (headers: Record<string, string> | undefined) =>
-      this.kafka.send(this.topicPrefix + name, [{ key: options.key ?? null, value, headers }]);
+    const fullTopic = this.topicPrefix + name;
+    const send = async (given: Record<string, string> | undefined): Promise<void> => {
+      const headers = { ...given };
+      const observed = this.instrumentation.publish(fullTopic, headers);
+      try {
+        await this.kafka.send(fullTopic, [{ key: options.key ?? null, value, headers }]);
+      } catch (error) {
+        observed.end(error);
+        throw error;
+      }
+      observed.end();
+    };
     if (!this.features) return send(options.headers);
     return this.features.send(name, options, send);
   }

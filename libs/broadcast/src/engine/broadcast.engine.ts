@@ -2,6 +2,7 @@ import {
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../core/broadcast.defaults.js';
+import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
@@ -13,6 +14,7 @@ import { LockBinding } from '../locks/lock-binding.js';
 import { LockFreeProvider } from '../locks/lock-free.js';
 import type { LockSessionSource } from '../locks/lock-session.js';
 import { errorMessage } from '../shared/async.utils.js';
+import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
 import {
@@ -44,6 +46,11 @@ export interface BroadcastEngineDeps {
   logger?: BroadcastLogger;
   /** @internal A Kafka client other than the bundled kafkajs adapter (tests and future adapters). */
   kafka?: KafkaPort;
+  /**
+   * Traces and metrics. Default: OpenTelemetry through @opentelemetry/api when it is installed
+   * (a no-op until the application registers an SDK); `false` turns instrumentation off.
+   */
+  instrumentation?: BroadcastInstrumentation | false;
   /**
    * @internal Test hook, not an option: called with the name of each startup and recovery
    * step (allocate, lock, delete, snapshot, connect, subscribe, run, joined, verify, rejoin,
@@ -85,6 +92,8 @@ export class BroadcastEngine {
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
+  /** Imported in the background from the constructor on; start() waits for it. */
+  private readonly instrumentation: Promise<BroadcastInstrumentation>;
 
   constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
     const o = (this.options = resolveBroadcastOptions(options));
@@ -174,6 +183,7 @@ export class BroadcastEngine {
         this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
       logger,
     );
+    this.instrumentation = this.instrument(deps.instrumentation);
   }
 
   /**
@@ -194,6 +204,7 @@ export class BroadcastEngine {
    */
   async start(): Promise<void> {
     if (!this.locks.bound) this.bindLocks();
+    await this.instrumentation;
     this.startedAt = Date.now();
     const deadline = this.startedAt + this.options.startupTimeoutMs;
     // With a replay window, ready also means the replayed records were handed to the handlers.
@@ -222,6 +233,7 @@ export class BroadcastEngine {
       await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
       this.receipts?.stop();
       await this.kafka.disconnect();
+      (await this.instrumentation).close?.();
     })();
     return this.stopping;
   }
@@ -240,6 +252,25 @@ export class BroadcastEngine {
     const groupId = this.reader.groupId;
     if (!groupId) return undefined;
     return groupId.slice(this.options.topicPrefix.length, groupId.lastIndexOf('-'));
+  }
+
+  private async instrument(
+    given: BroadcastInstrumentation | false | undefined,
+  ): Promise<BroadcastInstrumentation> {
+    const o = this.options;
+    const instrumentation = await loadInstrumentation(
+      given,
+      {
+        instanceId: o.instanceId,
+        topicPrefix: o.topicPrefix,
+        groupId: () => this.reader.groupId,
+        status: () => this.reader.status(),
+        heartbeats: () => ({ sent: this.heartbeat.sent, received: this.dispatcher.heartbeats }),
+      },
+      this.logger,
+    );
+    this.publisher.instrumentation = this.dispatcher.instrumentation = instrumentation;
+    return instrumentation;
   }
 
   private bindLocks(): void {

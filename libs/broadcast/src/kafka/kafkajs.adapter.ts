@@ -91,7 +91,7 @@ export class KafkajsAdapter implements KafkaPort {
 }
 
 /** Maps the library's own Kafka options to kafkajs's client configuration. */
-function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
+export function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
   return {
     brokers: o.brokers,
     clientId: o.clientId ?? 'nestjs-kafka-broadcast',
