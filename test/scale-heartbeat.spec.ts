@@ -48,9 +48,13 @@ describe('Scale: heartbeats per interval do not grow with the number of instance
       const allHeardMs = Date.now() - began;
       const startupBeats = await h.topicEnd(h.heartbeatTopic);
 
+      // The last newcomers may each have taken the incumbency (and collided): steady state is
+      // measured after two more intervals.
+      await delay(2 * INTERVAL_MS);
       const windowMs = INTERVALS * INTERVAL_MS;
       const startEnd = await h.topicEnd(h.heartbeatTopic);
       const windowStart = Date.now();
+      const sentBefore = engines.map((e) => e.engine.heartbeat.sent);
       let maxLatency = 0;
       let notReady = 0;
       while (Date.now() - windowStart < windowMs) {
@@ -64,6 +68,10 @@ describe('Scale: heartbeats per interval do not grow with the number of instance
       const elapsed = Date.now() - windowStart;
       const count = (await h.topicEnd(h.heartbeatTopic)) - startEnd;
       const perInterval = count / (elapsed / INTERVAL_MS);
+      const senders = engines
+        .map((e, i) => [e.name, e.engine.heartbeat.sent - sentBefore[i]!] as const)
+        .filter(([, k]) => k > 0);
+      console.log(`[scale-heartbeat] senders in the window: ${JSON.stringify(senders)}`);
       console.log(
         `[scale-heartbeat] N=${n}: all ready in ${allReadyMs} ms, all heard one in ${allHeardMs} ms, ${startupBeats} heartbeats during startup; ` +
           `${count} in ${elapsed} ms = ${perInterval.toFixed(2)} per ${INTERVAL_MS} ms interval; ` +
