@@ -35,6 +35,11 @@ export interface GroupClaim<T> {
  * pool, because there every probe costs a delete and a join.
  */
 export class BroadcastGroupAllocator {
+  /** True while the latest full pass over the pool found no id to claim; a claim clears it. */
+  exhausted = false;
+  /** Full passes that found no id to claim, since the engine was built (a counter for metrics). */
+  exhaustions = 0;
+
   constructor(
     private readonly settings: AllocatorSettings,
     private readonly locks: AdvisoryLockProvider,
@@ -61,7 +66,11 @@ export class BroadcastGroupAllocator {
         if (signal.aborted || Date.now() >= deadline) {
           await candidate.lock?.release();
           if (signal.aborted) throw new Error(BroadcastMessages.stopped());
-          throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
+          throw new BroadcastAllocationError(
+            toAttempts(refused),
+            deadline - started,
+            this.exhausted ? this.settings.maxGroups : undefined,
+          );
         }
         const groupId = this.groupName(candidate.id);
         if (!candidate.lock) {
@@ -69,12 +78,21 @@ export class BroadcastGroupAllocator {
           continue;
         }
         const outcome = await this.claim(candidate.lock, groupId, join, deadline);
-        if ('claim' in outcome) return outcome.claim;
+        if ('claim' in outcome) {
+          this.exhausted = false;
+          return outcome.claim;
+        }
         refused.set(groupId, outcome.reason);
       }
-      this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`);
+      this.exhausted = true;
+      this.exhaustions++;
+      if (pass === 0)
+        this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Retrying.`);
+      // A lock-mode pass is one cheap statement, so it retries sooner; a lock-free pass costs
+      // a delete per id. The first id freed is found at the next pass.
+      const capMs = this.locks.mode === 'none' ? 5_000 : 2_000;
       await pause(
-        Math.min(backoffDelay(pass, 500, 5_000), Math.max(0, deadline - Date.now())),
+        Math.min(backoffDelay(pass, 250, capMs), Math.max(0, deadline - Date.now())),
         signal,
       );
     }

@@ -54,6 +54,8 @@ export class BroadcastReader {
       lockId: this.claim?.id,
       lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
+      poolExhausted: this.state !== 'ready' && this.deps.allocator.exhausted,
+      poolExhaustions: this.deps.allocator.exhaustions,
       received: dispatcher.received,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
