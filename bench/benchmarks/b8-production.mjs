@@ -175,7 +175,7 @@ async function main() {
         const result = await rolling(make(prefix), fleetSize, batch);
         result.groupsOnBrokerAfter = (await groupsWithPrefix(cluster.brokers, prefix)).length;
         report.rolling[`${side}-by-${batch}`] = result;
-        const { steps, ...brief } = result;
+        const { steps: _steps, ...brief } = result;
         process.stderr.write(`[b8] rolling ${side} by ${batch}: ${JSON.stringify(brief)}\n`);
       }
     }
