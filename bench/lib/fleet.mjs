@@ -157,10 +157,21 @@ export async function createTopics(brokers, topics) {
   const admin = new kafkajs.Kafka({ brokers, logLevel: kafkajs.logLevel.NOTHING }).admin();
   await admin.connect();
   try {
+    // waitForLeaders can reject unhandled inside kafkajs when a broker answers before it knows
+    // the topic; poll the offsets (which need a leader) instead.
     await admin.createTopics({
       topics: topics.map((topic) => ({ topic, numPartitions: 1 })),
-      waitForLeaders: true,
+      waitForLeaders: false,
     });
+    for (const deadline = Date.now() + 60_000; ; ) {
+      try {
+        for (const topic of topics) await admin.fetchTopicOffsets(topic);
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
   } finally {
     await admin.disconnect();
   }
