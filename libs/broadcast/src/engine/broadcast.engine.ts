@@ -19,6 +19,8 @@ import { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
 import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/broadcast.publisher.js';
 import { BroadcastReader } from '../core/broadcast.reader.js';
+import type { StepProbe } from '../core/group-membership.js';
+import { ReadPositions } from '../core/read-positions.js';
 
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
@@ -30,6 +32,12 @@ export interface BroadcastEngineDeps {
   logger?: BroadcastLogger;
   /** A Kafka client other than the bundled kafkajs adapter. */
   kafka?: KafkaPort;
+  /**
+   * @internal Test hook, not an option: called with the name of each startup and recovery
+   * step (allocate, lock, delete, snapshot, connect, subscribe, run, joined, verify, rejoin,
+   * recover) as it begins, so a test can stop the engine exactly there.
+   */
+  probe?: StepProbe;
 }
 
 /**
@@ -43,6 +51,8 @@ export class BroadcastEngine {
   readonly locks = new LockBinding();
   readonly allocator: BroadcastGroupAllocator;
   readonly dispatcher: BroadcastDispatcher;
+  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
+  readonly positions = new ReadPositions();
   readonly reader: BroadcastReader;
   readonly heartbeat: BroadcastHeartbeat;
   readonly publisher: BroadcastPublisher;
@@ -66,8 +76,9 @@ export class BroadcastEngine {
       this.locks,
       this.kafka.admin,
       logger,
+      deps.probe,
     );
-    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger);
+    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,
@@ -83,8 +94,10 @@ export class BroadcastEngine {
         allocator: this.allocator,
         registry: this.registry,
         dispatcher: this.dispatcher,
+        positions: this.positions,
         locks: this.locks,
         logger,
+        probe: deps.probe,
       },
     );
     this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);
