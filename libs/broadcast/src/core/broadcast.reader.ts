@@ -55,6 +55,8 @@ export class BroadcastReader {
       lockId: this.claim?.id,
       lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
+      poolExhausted: this.state !== 'ready' && this.deps.allocator.exhausted,
+      poolExhaustions: this.deps.allocator.exhaustions,
       received: dispatcher.received,
       heartbeats: dispatcher.heartbeats,
       failed: dispatcher.failed,

@@ -177,6 +177,7 @@ export class BroadcastEngine {
       },
       {
         newestTimestamp: () => this.dispatcher.newestTimestamp,
+        heartbeatsReceived: () => this.dispatcher.heartbeats,
         groupId: () => this.reader.groupId,
       },
       (topic, payload) =>

@@ -7,7 +7,7 @@ export const BroadcastMessages = {
       attempts.length ? attempts.join('; ') : 'no group (no attempt finished)'
     }.`,
   poolExhausted: (limit: number) =>
-    `Every broadcast group id in the pool 0..${limit - 1} (maxGroups ${limit}) was refused.`,
+    `Broadcast group pool exhausted: every id 0..${limit - 1} (maxGroups ${limit}) is held by another instance or was refused; raise maxGroups or stop an instance.`,
   stopped: () => 'The broadcast reader was stopped before it became ready.',
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,

@@ -10,6 +10,10 @@ export interface BroadcastStatus {
   lockMode: LockMode;
   /** Now minus the newest message timestamp seen on any broadcast topic; undefined before the first. */
   lastLatencyMs: number | undefined;
+  /** True while every id of the pool (maxGroups) is taken and the reader is waiting for one. */
+  poolExhausted: boolean;
+  /** Allocation passes that found the whole pool taken, since start (monotonic, for metrics). */
+  poolExhaustions: number;
   received: number;
   /** Heartbeats received (from every instance, this one included). */
   heartbeats: number;
