@@ -145,8 +145,8 @@ export class BroadcastEngine {
   /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      await this.heartbeat.stop();
-      await this.reader.stop();
+      // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
+      await Promise.all([this.heartbeat.stop(), this.reader.stop()]);
       await this.kafka.disconnect();
     })();
     return this.stopping;
