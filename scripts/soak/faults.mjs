@@ -58,9 +58,9 @@ export const FAULTS = {
 
   /** A stray kafkajs consumer joins an instance's live group for a few seconds. */
   async strayConsumer(ctx) {
-    const slot = ctx.rnd.pick(liveReady(ctx));
+    const slot = ctx.rnd.pick(liveReady(ctx, (s) => s.current.states.at(-1)?.groupId));
     const groupId = slot?.current.states.at(-1)?.groupId;
-    if (!groupId) return 'stray: no group';
+    if (!groupId) return 'stray: no instance in a group yet';
     const consumer = new Kafka({
       clientId: 'soak-stray',
       brokers: ctx.broker.direct,
