@@ -4,6 +4,7 @@ import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
+import type { StepProbe } from './group-membership.js';
 import { createIdStrategy } from './id-strategy.js';
 
 export interface AllocatorSettings {
@@ -41,6 +42,8 @@ export class BroadcastGroupAllocator {
     private readonly locks: AdvisoryLockProvider,
     private readonly admin: KafkaAdminPort,
     private readonly logger: BroadcastLogger,
+    /** Internal test hook: called as the lock and delete steps begin. */
+    private readonly probe?: StepProbe,
   ) {}
 
   /** `<prefix><base>-<id>`, with the base of the current lock mode. */
@@ -72,7 +75,7 @@ export class BroadcastGroupAllocator {
           refused.set(groupId, candidate.reason);
           continue;
         }
-        const outcome = await this.claim(candidate.lock, groupId, join, deadline);
+        const outcome = await this.claim(candidate.lock, groupId, join, deadline, signal);
         if ('claim' in outcome) return outcome.claim;
         refused.set(groupId, outcome.reason);
       }
@@ -86,6 +89,7 @@ export class BroadcastGroupAllocator {
 
   /** One pass over the pool: each id with its lock, or why it could not be locked. */
   private async *candidates(): AsyncGenerator<Candidate> {
+    this.probe?.('lock');
     const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
     if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks));
     const strategy = createIdStrategy(
@@ -139,9 +143,11 @@ export class BroadcastGroupAllocator {
     groupId: string,
     join: GroupJoiner<T>,
     deadline: number,
+    signal: AbortSignal,
   ): Promise<{ claim: GroupClaim<T> } | { reason: string }> {
     try {
-      const deleted = await this.admin.deleteGroup(groupId, deadline);
+      this.probe?.('delete');
+      const deleted = await this.admin.deleteGroup(groupId, deadline, signal);
       if (deleted === 'non-empty') {
         await lock.release();
         return { reason: 'group still has members' };

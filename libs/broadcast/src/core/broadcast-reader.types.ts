@@ -5,6 +5,8 @@ import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import type { BroadcastGroupAllocator, GroupClaim } from './broadcast-group.allocator.js';
 import type { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
 import type { ActiveGroup } from './group-joins.js';
+import type { StepProbe } from './group-membership.js';
+import type { ReadPositions } from './read-positions.js';
 
 export interface ReaderSettings {
   topicPrefix: string;
@@ -25,8 +27,12 @@ export interface ReaderDeps {
   allocator: BroadcastGroupAllocator;
   registry: BroadcastHandlerRegistry;
   dispatcher: BroadcastDispatcher;
+  /** Where every partition is read from; shared with the dispatcher, which advances it. */
+  positions: ReadPositions;
   locks: AdvisoryLockProvider;
   logger: BroadcastLogger;
+  /** Internal test hook, not an option: called as each startup/recovery step begins. */
+  probe?: StepProbe;
 }
 
 export type Claim = GroupClaim<ActiveGroup>;

@@ -3,6 +3,7 @@ import type { BroadcastMessage } from '../interfaces/broadcast-message.interface
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+import { ReadPositions } from './read-positions.js';
 
 export interface DispatcherSettings {
   topicPrefix: string;
@@ -20,9 +21,14 @@ export class BroadcastDispatcher {
   failed = 0;
   skipped = 0;
   heartbeats = 0;
+  /**
+   * Freshness of this instance's view: the newest record timestamp seen, each timestamp
+   * clamped to the local receive time. A record stamped in the future (a producer clock
+   * ahead) counts as received now and then ages normally; one stamped in the past cannot
+   * make the view look fresher than it is. So health and heartbeats cannot be fooled by
+   * skew, and a consumer that receives nothing goes stale on time.
+   */
   newestTimestamp: number | undefined;
-  /** Offset of the last record handed over, per full topic and partition: where reading got to. */
-  readonly delivered = new Map<string, Map<number, string>>();
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
 
@@ -30,6 +36,8 @@ export class BroadcastDispatcher {
     private readonly registry: BroadcastHandlerRegistry,
     private readonly settings: DispatcherSettings,
     private readonly logger: BroadcastLogger,
+    /** Advanced with every record handed over: where reading got to. */
+    readonly positions: ReadPositions = new ReadPositions(),
   ) {
     this.fullHeartbeatTopic = settings.topicPrefix + settings.heartbeatTopic;
   }
@@ -40,10 +48,10 @@ export class BroadcastDispatcher {
     record: IncomingRecord,
   ): void | Promise<void> => {
     const timestamp = Number(record.timestamp);
-    if (!(timestamp <= (this.newestTimestamp ?? -Infinity))) this.newestTimestamp = timestamp;
-    let positions = this.delivered.get(fullTopic);
-    if (!positions) this.delivered.set(fullTopic, (positions = new Map()));
-    positions.set(partition, record.offset);
+    // Date.now() only when the record could be the newest: the common path stays cheap.
+    if (!(timestamp <= (this.newestTimestamp ?? -Infinity)))
+      this.newestTimestamp = Math.min(timestamp, Date.now());
+    this.positions.advance(fullTopic, partition, record.offset);
     if (fullTopic === this.fullHeartbeatTopic) {
       this.heartbeats++;
       return;

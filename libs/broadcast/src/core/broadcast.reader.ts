@@ -1,6 +1,5 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
-import type { TopicOffsets } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, deferred, errorMessage, pause } from '../shared/async.utils.js';
 import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
 import { describeRefusal, GroupJoins } from './group-joins.js';
@@ -23,8 +22,6 @@ export class BroadcastReader {
   private transitions: Promise<void> = Promise.resolve();
   private lockWatch: LockWatch | undefined;
   private topics: string[] = [];
-  /** Start offsets of the group read last; with the dispatcher's positions, where a move resumes. */
-  private readFrom: TopicOffsets | undefined;
   private readonly joins: GroupJoins;
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
@@ -95,13 +92,10 @@ export class BroadcastReader {
   }
 
   private async allocateOnce(deadline: number): Promise<void> {
-    await this.deps.kafka.admin.ensureTopics(this.topics);
+    this.deps.probe?.('allocate');
+    await this.deps.kafka.admin.ensureTopics(this.topics, this.abort.signal);
     this.adopt(
-      await this.deps.allocator.allocate(
-        this.joins.joiner(() => this.readFrom),
-        deadline,
-        this.abort.signal,
-      ),
+      await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal),
     );
   }
 
@@ -119,7 +113,6 @@ export class BroadcastReader {
   /** Takes over a freshly verified group and watches what happens to it next. */
   private adopt(claim: Claim): void {
     this.claim = claim;
-    this.readFrom = claim.value.startOffsets;
     // When stopping, stop() releases this claim right after the chain reaches it.
     if (this.abort.signal.aborted) return;
     this.watch(claim, claim.value.membership);
@@ -146,6 +139,7 @@ export class BroadcastReader {
 
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
+    this.deps.positions.fix();
     if (this.state !== 'ready')
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
@@ -154,6 +148,7 @@ export class BroadcastReader {
 
   /** After a crash or an outage: the same group, a new member, positions kept. */
   private async rejoin(claim: Claim, cause: Error): Promise<void> {
+    this.deps.probe?.('rejoin');
     this.deps.logger.warn(
       `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
     );
@@ -181,6 +176,7 @@ export class BroadcastReader {
   /** Gives up the group (leave first, then unlock) and allocates another, retrying until stopped. */
   private async moveAway(claim: Claim, reason: string): Promise<void> {
     if (this.claim !== claim) return;
+    this.deps.probe?.('recover');
     this.deps.logger.warn(`Giving up broadcast group ${claim.groupId}: ${reason}`);
     this.state = 'recovering';
     await this.abandon();

@@ -1,19 +1,18 @@
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
+import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import type { GroupJoiner } from './broadcast-group.allocator.js';
 import {
   GroupMembership,
   type MembershipContext,
   type MembershipVerdict,
+  type StepProbe,
 } from './group-membership.js';
-import { nextOffset, resumeOffsets } from './resume-offsets.js';
+import type { ReadPositions } from './read-positions.js';
 
 /** A group the reader holds: its current membership and what it remembers about the group. */
 export interface ActiveGroup {
   membership: GroupMembership;
-  /** Where this group started reading. */
-  startOffsets: TopicOffsets;
   /** Our members of this group across memberships, which may linger after a crash. */
   ownMemberIds: Set<string>;
 }
@@ -32,26 +31,31 @@ export class GroupJoins {
     private readonly deps: {
       kafka: KafkaPort;
       dispatcher: BroadcastDispatcher;
+      positions: ReadPositions;
       logger: BroadcastLogger;
+      probe?: StepProbe;
     },
     private readonly topics: () => readonly string[],
     private readonly signal: AbortSignal,
   ) {}
 
-  /** Joins a candidate group from positions captured before the join (see resumeOffsets). */
-  joiner(readFrom: () => TopicOffsets | undefined): GroupJoiner<ActiveGroup> {
+  /**
+   * Joins a candidate group. Until the instance is first ready, each attempt snapshots the
+   * high watermarks first, so nothing published after that moment can be skipped; after that,
+   * every group resumes from the engine's positions (see ReadPositions).
+   */
+  joiner(): GroupJoiner<ActiveGroup> {
     return async (groupId, deadline) => {
-      const { kafka, dispatcher } = this.deps;
-      const latest = await kafka.admin.latestOffsets(this.topics());
-      const startOffsets = resumeOffsets(latest, readFrom(), dispatcher.delivered);
-      const membership = new GroupMembership(groupId, this.context(), new Set(), startOffsets);
-      const verdict = await this.join(membership, deadline);
-      if (verdict.kind === 'ready') {
-        return {
-          accepted: true,
-          value: { membership, startOffsets, ownMemberIds: new Set() },
-        };
+      const { kafka, positions, probe } = this.deps;
+      if (!positions.isFixed) {
+        probe?.('snapshot');
+        positions.setStart(await kafka.admin.latestOffsets(this.topics()));
       }
+      // One set for the whole claim: the rejoin after a crash must know the earlier members.
+      const ownMemberIds = new Set<string>();
+      const membership = new GroupMembership(groupId, this.context(), ownMemberIds);
+      const verdict = await this.join(membership, deadline);
+      if (verdict.kind === 'ready') return { accepted: true, value: { membership, ownMemberIds } };
       await membership.stop();
       return { accepted: false, reason: describeRefusal(verdict) };
     };
@@ -63,14 +67,15 @@ export class GroupJoins {
   }
 
   context(): MembershipContext {
-    const { kafka, dispatcher, logger } = this.deps;
+    const { kafka, dispatcher, positions, logger, probe } = this.deps;
     return {
       kafka,
       topics: this.topics(),
       sink: dispatcher.sink,
       logger,
-      resumeFrom: (topic, partition) => nextOffset(dispatcher.delivered.get(topic)?.get(partition)),
+      positionOf: (topic, partition) => positions.positionOf(topic, partition),
       contestGraceMs: this.settings.contestGraceMs,
+      probe,
     };
   }
 }

@@ -4,7 +4,6 @@ import type {
   GroupConsumerPort,
   KafkaPort,
   RecordSink,
-  TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
 import { asError, backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
 
@@ -17,13 +16,18 @@ export interface MembershipContext {
   topics: readonly string[];
   sink: RecordSink;
   logger: BroadcastLogger;
-  /** The offset after the last record this instance handed to its handlers, if any. */
-  resumeFrom(topic: string, partition: number): string | undefined;
+  /** Where the engine reads a partition from (see ReadPositions); sought on every assignment. */
+  positionOf(topic: string, partition: number): string;
+  /** Test-only hook: called at each startup step, so a test can stop right there. */
+  probe?: StepProbe;
   /** How long a member that already held the group exclusively waits for a newcomer to leave. */
   contestGraceMs: number;
 }
 
 const VERIFY_ATTEMPTS = 10;
+
+/** Internal test hook: called with the name of each startup step as it begins. */
+export type StepProbe = (step: string) => void;
 
 /**
  * One consumer in one broadcast group. After every (re)join it checks with describeGroups
@@ -35,17 +39,14 @@ export class GroupMembership implements GroupConsumerListener {
   private readonly consumer: GroupConsumerPort;
   private generation = 0;
   private exclusive = false;
-  private positionedSinceJoin = false;
-  private positionedOnce = false;
   private stopped = false;
+  private readonly abort = new AbortController();
   /** Verified as the only member in some generation: the group is ours, newcomers must yield. */
   private established = false;
   private contestTimer: NodeJS.Timeout | undefined;
   private observer: (verdict: MembershipVerdict) => void = () => {};
 
   /**
-   * @param startOffsets positions captured before the first join; when given, partitions
-   *   are sought there so that nothing published after that moment can be skipped.
    * @param ownMemberIds members of this instance from earlier memberships of the same
    *   group, which may linger after a crash; they are ours, so not a reason to give up.
    */
@@ -53,15 +54,16 @@ export class GroupMembership implements GroupConsumerListener {
     readonly groupId: string,
     private readonly ctx: MembershipContext,
     private readonly ownMemberIds: Set<string>,
-    private readonly startOffsets?: TopicOffsets,
   ) {
     this.consumer = ctx.kafka.createGroupConsumer({
       groupId,
       topics: ctx.topics,
-      // Partitions without a position that appear after the first join are new: read them whole.
-      fromBeginning: startOffsets !== undefined,
+      // Every assigned partition is sought at every join, so this only decides where a position
+      // that fell out of the log's range resumes: the earliest record left, never "latest".
+      fromBeginning: true,
       sink: ctx.sink,
       listener: this,
+      probe: ctx.probe,
     });
   }
 
@@ -83,52 +85,39 @@ export class GroupMembership implements GroupConsumerListener {
 
   stop(): Promise<void> {
     this.stopped = true;
+    this.abort.abort();
     clearTimeout(this.contestTimer);
     this.observer = () => {};
     return this.consumer.stop();
   }
 
   joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void {
+    this.ownMemberIds.add(memberId);
+    if (this.stopped) return;
+    this.ctx.probe?.('joined');
     const generation = ++this.generation;
     this.memberId = memberId;
-    this.ownMemberIds.add(memberId);
     this.exclusive = false;
-    this.positionedSinceJoin = false;
-    if (this.startOffsets && !this.positionedOnce) this.seekToStart(assignment);
-    else this.seekToResume(assignment);
+    this.seekAll(assignment);
     void this.verify(generation);
   }
 
-  positioned(): void {
-    this.positionedOnce = true;
-    if (this.positionedSinceJoin) return;
-    this.positionedSinceJoin = true;
-    this.announceIfReady();
-  }
+  /** Positions are sought at every join, so a resolved fetch adds nothing to readiness. */
+  positioned(): void {}
 
   crashed(error: Error): void {
     if (!this.stopped) this.observer({ kind: 'failed', error });
   }
 
-  private seekToStart(assignment: ReadonlyMap<string, readonly number[]>): void {
-    for (const [topic, partitions] of assignment) {
-      const offsets = this.startOffsets?.get(topic);
-      for (const partition of partitions) {
-        const offset = offsets?.get(partition);
-        if (offset !== undefined) this.consumer.seek(topic, partition, offset);
-      }
-    }
-  }
-
   /**
-   * After a rebalance, or in a group rejoined after a crash, continue right after what this
-   * instance handled, whatever offsets a member that briefly shared the group committed.
+   * Every assigned partition, at every join (first join, rebalance, rejoin after a crash), is
+   * read from the engine's own position: whatever a member that briefly shared the group
+   * committed, or whether anything was committed at all, never matters.
    */
-  private seekToResume(assignment: ReadonlyMap<string, readonly number[]>): void {
+  private seekAll(assignment: ReadonlyMap<string, readonly number[]>): void {
     for (const [topic, partitions] of assignment) {
       for (const partition of partitions) {
-        const offset = this.ctx.resumeFrom(topic, partition);
-        if (offset !== undefined) this.consumer.seek(topic, partition, offset);
+        this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition));
       }
     }
   }
@@ -151,8 +140,9 @@ export class GroupMembership implements GroupConsumerListener {
 
   private async verify(generation: number): Promise<void> {
     for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
-      if (attempt > 0) await pause(backoffDelay(attempt, 50, 1_000));
+      if (attempt > 0) await pause(backoffDelay(attempt, 50, 1_000), this.abort.signal);
       if (this.stopped || generation !== this.generation) return;
+      this.ctx.probe?.('verify');
       const members = await this.describeMembers();
       if (this.stopped || generation !== this.generation || !members) continue;
       const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
@@ -191,14 +181,8 @@ export class GroupMembership implements GroupConsumerListener {
     }
   }
 
-  /**
-   * With start offsets the positions are fixed before the first fetch, so exclusivity is
-   * enough; otherwise (rejoining with committed offsets) wait until a fetch resolved them.
-   */
+  /** Positions were sought at the join, before any fetch: exclusivity is all that is missing. */
   private announceIfReady(): void {
-    if (!this.exclusive || this.stopped) return;
-    const positioned =
-      this.positionedSinceJoin || (this.startOffsets !== undefined && !this.positionedOnce);
-    if (positioned) this.observer({ kind: 'ready' });
+    if (this.exclusive && !this.stopped) this.observer({ kind: 'ready' });
   }
 }

@@ -22,6 +22,8 @@ import { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
 import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/broadcast.publisher.js';
 import { BroadcastReader } from '../core/broadcast.reader.js';
+import type { StepProbe } from '../core/group-membership.js';
+import { ReadPositions } from '../core/read-positions.js';
 
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
@@ -34,6 +36,12 @@ export interface BroadcastEngineDeps {
   logger?: BroadcastLogger;
   /** @internal A Kafka client other than the bundled kafkajs adapter (tests and future adapters). */
   kafka?: KafkaPort;
+  /**
+   * @internal Test hook, not an option: called with the name of each startup and recovery
+   * step (allocate, lock, delete, snapshot, connect, subscribe, run, joined, verify, rejoin,
+   * recover) as it begins, so a test can stop the engine exactly there.
+   */
+  probe?: StepProbe;
 }
 
 /**
@@ -55,6 +63,8 @@ export class BroadcastEngine {
   private readonly kafka: KafkaPort;
   private readonly locks = new LockBinding();
   private readonly dispatcher: BroadcastDispatcher;
+  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
+  private readonly positions = new ReadPositions();
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
@@ -75,8 +85,9 @@ export class BroadcastEngine {
       this.locks,
       this.kafka.admin,
       logger,
+      deps.probe,
     );
-    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger);
+    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,
@@ -92,8 +103,10 @@ export class BroadcastEngine {
         allocator: this.allocator,
         registry: this.registry,
         dispatcher: this.dispatcher,
+        positions: this.positions,
         locks: this.locks,
         logger,
+        probe: deps.probe,
       },
     );
     this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);

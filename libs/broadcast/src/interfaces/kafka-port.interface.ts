@@ -14,10 +14,13 @@ export interface GroupDescription {
 export type TopicOffsets = Map<string, Map<number, string>>;
 
 export interface KafkaAdminPort {
-  /** Creates the topics that are missing and waits for their leaders. */
-  ensureTopics(topics: readonly string[]): Promise<void>;
-  /** Deletes a consumer group; transient coordinator errors are retried until `deadline` (epoch ms). */
-  deleteGroup(groupId: string, deadline: number): Promise<DeleteGroupOutcome>;
+  /** Creates the topics that are missing and waits for their leaders; `signal` ends the wait. */
+  ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Deletes a consumer group; transient coordinator errors are retried until `deadline`
+   * (epoch ms) or until `signal` aborts, whichever comes first.
+   */
+  deleteGroup(groupId: string, deadline: number, signal?: AbortSignal): Promise<DeleteGroupOutcome>;
   describeGroup(groupId: string): Promise<GroupDescription>;
   /** The next offset to be written in every partition of the topics (the high watermarks). */
   latestOffsets(topics: readonly string[]): Promise<TopicOffsets>;
@@ -42,7 +45,7 @@ export type RecordSink = (
 export interface GroupConsumerListener {
   /** The member (re)joined the group and received this assignment. */
   joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void;
-  /** A fetch that started after the latest join has completed: positions are resolved. */
+  /** A fetch that started after the latest join has completed (informational). */
   positioned(): void;
   /** The consumer stopped on an error and will not restart by itself. */
   crashed(error: Error): void;
@@ -52,19 +55,31 @@ export interface GroupConsumerPort {
   readonly groupId: string;
   /** Connects, subscribes and starts consuming; joining continues in the background. */
   start(): Promise<void>;
-  /** Sets the position a partition is read from on the next fetch. */
+  /**
+   * Sets the position a partition is read from on the next fetch. Purely local: it must
+   * never become a network commit (a failed commit would lose the seek).
+   */
   seek(topic: string, partition: number, offset: string): void;
-  /** Leaves the group and disconnects. Idempotent and bounded in time. */
+  /**
+   * Leaves the group and disconnects. Idempotent and bounded in time. Called while start()
+   * is still in flight, it waits for it and then stops: no consumer may keep running.
+   */
   stop(): Promise<void>;
 }
 
 export interface GroupConsumerSpec {
   groupId: string;
   topics: readonly string[];
-  /** Where partitions without a committed offset start. */
+  /**
+   * Where a partition starts when it has no sought position, or its position fell out of the
+   * log's range. The engine seeks every assigned partition at every join, and never relies on
+   * committed offsets (the consumer commits nothing).
+   */
   fromBeginning: boolean;
   sink: RecordSink;
   listener: GroupConsumerListener;
+  /** Internal test hook: called with 'connect', 'subscribe' and 'run' as each step begins. */
+  probe?: (step: string) => void;
 }
 
 export interface OutgoingRecord {

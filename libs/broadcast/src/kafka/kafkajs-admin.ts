@@ -24,15 +24,16 @@ export class KafkajsAdmin implements KafkaAdminPort {
     private readonly topicSettings: TopicSettings,
   ) {}
 
-  async ensureTopics(topics: readonly string[]): Promise<void> {
+  async ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     const admin = await this.admin();
+    if (signal?.aborted) return;
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length > 0) {
       const { numPartitions, replicationFactor } = this.topicSettings;
       // Another instance may create the same topic at the same moment; kafkajs then
       // answers false instead of failing, which is what we want.
-      await admin
+      const creating = admin
         .createTopics({
           waitForLeaders: true,
           topics: missing.map((topic) => ({
@@ -46,12 +47,20 @@ export class KafkajsAdmin implements KafkaAdminPort {
           // moment ago can still answer UNKNOWN_TOPIC_OR_PARTITION. waitForLeaders keeps polling.
           if (!(error as { retriable?: boolean }).retriable) throw error;
         });
+      // kafkajs's wait for leaders cannot be cancelled; stop waiting for it when `signal` aborts.
+      await untilAborted(creating, signal);
+      if (signal?.aborted) return;
     }
-    await this.waitForLeaders(admin, topics);
+    await this.waitForLeaders(admin, topics, signal);
   }
 
-  async deleteGroup(groupId: string, deadline: number): Promise<DeleteGroupOutcome> {
+  async deleteGroup(
+    groupId: string,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<DeleteGroupOutcome> {
     for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
       try {
         await (await this.admin()).deleteGroups([groupId]);
         return 'deleted';
@@ -60,8 +69,9 @@ export class KafkajsAdmin implements KafkaAdminPort {
         if (code === NON_EMPTY_GROUP) return 'non-empty';
         if (code === GROUP_ID_NOT_FOUND) return 'not-found';
         // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
-        if (Date.now() + backoffDelay(attempt) >= deadline) throw error;
-        await pause(backoffDelay(attempt));
+        const delay = backoffDelay(attempt);
+        if (Date.now() + delay >= deadline || signal?.aborted) throw error;
+        await pause(delay, signal);
       }
     }
   }
@@ -103,8 +113,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   /** Topics created by another instance a moment ago may not have leaders yet. */
-  private async waitForLeaders(admin: Admin, topics: readonly string[]): Promise<void> {
-    for (let attempt = 0; attempt < 50; attempt++) {
+  private async waitForLeaders(
+    admin: Admin,
+    topics: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<void> {
+    for (let attempt = 0; attempt < 50 && !signal?.aborted; attempt++) {
       let ready = false;
       try {
         const { topics: metadata } = await admin.fetchTopicMetadata({
@@ -119,9 +133,20 @@ export class KafkajsAdmin implements KafkaAdminPort {
         if (!(error as { retriable?: boolean }).retriable || attempt === 49) throw error;
       }
       if (ready) return;
-      await pause(backoffDelay(attempt, 50, 500));
+      await pause(backoffDelay(attempt, 50, 500), signal);
     }
   }
+}
+
+/** Settles with `promise`, or resolves as soon as `signal` aborts (the promise is left to finish). */
+async function untilAborted(promise: Promise<unknown>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return void (await promise);
+  promise.catch(() => undefined);
+  const aborted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([promise, aborted]);
 }
 
 function groupErrorCode(error: unknown, groupId: string): number | undefined {

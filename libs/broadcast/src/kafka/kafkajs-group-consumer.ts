@@ -15,6 +15,8 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   readonly groupId: string;
   private readonly consumer: Consumer;
   private readonly fetchStartedAfterJoin = new Set<number>();
+  private starting: Promise<void> | undefined;
+  private stopRequested = false;
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -39,13 +41,32 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.listen();
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting ??= this.startSteps();
+    return this.starting;
+  }
+
+  /**
+   * kafkajs's disconnect() during connect/subscribe/run finds no runner to stop, and the run
+   * that follows joins and consumes forever (kafkajs issue #1639). So stop() waits for this,
+   * and each step is skipped once a stop was asked for.
+   */
+  private async startSteps(): Promise<void> {
+    const probe = this.spec.probe;
+    probe?.('connect');
     await this.consumer.connect();
+    if (this.stopRequested) return;
+    probe?.('subscribe');
     await this.consumer.subscribe({
       topics: [...this.spec.topics],
       fromBeginning: this.spec.fromBeginning,
     });
+    if (this.stopRequested) return;
+    probe?.('run');
     await this.consumer.run({
+      // Positions belong to the engine: nothing is committed, so a seek stays local (with
+      // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
+      autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.consumeBatch(payload),
     });
@@ -56,8 +77,9 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   }
 
   stop(): Promise<void> {
+    this.stopRequested = true;
     this.stopping ??= withTimeout(
-      this.consumer.disconnect(),
+      this.afterStart().then(() => this.consumer.disconnect()),
       30_000,
       `disconnect of ${this.groupId}`,
     ).catch((error: unknown) =>
@@ -66,6 +88,10 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       ),
     );
     return this.stopping;
+  }
+
+  private async afterStart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
   }
 
   private listen(): void {

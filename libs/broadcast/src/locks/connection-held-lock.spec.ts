@@ -20,13 +20,16 @@ const STATEMENTS: DedicatedLockStatements = {
 type Answer = () => Promise<unknown>;
 
 /** A QueryRunner whose answers are scripted per statement, over an EventEmitter "driver connection". */
-function scriptedRunner(answers: Record<string, Answer>) {
+function scriptedRunner(answers: Record<string, Answer>, connect: Answer = async () => undefined) {
   const connection = new EventEmitter();
   const calls: string[] = [];
   let released = 0;
   const runner = {
     databaseConnection: connection,
-    connect: async () => connection,
+    connect: async () => {
+      await connect();
+      return connection;
+    },
     query: (sql: string) => {
       calls.push(sql);
       return answers[sql]!();
@@ -79,6 +82,31 @@ describe('tryLockOnDedicatedConnection', () => {
       tryLockOnDedicatedConnection(nullish.dataSource, 1, STATEMENTS, options([])),
     ).rejects.toThrow(/no result/);
     expect(nullish.released()).toBe(1);
+  });
+
+  it('destroys the connection (never pools it) when the lock statement fails or hangs', async () => {
+    // A session advisory lock survives a failed or timed-out statement: the server may hold it.
+    for (const lock of [() => Promise.reject(new Error('boom')), never]) {
+      const db = scriptedRunner({ lock });
+      const discarded: unknown[] = [];
+      await expect(
+        tryLockOnDedicatedConnection(db.dataSource, 1, STATEMENTS, options(discarded)),
+      ).rejects.toThrow(/boom|timed out/);
+      expect(discarded).toEqual([db.connection]);
+      expect(() => db.connection.emit('error', new Error('late'))).not.toThrow();
+    }
+  });
+
+  it('bounds connect(), and releases a connection that arrives after the timeout', async () => {
+    let arrive!: () => void;
+    const late = new Promise<void>((resolve) => (arrive = resolve));
+    const db = scriptedRunner({ lock: async () => [{ locked: true }] }, () => late);
+    await expect(
+      tryLockOnDedicatedConnection(db.dataSource, 1, STATEMENTS, options([])),
+    ).rejects.toThrow(/timed out/);
+    expect(db.calls).toEqual([]);
+    arrive();
+    await vi.waitFor(() => expect(db.released()).toBe(1));
   });
 
   it('reads mysql-style 1/0 answers', async () => {

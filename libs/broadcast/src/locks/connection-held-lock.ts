@@ -125,8 +125,56 @@ class ConnectionHeldLock implements HeldLock {
 }
 
 /**
+ * Connects `queryRunner` within `timeoutMs`: an exhausted application pool must not stall the
+ * allocation (and stop() behind it). A connection that arrives after the timeout goes back at once.
+ */
+async function connectWithin(queryRunner: LockSession, timeoutMs: number): Promise<void> {
+  const connecting = queryRunner.connect();
+  try {
+    await withTimeout(connecting, timeoutMs, 'connecting for the lock');
+  } catch (error) {
+    void connecting.then(
+      () => releaseQuietly(queryRunner),
+      () => undefined,
+    );
+    throw error;
+  }
+}
+
+/**
+ * Connects and runs a lock statement, bounded by `options.queryTimeoutMs`. If the statement fails
+ * or times out, the server may still have taken the lock, and a session advisory lock survives
+ * statement errors: that connection is destroyed, never handed back to the pool.
+ */
+async function runLockStatement(
+  queryRunner: LockSession,
+  sql: string,
+  params: readonly unknown[],
+  options: Pick<DedicatedLockOptions, 'queryTimeoutMs' | 'discard'>,
+): Promise<unknown> {
+  await connectWithin(queryRunner, options.queryTimeoutMs);
+  try {
+    return await withTimeout(
+      queryRunner.query(sql, [...params]),
+      options.queryTimeoutMs,
+      'lock statement',
+    );
+  } catch (error) {
+    const connection = driverConnectionOf(queryRunner);
+    if (connection) {
+      // The killed session may still emit errors; an 'error' event without a listener is fatal.
+      connection.on('error', () => undefined);
+      options.discard(connection);
+    }
+    await releaseQuietly(queryRunner);
+    throw error;
+  }
+}
+
+/**
  * Opens a dedicated connection and tries the lock once. Resolves the held lock, or `null` (connection
- * returned) when another session holds it. Rejects, after returning the connection, on database errors.
+ * returned) when another session holds it. Rejects on database errors; a connection whose lock
+ * statement failed is destroyed rather than returned.
  */
 export async function tryLockOnDedicatedConnection(
   dataSource: LockSessionSource,
@@ -135,15 +183,13 @@ export async function tryLockOnDedicatedConnection(
   options: DedicatedLockOptions,
 ): Promise<HeldLock | null> {
   const queryRunner = dataSource.createQueryRunner();
-  let locked: unknown;
-  try {
-    await queryRunner.connect();
-    const rows = await queryRunner.query(statements.lockSql, [...statements.lockParams]);
-    locked = firstRowValue(rows, 'locked');
-  } catch (error) {
-    await releaseQuietly(queryRunner);
-    throw error;
-  }
+  const rows = await runLockStatement(
+    queryRunner,
+    statements.lockSql,
+    statements.lockParams,
+    options,
+  );
+  const locked = firstRowValue(rows, 'locked');
   if (locked === null || locked === undefined) {
     await releaseQuietly(queryRunner);
     throw new Error(`${options.description}: lock statement returned no result`);
@@ -167,14 +213,9 @@ export async function tryLockChosenIdOnDedicatedConnection(
   optionsFor: (id: number) => DedicatedLockOptions,
 ): Promise<HeldLock | null> {
   const queryRunner = dataSource.createQueryRunner();
-  let chosen: unknown;
-  try {
-    await queryRunner.connect();
-    chosen = firstRowValue(await queryRunner.query(lockSql, [...lockParams]), 'id');
-  } catch (error) {
-    await releaseQuietly(queryRunner);
-    throw error;
-  }
+  // Timeout and discard do not depend on the id, which is not known yet.
+  const rows = await runLockStatement(queryRunner, lockSql, lockParams, optionsFor(-1));
+  const chosen = firstRowValue(rows, 'id');
   if (chosen === null || chosen === undefined) {
     await releaseQuietly(queryRunner);
     return null;

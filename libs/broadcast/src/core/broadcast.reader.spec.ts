@@ -1,0 +1,240 @@
+// The reader, membership, allocator and dispatcher together over a fake KafkaPort and fake locks:
+// every transition (join, verdict, rebalance, crash, move, stop at every step) deterministically,
+// without a broker. The same behaviour is proven on the real broker in test/*.spec.ts.
+import { FakeKafkaPort, FakeLocks } from '../../../../test/support/fake-kafka-port.js';
+import type { LockMode } from '../interfaces/advisory-lock.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
+import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
+import { BroadcastDispatcher } from './broadcast.dispatcher.js';
+import { BroadcastReader } from './broadcast.reader.js';
+import { ReadPositions } from './read-positions.js';
+
+const T = 'p.t';
+const HB = 'p.hb';
+
+function setup(options: { mode?: LockMode; probe?: (step: string) => void } = {}) {
+  const kafka = new FakeKafkaPort();
+  kafka.addTopic(T, ['10', '20']);
+  kafka.addTopic(HB, ['5']);
+  const locks = new FakeLocks(options.mode ?? 'postgres');
+  const logs: string[] = [];
+  const logger: BroadcastLogger = {
+    log: (m) => logs.push(m),
+    warn: (m) => logs.push(m),
+    error: (m) => logs.push(m),
+  };
+  const received: unknown[] = [];
+  const registry = new BroadcastHandlerRegistry();
+  registry.add('t', (payload) => void received.push(payload));
+  const positions = new ReadPositions();
+  const dispatcher = new BroadcastDispatcher(
+    registry,
+    { topicPrefix: 'p.', heartbeatTopic: 'hb', handlerTimeoutMs: 1_000 },
+    logger,
+    positions,
+  );
+  const probe = (step: string) => options.probe?.(step);
+  const allocator = new BroadcastGroupAllocator(
+    { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'bc', maxGroups: 4 },
+    locks,
+    kafka.admin,
+    logger,
+    probe,
+  );
+  const reader = new BroadcastReader(
+    {
+      topicPrefix: 'p.',
+      heartbeatTopic: 'hb',
+      startupTimeoutMs: 3_000,
+      failOnStartupTimeout: true,
+      lockCheckIntervalMs: 10,
+      joinTimeoutMs: 1_000,
+      contestGraceMs: 20,
+    },
+    { kafka, allocator, registry, dispatcher, positions, locks, logger, probe },
+  );
+  return { kafka, locks, reader, dispatcher, positions, received, logs };
+}
+
+type Setup = ReturnType<typeof setup>;
+
+/** Polls a condition the fake reaches within a few event-loop turns. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  await vi.waitFor(
+    () => {
+      if (!condition()) throw new Error(`not yet: ${what}`);
+    },
+    { timeout: 2_000, interval: 2 },
+  );
+}
+
+function seeksOf(s: Setup, groupId = s.reader.groupId!) {
+  return Object.fromEntries(
+    s.kafka.latest(groupId).seeks.map((k) => [`${k.topic}[${k.partition}]`, k.offset]),
+  );
+}
+
+/** Nothing left behind: no running consumer, no member in any group, no lock held. */
+function expectClean(s: Setup, context: string): void {
+  expect(
+    s.kafka.running().map((c) => c.groupId),
+    context,
+  ).toEqual([]);
+  expect(s.kafka.allMembers(), context).toEqual([]);
+  expect([...s.locks.held], context).toEqual([]);
+}
+
+describe('BroadcastReader over a fake KafkaPort', () => {
+  it('claims the lowest id and seeks every assigned partition to the start snapshot', async () => {
+    const s = setup();
+    await s.reader.start();
+    expect(s.reader.status()).toMatchObject({ state: 'ready', groupId: 'p.bc-0', lockId: 0 });
+    expect(seeksOf(s)).toEqual({ 'p.t[0]': '10', 'p.t[1]': '20', 'p.hb[0]': '5' });
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
+  it('at every rebalance seeks every partition: after what was handed over, else the snapshot, a new partition from 0', async () => {
+    const s = setup();
+    await s.reader.start();
+    const consumer = s.kafka.latest();
+    await consumer.deliver(T, 0, [10, 11]);
+    expect(s.received).toEqual([{ n: 10 }, { n: 11 }]);
+    s.kafka.partitions.get(T)!.set(2, '7'); // created after the snapshot
+    consumer.join();
+    expect(seeksOf(s)).toEqual({ 'p.t[0]': '12', 'p.t[1]': '20', 'p.t[2]': '0', 'p.hb[0]': '5' });
+    await s.reader.stop();
+  });
+
+  it('rejoins the same group after a crash; its own lingering member is not foreign', async () => {
+    const s = setup();
+    await s.reader.start();
+    const crashed = s.kafka.latest();
+    await crashed.deliver(T, 1, [20]);
+    crashed.crash(new Error('boom'), true);
+    await until(() => s.kafka.consumers.length === 2 && s.kafka.latest().running, 'rejoined');
+    const rejoined = s.kafka.latest();
+    expect(rejoined.groupId).toBe('p.bc-0');
+    // Both members are ours: wait for the old one to expire rather than give the group up.
+    s.kafka.expire('p.bc-0', crashed.memberId!);
+    rejoined.join();
+    await until(() => s.reader.status().state === 'ready', 'ready again');
+    expect(s.reader.groupId).toBe('p.bc-0');
+    expect(seeksOf(s)).toEqual({ 'p.t[0]': '10', 'p.t[1]': '21', 'p.hb[0]': '5' });
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
+  it('refuses a candidate whose first verification finds a foreign member', async () => {
+    let added = false;
+    const s = setup({
+      probe: (step) => {
+        if (step === 'joined' && !added) {
+          added = true;
+          s.kafka.members('p.bc-0').add('stranger');
+        }
+      },
+    });
+    await s.reader.start();
+    expect(s.reader.groupId).toBe('p.bc-1');
+    expect([...s.locks.held]).toEqual([1]);
+    expect(s.kafka.consumers[0]!.state).toBe('stopped');
+    s.kafka.expire('p.bc-0', 'stranger');
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
+  it('moves to another group when a foreign member stays, continuing after what it handed over', async () => {
+    const s = setup();
+    await s.reader.start();
+    const first = s.kafka.latest();
+    await first.deliver(T, 0, [10, 11, 12]);
+    s.kafka.members('p.bc-0').add('stranger');
+    first.join(); // the stranger's join rebalanced the group
+    await until(
+      () => s.reader.groupId === 'p.bc-1' && s.reader.status().state === 'ready',
+      'moved',
+    );
+    expect(first.state).toBe('stopped');
+    expect(seeksOf(s)).toEqual({ 'p.t[0]': '13', 'p.t[1]': '20', 'p.hb[0]': '5' });
+    expect([...s.locks.held]).toEqual([1]);
+    s.kafka.expire('p.bc-0', 'stranger');
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
+  it('moves to another group when the lock is lost', async () => {
+    const s = setup();
+    await s.reader.start();
+    s.locks.lose(0);
+    await until(
+      () => s.reader.groupId === 'p.bc-1' && s.reader.status().state === 'ready',
+      'moved',
+    );
+    expect(s.kafka.consumers[0]!.state).toBe('stopped');
+    s.locks.free(0);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+});
+
+const STARTUP_STEPS = [
+  'allocate',
+  'lock',
+  'delete',
+  'snapshot',
+  'connect',
+  'subscribe',
+  'run',
+  'joined',
+  'verify',
+];
+
+describe.each(['postgres', 'none'] as const)('stop() at any moment (%s locks)', (mode) => {
+  it.each(STARTUP_STEPS)('during startup step %s leaves nothing behind', async (step) => {
+    let stopping: Promise<void> | undefined;
+    const s = setup({
+      mode,
+      probe: (at) => {
+        if (at === step) stopping ??= s.reader.stop();
+      },
+    });
+    await expect(s.reader.start()).rejects.toThrow();
+    expect(stopping, `step ${step} was reached`).toBeDefined();
+    await stopping;
+    expectClean(s, `stopped at ${step}`);
+    expect(s.reader.status().state).toBe('stopped');
+    // Nothing starts later either (a join that lands after the stop).
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expectClean(s, `a moment after stopping at ${step}`);
+  });
+
+  it.each(['rejoin', 'recover', ...STARTUP_STEPS.filter((s) => s !== 'snapshot')])(
+    'during recovery step %s leaves nothing behind',
+    async (step) => {
+      let armed = false;
+      let stopping: Promise<void> | undefined;
+      const s = setup({
+        mode,
+        probe: (at) => {
+          if (armed && at === step) stopping ??= s.reader.stop();
+        },
+      });
+      await s.reader.start();
+      armed = true;
+      if (step === 'rejoin') {
+        s.kafka.latest().crash();
+      } else {
+        s.kafka.members(s.reader.groupId!).add('stranger');
+        s.kafka.latest().join();
+      }
+      await until(() => stopping !== undefined, `step ${step} reached`);
+      await stopping;
+      for (const group of s.kafka.groups.values()) group.delete('stranger');
+      expectClean(s, `stopped at ${step}`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expectClean(s, `a moment after stopping at ${step}`);
+    },
+  );
+});

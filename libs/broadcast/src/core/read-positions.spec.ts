@@ -1,0 +1,46 @@
+import { BEGINNING, ReadPositions } from './read-positions.js';
+
+const offsets = (entries: Record<string, Record<number, string>>) =>
+  new Map(
+    Object.entries(entries).map(([topic, parts]) => [
+      topic,
+      new Map(Object.entries(parts).map(([p, o]) => [Number(p), o])),
+    ]),
+  );
+
+describe('ReadPositions', () => {
+  it('reads from the start snapshot until something was handed over, then right after it', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '50', 1: '70' } }));
+    expect(positions.positionOf('t', 0)).toBe('50');
+    positions.advance('t', 0, '57');
+    expect(positions.positionOf('t', 0)).toBe('58');
+    expect(positions.positionOf('t', 1)).toBe('70');
+  });
+
+  it('reads a partition (or topic) missing from the snapshot from its beginning, not latest', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '50' } }));
+    expect(positions.positionOf('t', 1)).toBe(BEGINNING);
+    expect(positions.positionOf('other', 0)).toBe(BEGINNING);
+  });
+
+  it('takes a new snapshot per startup attempt, and keeps it once fixed', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '5' } }));
+    positions.advance('t', 0, '6');
+    positions.setStart(offsets({ t: { 0: '9' } }));
+    expect(positions.positionOf('t', 0)).toBe('9');
+    positions.fix();
+    positions.advance('t', 0, '12');
+    positions.setStart(offsets({ t: { 0: '99' } }));
+    expect(positions.positionOf('t', 0)).toBe('13');
+    expect(positions.isFixed).toBe(true);
+  });
+
+  it('handles offsets beyond 2^53', () => {
+    const positions = new ReadPositions();
+    positions.advance('t', 0, '9007199254740993');
+    expect(positions.positionOf('t', 0)).toBe('9007199254740994');
+  });
+});

@@ -1,0 +1,168 @@
+// stop() is clean at any moment, on the real broker and databases: stopped at each startup step
+// (allocation, lock, delete, snapshot, connect, subscribe, run, join, verification) and at each
+// step of a recovery (after the lock's session was killed), an engine leaves no member in any
+// group (also a moment later: kafkajs issue #1639, a disconnect during connect/run, leaves a
+// runner that joins afterwards), and no lock held. The steps are reached through the engine's
+// internal test hook `probe`, which is not an option.
+import type { Admin } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+import { BroadcastEngine } from '../libs/broadcast/src/engine/broadcast.engine.js';
+import {
+  CapturingLogger,
+  FAST_CONSUMER,
+  LockInspector,
+  openDataSource,
+  useEngineHarness,
+  type EngineHarness,
+  type LockKind,
+} from './support/engine.js';
+import { kafkaBrokers, waitFor } from './support/kafka.js';
+
+const TOPIC = 'seams.stop';
+const STARTUP_STEPS = [
+  'allocate',
+  'lock',
+  'delete',
+  'snapshot',
+  'connect',
+  'subscribe',
+  'run',
+  'joined',
+  'verify',
+];
+const RECOVERY_STEPS = ['recover', ...STARTUP_STEPS.filter((s) => s !== 'snapshot')];
+/** How long a group must stay memberless after stop(): a leftover runner joins well within it. */
+const QUIET_MS = 1_000;
+
+interface Run {
+  engine: BroadcastEngine;
+  logger: CapturingLogger;
+  dataSource: DataSource | undefined;
+  arm(step: string): void;
+  /** The stop() the probe started, once the armed step was reached. */
+  stopped(): Promise<void> | undefined;
+}
+
+async function createEngine(h: EngineHarness, kind: LockKind, name: string): Promise<Run> {
+  const dataSource = kind === 'none' ? undefined : await openDataSource(kind, `${h.prefix}${name}`);
+  const logger = new CapturingLogger(name);
+  let armed: string | undefined;
+  let stopping: Promise<void> | undefined;
+  const engine: BroadcastEngine = new BroadcastEngine(
+    {
+      kafka: { brokers: kafkaBrokers(), clientId: `${h.name}-${name}` },
+      topicPrefix: h.prefix,
+      consumer: FAST_CONSUMER,
+      heartbeat: false,
+      instanceId: name,
+      startupTimeoutMs: 20_000,
+      lock: kind === 'none' ? false : { checkIntervalMs: 100 },
+    },
+    {
+      dataSource,
+      logger,
+      probe: (step) => {
+        if (step === armed) stopping ??= engine.stop();
+      },
+    },
+  );
+  engine.on(TOPIC, () => undefined);
+  return {
+    engine,
+    logger,
+    dataSource,
+    arm: (step) => (armed = step),
+    stopped: () => stopping,
+  };
+}
+
+async function memberCount(admin: Admin, prefix: string): Promise<Map<string, number>> {
+  const groupIds = (await admin.listGroups()).groups
+    .map((g) => g.groupId)
+    .filter((g) => g.startsWith(prefix));
+  const { groups } = await admin.describeGroups(groupIds);
+  return new Map(
+    groups.filter((g) => g.members.length > 0).map((g) => [g.groupId, g.members.length]),
+  );
+}
+
+/** No member in any of the prefix's groups, now and for QUIET_MS, and no lock held. */
+async function expectNothingLeft(
+  h: EngineHarness,
+  inspector: LockInspector | undefined,
+  context: string,
+): Promise<void> {
+  const admin = await h.admin();
+  const until = Date.now() + QUIET_MS;
+  do {
+    const members = await memberCount(admin, h.prefix);
+    expect(Object.fromEntries(members), context).toEqual({});
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } while (Date.now() < until);
+  if (inspector) {
+    for (let id = 0; id < 4; id++)
+      expect(await inspector.holder(id), `${context}: lock ${id}`).toBeUndefined();
+  }
+}
+
+async function finish(run: Run): Promise<void> {
+  await run.engine.stop();
+  if (run.dataSource?.isInitialized) await run.dataSource.destroy();
+}
+
+describe.each([
+  ['postgres', 3],
+  ['mariadb', 1],
+  ['none', 3],
+] as const)('stop() during startup (%s locks)', (kind, rounds) => {
+  it.each(STARTUP_STEPS)(
+    `at step %s, ${rounds}×: no member, no lock, no late join`,
+    async (step) => {
+      const h = useEngineHarness(`stop-${kind}-${step}`);
+      const inspector =
+        kind === 'none' ? undefined : await LockInspector.open(kind, h.lockNamespace);
+      if (inspector) h.onCleanup(() => inspector.close());
+      for (let round = 0; round < rounds; round++) {
+        const run = await createEngine(h, kind, `r${round}`);
+        try {
+          run.arm(step);
+          await expect(run.engine.start()).rejects.toThrow();
+          expect(run.stopped(), `step ${step} reached`).toBeDefined();
+          await run.stopped();
+          await expectNothingLeft(h, inspector, `${kind}, stopped at ${step}, round ${round}`);
+        } catch (error) {
+          console.log(run.logger.lines.map((l) => `${l.level} ${l.message}`).join('\n'));
+          throw error;
+        } finally {
+          await finish(run);
+        }
+      }
+    },
+  );
+});
+
+describe('stop() during recovery after the lock session was killed (postgres locks)', () => {
+  it.each(RECOVERY_STEPS)('at step %s, 2×: no member, no lock, no late join', async (step) => {
+    const h = useEngineHarness(`stop-recovery-${step}`);
+    const inspector = await LockInspector.open('postgres', h.lockNamespace);
+    h.onCleanup(() => inspector.close());
+    for (let round = 0; round < 2; round++) {
+      const run = await createEngine(h, 'postgres', `r${round}`);
+      try {
+        await run.engine.start();
+        run.arm(step);
+        await inspector.killHolder(run.engine.reader.status().lockId!);
+        await waitFor(() => run.stopped() !== undefined, {
+          message: `step ${step} not reached`,
+        });
+        await run.stopped();
+        await expectNothingLeft(h, inspector, `stopped at ${step}, round ${round}`);
+      } catch (error) {
+        console.log(run.logger.lines.map((l) => `${l.level} ${l.message}`).join('\n'));
+        throw error;
+      } finally {
+        await finish(run);
+      }
+    }
+  });
+});
