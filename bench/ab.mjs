@@ -2,7 +2,7 @@
 // A/B of a library change on time to ready: two builds in ONE process, alternating A, B, R on every
 // repetition, so load on the box hits all three alike. With --twenty it also alternates 20-at-once starts.
 //
-//   node bench/ab.mjs --a=path/to/a/dist/index.js --b=path/to/b/dist/index.js [--label=name] [--reps=20] [--twenty=3]
+//   node bench/ab.mjs --a=path/to/a/dist/esm/index.js --b=path/to/b/dist/esm/index.js [--label=name] [--reps=20] [--twenty=3]
 //
 // Writes bench/results/ab-<label>.json (raw samples and the phase breakdown of each build).
 import { writeFile, mkdir } from 'node:fs/promises';

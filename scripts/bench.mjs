@@ -23,7 +23,7 @@ function newestSource(dir) {
 
 function distTime() {
   try {
-    return statSync(join(lib, 'dist', 'index.js')).mtimeMs;
+    return statSync(join(lib, 'dist', 'esm', 'index.js')).mtimeMs;
   } catch {
     return -1;
   }

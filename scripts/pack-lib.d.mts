@@ -7,4 +7,4 @@ export interface PackedLibrary {
   entryCount: number;
 }
 export declare const PACK_DIR: string;
-export declare function packLibrary(): PackedLibrary;
+export declare function packLibrary(destination?: string): PackedLibrary;

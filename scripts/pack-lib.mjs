@@ -10,18 +10,21 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PACK_DIR = join(ROOT, '.cache', 'pack');
 
-/** Packs libs/broadcast (its prepack builds dist/) and resolves npm's report of the tarball. */
-export function packLibrary() {
-  rmSync(PACK_DIR, { recursive: true, force: true });
-  mkdirSync(PACK_DIR, { recursive: true });
+/**
+ * Packs libs/broadcast (its prepack builds dist/) into `destination` (emptied first) and returns
+ * npm's report of the tarball.
+ */
+export function packLibrary(destination = PACK_DIR) {
+  rmSync(destination, { recursive: true, force: true });
+  mkdirSync(destination, { recursive: true });
   const out = execFileSync(
     'npm',
-    ['pack', '--json', '--pack-destination', PACK_DIR, '-w', 'nestjs-kafka-broadcast'],
+    ['pack', '--json', '--pack-destination', destination, '-w', 'nestjs-kafka-broadcast'],
     { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   // npm prints the prepack script's output before the JSON array.
   const report = JSON.parse(out.slice(out.indexOf('\n[') + 1))[0];
-  return { ...report, path: join(PACK_DIR, report.filename) };
+  return { ...report, path: join(destination, report.filename) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -5,6 +5,9 @@
  * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
  * The peer ranges in libs/broadcast/package.json say what this file proves.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import type { Admin } from 'kafkajs';
 import { packLibrary } from '../scripts/pack-lib.mjs';
@@ -105,16 +108,20 @@ const MATRIX: AppSpec[] = [
   },
 ];
 
+let packDir: string;
 let tarball: string;
 let admin: Admin;
 
 beforeAll(async () => {
-  tarball = packLibrary().path;
+  // A folder of this run's own: `npm run check:package` empties .cache/pack.
+  packDir = await mkdtemp(join(tmpdir(), 'nkb-matrix-pack-'));
+  tarball = packLibrary(packDir).path;
   admin = await newAdmin();
 }, 300_000);
 
 afterAll(async () => {
   await admin?.disconnect();
+  await removeApp(packDir);
 });
 
 describe.each(MATRIX)('package matrix: $name', (spec) => {

@@ -49,6 +49,21 @@ export async function createApp(
   timings: Partial<AppTimings> = {},
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `nkb-matrix-${spec.name}-`));
+  try {
+    await installAndBuild(dir, spec, tarball, timings);
+    return dir;
+  } catch (error) {
+    await removeApp(dir);
+    throw error;
+  }
+}
+
+async function installAndBuild(
+  dir: string,
+  spec: AppSpec,
+  tarball: string,
+  timings: Partial<AppTimings>,
+): Promise<void> {
   await mkdir(join(dir, 'src'), { recursive: true });
   const pkg = {
     name: `matrix-${spec.name}`,
@@ -65,13 +80,13 @@ export async function createApp(
   t0 = Date.now();
   if (spec.style === 'node') {
     await writeFile(join(dir, 'main.mjs'), nodeScript());
-    return dir;
+    timings.buildMs = 0;
+    return;
   }
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(spec.style), null, 2));
   await writeFile(join(dir, 'src', 'main.ts'), nestApp(spec));
   await run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
   timings.buildMs = Date.now() - t0;
-  return dir;
 }
 
 export async function removeApp(dir: string | undefined): Promise<void> {
