@@ -42,7 +42,7 @@ function ensureDemoBuilt() {
       ),
     );
   const main = join(REPO_ROOT, 'dist/apps/demo/main.js');
-  const lib = join(REPO_ROOT, 'libs/broadcast/dist/index.js');
+  const lib = join(REPO_ROOT, 'libs/broadcast/dist/esm/index.js');
   const sources = Math.max(
     newest(join(REPO_ROOT, 'apps/demo/src')),
     newest(join(REPO_ROOT, 'libs/broadcast/src')),

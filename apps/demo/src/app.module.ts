@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BroadcastModule } from 'nestjs-kafka-broadcast';
+import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { BroadcastStatusController } from './broadcast-status/broadcast-status.controller.js';
 import { EvictionLog } from './cache/eviction-log.js';
 import { ProductCache } from './cache/product-cache.js';
@@ -9,6 +10,7 @@ import { ProductChangedHandler } from './cache/product-changed.handler.js';
 import { DEMO_CONFIG, type DemoConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { ShutdownLogger } from './lifecycle/shutdown-logger.js';
+import { DemoTelemetryModule } from './telemetry/demo-telemetry.module.js';
 import { InMemoryProductsStore } from './products/in-memory-products.store.js';
 import { ProductEntity } from './products/product.entity.js';
 import { ProductsController } from './products/products.controller.js';
@@ -59,6 +61,7 @@ export class AppModule {
           instanceId: config.instanceName,
         }),
         TerminusModule,
+        DemoTelemetryModule,
       ],
       controllers: [ProductsController, HealthController, BroadcastStatusController],
       providers: [
@@ -69,6 +72,7 @@ export class AppModule {
         ProductsService,
         ProductChangedHandler,
         ShutdownLogger,
+        BroadcastHealthIndicator,
       ],
     };
   }

@@ -5,9 +5,11 @@ import { BroadcastStartupError } from 'nestjs-kafka-broadcast';
 import { AppModule } from './app.module.js';
 import { DemoConfigError, readEnvironment, type DemoConfig } from './config.js';
 import { chooseDatabase, redact } from './database/database-probe.js';
+import { startDemoTelemetry, tracingRequested } from './telemetry/demo-telemetry.js';
 
 async function bootstrap(): Promise<void> {
   const env = readEnvironment();
+  startDemoTelemetry({ trace: tracingRequested() }); // before the app: metrics bind at creation
   const logger = new ConsoleLogger({
     prefix: env.instanceName,
     colors: Boolean(process.stdout.isTTY),

@@ -40,6 +40,12 @@ export interface GroupClaim<T> {
  * pool, because there every probe costs a delete and a join.
  */
 export class BroadcastGroupAllocator {
+  /** True while the latest full pass over the pool found no id to claim; a claim clears it. */
+  exhausted = false;
+  /** Full passes that found no id to claim, since the engine was built (a counter for metrics). */
+  exhaustions = 0;
+
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: AllocatorSettings,
     private readonly locks: AdvisoryLockProvider,
@@ -55,7 +61,10 @@ export class BroadcastGroupAllocator {
     return `${topicPrefix}${this.locks.mode === 'none' ? lockFreeBase : lockedBase}-${id}`;
   }
 
-  /** Tries pass after pass over the pool until a group is claimed, the deadline passes or `signal` aborts. */
+  /**
+   * @internal Tries pass after pass over the pool until a group is claimed, the deadline passes or
+   * `signal` aborts.
+   */
   async allocate<T>(
     join: GroupJoiner<T>,
     deadline: number,
@@ -70,7 +79,11 @@ export class BroadcastGroupAllocator {
           await candidate.lock?.release();
           if (signal.aborted) throw new Error(BroadcastMessages.stopped());
           if (lockDb.failing) throw lockDb.error();
-          throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
+          throw new BroadcastAllocationError(
+            toAttempts(refused),
+            deadline - started,
+            this.exhausted ? this.settings.maxGroups : undefined,
+          );
         }
         const groupId = this.groupName(candidate.id);
         // An unreachable lock database fails every id alike: end the pass, retry, report once.
@@ -84,15 +97,23 @@ export class BroadcastGroupAllocator {
           continue;
         }
         const outcome = await this.claim(candidate.lock, groupId, join, deadline, signal);
-        if ('claim' in outcome) return outcome.claim;
+        if ('claim' in outcome) {
+          this.exhausted = false;
+          return outcome.claim;
+        }
         refused.set(groupId, outcome.reason);
       }
-      if (!lockDb.failing)
-        this.logger.warn(
-          `${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`,
-        );
+      if (!lockDb.failing) {
+        this.exhausted = true;
+        this.exhaustions++;
+        if (pass === 0)
+          this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Retrying.`);
+      }
+      // A lock-mode pass is one cheap statement, so it retries sooner; a lock-free pass costs
+      // a delete per id. The first id freed is found at the next pass.
+      const capMs = this.locks.mode === 'none' ? 5_000 : 2_000;
       await pause(
-        Math.min(backoffDelay(pass, 500, 5_000), Math.max(0, deadline - Date.now())),
+        Math.min(backoffDelay(pass, 250, capMs), Math.max(0, deadline - Date.now())),
         signal,
       );
     }

@@ -1,8 +1,14 @@
+import type {
+  BroadcastInstrumentation,
+  HandlerObservation,
+} from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
+import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+import type { Admission, DispatchGate } from './dispatch-gate.js';
 import { ReadPositions } from './read-positions.js';
 
 export interface DispatcherSettings {
@@ -21,6 +27,12 @@ export class BroadcastDispatcher {
   failed = 0;
   skipped = 0;
   heartbeats = 0;
+  /** Targeted at other instances, skipped before any handler. */
+  filtered = 0;
+  /** Failed the topic's schema, skipped before any handler. */
+  invalid = 0;
+  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
+  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
   /**
    * Freshness of this instance's view: the newest record timestamp seen, each timestamp
    * clamped to the local receive time. A record stamped in the future (a producer clock
@@ -31,6 +43,10 @@ export class BroadcastDispatcher {
   newestTimestamp: number | undefined;
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
+  /** Handler failures of messages whose gate wants them (receipts), by message. */
+  private readonly failuresOf = new WeakMap<BroadcastMessage, string[]>();
+  /** Targeting, validation and receipts; set by the engine. */
+  gate: DispatchGate | undefined;
 
   constructor(
     private readonly registry: BroadcastHandlerRegistry,
@@ -56,14 +72,44 @@ export class BroadcastDispatcher {
       this.heartbeats++;
       return;
     }
+    if (this.gate?.intercept(fullTopic, record)) return;
     const topic = this.logicalTopic(fullTopic);
     const payload = this.parse(topic, partition, record);
     if (payload === SKIPPED) return;
     this.received++;
     const handlers = this.registry.handlersFor(topic);
     if (!handlers) return;
-    return this.invoke(handlers, toMessage(topic, partition, record, timestamp, payload));
+    const message = toMessage(topic, partition, record, timestamp, payload);
+    if (!this.gate) return this.invoke(handlers, message);
+    const admission = this.gate.admit(message);
+    return isThenable(admission)
+      ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, a))
+      : this.admitted(handlers, message, admission);
   };
+
+  /** Runs the handlers the gate let through, then reports their failures to it. */
+  private admitted(
+    handlers: readonly RegisteredHandler[],
+    message: BroadcastMessage,
+    admission: Admission,
+  ): void | Promise<void> {
+    if (admission === undefined) return this.invoke(handlers, message);
+    if ('skip' in admission) {
+      if (admission.skip === 'filtered') return void this.filtered++;
+      this.invalid++;
+      const where = `${message.topic}[${message.partition}]@${message.offset}`;
+      this.logger.warn(`Invalid broadcast payload ${where}: ${admission.issues.join('; ')}`);
+      return admission.settled?.(admission.issues.map((i) => `invalid payload: ${i}`));
+    }
+    const admitted = { ...message, payload: admission.payload };
+    const { settled } = admission;
+    if (!settled) return this.invoke(handlers, admitted);
+    const failures: string[] = [];
+    this.failuresOf.set(admitted, failures);
+    const running = this.invoke(handlers, admitted);
+    if (!running) return settled(failures);
+    return running.then(() => settled(failures));
+  }
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {
     const where = `${topic}[${partition}]@${record.offset}`;
@@ -87,11 +133,14 @@ export class BroadcastDispatcher {
   ): void | Promise<void> {
     let pending: Promise<void>[] | undefined;
     for (const handler of handlers) {
+      const observed = this.instrumentation.handler(message, handler.name);
       try {
-        const result = handler.handle(message.payload, message) as unknown;
-        if (isThenable(result)) (pending ??= []).push(this.track(handler, message, result));
+        const result = observed.run(() => handler.handle(message.payload, message)) as unknown;
+        if (isThenable(result))
+          (pending ??= []).push(this.track(handler, message, result, observed));
+        else observed.end('handled');
       } catch (error) {
-        this.fail(handler, message, error);
+        this.fail(handler, message, error, observed);
       }
     }
     if (pending) return this.awaitBounded(pending);
@@ -102,16 +151,20 @@ export class BroadcastDispatcher {
     handler: RegisteredHandler,
     message: BroadcastMessage,
     result: PromiseLike<unknown>,
+    observed: HandlerObservation,
   ) {
     const call = { settled: false };
     const done = Promise.resolve(result).then(
-      () => void (call.settled = true),
+      () => {
+        if (!call.settled) observed.end('handled');
+        call.settled = true;
+      },
       (error: unknown) => {
-        if (!call.settled) this.fail(handler, message, error);
+        if (!call.settled) this.fail(handler, message, error, observed);
         call.settled = true;
       },
     );
-    return Object.assign(done, { call, handler, message });
+    return Object.assign(done, { call, handler, message, observed });
   }
 
   private async awaitBounded(pending: Promise<void>[]): Promise<void> {
@@ -128,12 +181,22 @@ export class BroadcastDispatcher {
         p.handler,
         p.message,
         new Error(`timed out after ${this.settings.handlerTimeoutMs} ms`),
+        p.observed,
+        'timed-out',
       );
     }
   }
 
-  private fail(handler: RegisteredHandler, message: BroadcastMessage, error: unknown): void {
+  private fail(
+    handler: RegisteredHandler,
+    message: BroadcastMessage,
+    error: unknown,
+    observed: HandlerObservation,
+    outcome: 'failed' | 'timed-out' = 'failed',
+  ): void {
     this.failed++;
+    this.failuresOf.get(message)?.push(`${handler.name}: ${errorMessage(error)}`);
+    observed.end(outcome, error);
     const where = `${message.topic}[${message.partition}]@${message.offset}`;
     this.logger.error(
       `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
@@ -156,6 +219,7 @@ type TrackedCall = Promise<void> & {
   call: { settled: boolean };
   handler: RegisteredHandler;
   message: BroadcastMessage;
+  observed: HandlerObservation;
 };
 
 const SKIPPED = Symbol('skipped');

@@ -30,6 +30,7 @@ export class BroadcastReader {
   private problemStreak = 0;
   private problemMark = 0;
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: ReaderSettings,
     private readonly deps: ReaderDeps,
@@ -57,9 +58,14 @@ export class BroadcastReader {
       lockId: this.claim?.id,
       lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
+      poolExhausted: this.state !== 'ready' && this.deps.allocator.exhausted,
+      poolExhaustions: this.deps.allocator.exhaustions,
       received: dispatcher.received,
+      heartbeats: dispatcher.heartbeats,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
+      filtered: dispatcher.filtered,
+      invalid: dispatcher.invalid,
       ...(this.currentProblem() !== undefined && { problem: this.problem }),
     };
   }

@@ -7,7 +7,7 @@ export const BroadcastMessages = {
       attempts.length ? attempts.join('; ') : 'no group (no attempt finished)'
     }.`,
   poolExhausted: (limit: number) =>
-    `Every broadcast group id in the pool 0..${limit - 1} (maxGroups ${limit}) was refused.`,
+    `Broadcast group pool exhausted: every id 0..${limit - 1} (maxGroups ${limit}) is held by another instance or was refused; raise maxGroups or stop an instance.`,
   stopped: () => 'The broadcast reader was stopped before it became ready.',
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
@@ -15,6 +15,16 @@ export const BroadcastMessages = {
     'the name of a registered TypeORM DataSource (TypeOrmModule.forRoot({ name, ... })), or lock: false',
   notSerializable: (topic: string) =>
     `Cannot publish to "${topic}": the payload is not JSON-serializable.`,
+  invalidPublishOption: (option: string, accepted: string, got: unknown) =>
+    `Invalid publish option "${option}": expected ${accepted}, got ${describe(got)}.`,
+  invalidPayload: (topic: string, issues: string) =>
+    `Invalid payload for broadcast "${topic}": ${issues}.`,
+  receiptsNeedReader: (topic: string) =>
+    `Cannot publish "${topic}" with receipts: this engine is not reading yet (start() it first), so it could not see the acknowledgements.`,
+  receiptsUnsupported: () =>
+    'Receipts need a Kafka client that can list group members (the bundled kafkajs adapter), and receipts enabled.',
+  notConfirmed: (topic: string, summary: string) =>
+    `Broadcast "${topic}" was not confirmed by every expected instance: ${summary}.`,
   kafkaUnreachable: (brokers: string, attempts: number, elapsedMs: number, cause: string) =>
     `Could not reach Kafka at ${brokers}: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option kafka.brokers (host:port of brokers reachable from this host) and that the brokers run.`,
   kafkaLoginRefused: (brokers: string, who: string, cause: string) =>

@@ -1,5 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { backoffDelay, pause } from '../shared/async.utils.js';
+import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
+import { listLiveMembers } from './kafkajs-live-members.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type {
   DeleteGroupOutcome,
@@ -127,6 +129,15 @@ export class KafkajsAdmin implements KafkaAdminPort {
       }),
     );
     return new Map(entries);
+  }
+
+  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const offsets = await (await this.admin()).fetchTopicOffsetsByTimestamp(topic, timestamp);
+    return new Map(offsets.map((o) => [o.partition, o.offset]));
+  }
+
+  async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
+    return listLiveMembers(await this.admin(), groupPrefix);
   }
 
   async disconnect(): Promise<void> {

@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import { memberInfoAssigner } from './member-info-assigner.js';
 import type { KafkajsErrorClassifier, KafkaOperation } from './kafkajs-errors.js';
 
 export interface ConsumerTimings {
@@ -25,6 +26,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     private readonly spec: GroupConsumerSpec,
     timings: ConsumerTimings,
     private readonly logger: BroadcastLogger,
+    userData?: () => string,
     private readonly errors?: KafkajsErrorClassifier,
   ) {
     this.groupId = spec.groupId;
@@ -36,6 +38,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       maxWaitTimeInMs: timings.maxWaitTimeMs,
       metadataMaxAge: timings.metadataMaxAgeMs,
       allowAutoTopicCreation: false,
+      ...(userData && { partitionAssigners: [memberInfoAssigner(userData)] }),
       // The engine decides how to recover (same group, new member); kafkajs must not
       // restart behind its back with a consumer the engine no longer tracks.
       retry: { retries: 5, restartOnFailure: async () => false },

@@ -26,6 +26,7 @@ export class KafkajsAdapter implements KafkaPort {
   readonly admin: KafkajsAdmin;
   private readonly kafka: Kafka;
   private producer: Promise<Producer> | undefined;
+  memberUserData: (() => string) | undefined;
   private readonly errors: KafkajsErrorClassifier;
 
   constructor(
@@ -52,6 +53,7 @@ export class KafkajsAdapter implements KafkaPort {
       spec,
       this.options.consumer,
       this.logger,
+      this.memberUserData,
       this.errors,
     );
   }
@@ -89,7 +91,7 @@ export class KafkajsAdapter implements KafkaPort {
 }
 
 /** Maps the library's own Kafka options to kafkajs's client configuration. */
-function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
+export function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
   return {
     brokers: o.brokers,
     clientId: o.clientId ?? 'nestjs-kafka-broadcast',

@@ -1,0 +1,53 @@
+import type { OperatorGroup } from '../interfaces/broadcast-operator.interface.js';
+import type { PoolGroup } from './pool-groups.js';
+
+export interface CleanupItem {
+  groupId: string;
+  state: string;
+  members: number;
+  reason: string;
+  delete: boolean;
+}
+
+/**
+ * What `cleanup` deletes. Per base, the high-water mark is the highest id with a member: empty
+ * groups above it are leftovers of a larger fleet (ids at or below it are reused by the
+ * lowest-first allocation). Every group of a retired prefix goes too. A group with a member
+ * is never deleted.
+ */
+export function planCleanup(
+  pool: readonly PoolGroup[],
+  retired: readonly OperatorGroup[],
+): CleanupItem[] {
+  const highWater = new Map<string, number>();
+  for (const g of pool)
+    if (g.members.length > 0) highWater.set(g.base, Math.max(highWater.get(g.base) ?? -1, g.id));
+  const items: CleanupItem[] = pool.map((g) => {
+    const mark = highWater.get(g.base) ?? -1;
+    const empty = g.members.length === 0;
+    const above = g.id > mark;
+    return {
+      groupId: g.groupId,
+      state: g.state,
+      members: g.members.length,
+      reason: !empty
+        ? 'has members'
+        : above
+          ? `above high-water mark ${mark}`
+          : `at or below high-water mark ${mark}`,
+      delete: empty && above,
+    };
+  });
+  const seen = new Set(items.map((i) => i.groupId));
+  for (const g of retired) {
+    if (seen.has(g.groupId)) continue;
+    items.push({
+      groupId: g.groupId,
+      state: g.state,
+      members: g.members.length,
+      reason: g.members.length > 0 ? 'retired prefix, has members' : 'retired prefix',
+      delete: g.members.length === 0,
+    });
+  }
+  return items;
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
+import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
+import type {
+  OperatorDeleteOutcome,
+  OperatorGroup,
+  OperatorKafkaPort,
+  OperatorReadOptions,
+} from '../interfaces/broadcast-operator.interface.js';
+import { toKafkaConfig } from './kafkajs.adapter.js';
+import { readTopic } from './kafkajs-topic-reader.js';
+
+const NON_EMPTY_GROUP = 68;
+const GROUP_ID_NOT_FOUND = 69;
+
+/** The operator CLI's Kafka client: admin, a producer and throwaway readers, made on demand. */
+export class KafkajsOperator implements OperatorKafkaPort {
+  private readonly kafka: Kafka;
+  private adminClient: Promise<Admin> | undefined;
+  private producerClient: Promise<Producer> | undefined;
+
+  constructor(options: BroadcastKafkaOptions) {
+    this.kafka = new kafkajs.Kafka({
+      logLevel: kafkajs.logLevel.NOTHING,
+      ...toKafkaConfig({ clientId: 'nestjs-kafka-broadcast-cli', ...options }),
+    });
+  }
+
+  async listGroupIds(): Promise<string[]> {
+    const { groups } = await (await this.admin()).listGroups();
+    return groups.map((g) => g.groupId);
+  }
+
+  async describeGroups(groupIds: readonly string[]): Promise<OperatorGroup[]> {
+    if (groupIds.length === 0) return [];
+    const { groups } = await (await this.admin()).describeGroups([...groupIds]);
+    return groups.map((g) => ({
+      groupId: g.groupId,
+      state: g.state,
+      members: g.members.map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        clientHost: m.clientHost.replace(/^\//, ''),
+      })),
+    }));
+  }
+
+  async deleteGroup(groupId: string): Promise<OperatorDeleteOutcome> {
+    try {
+      await (await this.admin()).deleteGroups([groupId]);
+      return 'deleted';
+    } catch (error) {
+      const groups = (error as { groups?: { groupId: string; errorCode: number }[] }).groups;
+      const code = groups?.find((g) => g.groupId === groupId)?.errorCode;
+      if (code === NON_EMPTY_GROUP) return 'non-empty';
+      if (code === GROUP_ID_NOT_FOUND) return 'not-found';
+      throw error;
+    }
+  }
+
+  async publish(
+    topic: string,
+    record: { key: string | null; value: string; headers: Record<string, string> },
+  ): Promise<{ partition: number; offset: string }> {
+    this.producerClient ??= (async () => {
+      const producer = this.kafka.producer({
+        createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
+      });
+      await producer.connect();
+      return producer;
+    })();
+    const [meta] = await (await this.producerClient).send({ topic, acks: -1, messages: [record] });
+    return { partition: meta?.partition ?? 0, offset: meta?.baseOffset ?? '' };
+  }
+
+  async read(topic: string, options: OperatorReadOptions): Promise<void> {
+    // Named after the topic (so it shows what reads it), never matching `<prefix><base>-<n>`.
+    const groupId = `${topic}.tail-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    await readTopic(this.kafka, await this.admin(), groupId, topic, options);
+  }
+
+  async disconnect(): Promise<void> {
+    const [admin, producer] = [this.adminClient, this.producerClient];
+    this.adminClient = this.producerClient = undefined;
+    await Promise.all([
+      admin?.then((a) => a.disconnect()).catch(() => undefined),
+      producer?.then((p) => p.disconnect()).catch(() => undefined),
+    ]);
+  }
+
+  private admin(): Promise<Admin> {
+    this.adminClient ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })();
+    return this.adminClient;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The operator CLI, built and spawned, against the real broker and PostgreSQL: `pool` shows
+ * each group's state, member, instance and lock; `roster` the live instances; `cleanup`
+ * deletes only empty groups above the high-water mark or of a retired prefix, dry run first.
+ */
+import { cliEntry, runCli } from './support/cli.js';
+import { useEngineHarness } from './support/engine.js';
+import { newKafka, waitFor } from './support/kafka.js';
+
+/** The engine's default group base in lock mode (option groupBaseName). */
+const LOCKED_GROUP_BASE = 'broadcastConsumer';
+
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+interface PoolJson {
+  groups: {
+    groupId: string;
+    id: number;
+    state: string;
+    members: { clientId: string; host: string; instance: string | null }[];
+    locked?: boolean | null;
+  }[];
+  lockedIds?: Record<string, number[]>;
+}
+
+// The build runs synchronously: do it before any engine runs, or their Kafka sessions expire.
+beforeAll(() => void cliEntry(), 300_000);
+
+describe('nestjs-kafka-broadcast pool / roster / cleanup', () => {
+  it('lists the pool with members, instances and locks, and cleans up only empty leftovers', async () => {
+    const h = useEngineHarness('cli-pool');
+    const engines = await h.startMany(2, {
+      lock: 'postgres',
+      topics: ['news'],
+      options: { heartbeat: { intervalMs: 300 } },
+    });
+    await h.allReady(engines);
+    // Heartbeats name the instances; suppression lets one sender speak per interval, so wait for both.
+    await waitFor(() => engines.every((e) => e.engine.heartbeat.sent > 0), { timeoutMs: 30_000 });
+
+    // Leftovers: an empty pool group far above the live ids, and two groups of a retired prefix,
+    // one empty and one with a live (non-broadcast) member.
+    const admin = await h.admin();
+    const leftover = h.groupName('postgres', 50);
+    const retired = `${h.prefix}retired.`;
+    for (const groupId of [leftover, `${retired}old-1`])
+      await admin.setOffsets({
+        groupId,
+        topic: h.topic('news'),
+        partitions: [{ partition: 0, offset: '0' }],
+      });
+    const member = newKafka('cli-retired-member').consumer({
+      groupId: `${retired}busy`,
+      sessionTimeout: 6_000,
+    });
+    h.onCleanup(() => member.disconnect());
+    await member.connect();
+    await member.subscribe({ topic: h.topic('news') });
+    let joined!: () => void;
+    const joinedGroup = new Promise<void>((resolve) => (joined = resolve));
+    member.on(member.events.GROUP_JOIN, () => joined());
+    await member.run({ eachMessage: async () => undefined });
+    await joinedGroup;
+    // The harness deletes every group of its prefix (the retired ones included) afterwards.
+
+    const common = ['--prefix', h.prefix];
+    const pool = await runCli(['pool', ...common, '--json', '--database-url', DATABASE_URL]);
+    expect(pool.code, pool.stderr).toBe(0);
+    const parsed = JSON.parse(pool.stdout) as PoolJson;
+    const live = engines.map((e) => e.status());
+    for (const [i, status] of live.entries()) {
+      const group = parsed.groups.find((g) => g.groupId === status.groupId);
+      expect(group, pool.stdout).toMatchObject({
+        id: status.lockId,
+        state: 'Stable',
+        locked: true,
+      });
+      expect(group!.members).toEqual([
+        {
+          memberId: expect.any(String),
+          clientId: `cli-pool-${engines[i]!.name}`,
+          host: expect.any(String),
+          instance: engines[i]!.name,
+        },
+      ]);
+    }
+    expect(parsed.groups.find((g) => g.groupId === leftover)).toMatchObject({
+      id: 50,
+      state: 'Empty',
+      members: [],
+      locked: false,
+    });
+    expect(parsed.lockedIds?.[LOCKED_GROUP_BASE]?.sort()).toEqual(live.map((s) => s.lockId).sort());
+    expect(parsed.groups.some((g) => g.groupId.startsWith(retired))).toBe(false);
+
+    const table = await runCli(['pool', ...common, '--database-url', DATABASE_URL]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(
+      /^GROUP\s+ID\s+STATE\s+MEMBERS\s+CLIENT ID\s+HOST\s+INSTANCE\s+LOCKED$/m,
+    );
+    expect(table.stdout).toContain('3 groups: 2 with one member, 0 with several, 1 empty');
+    expect(table.stdout).toMatch(
+      new RegExp(`^${leftover.replace(/\./g, '\\.')}\\s+50\\s+Empty\\s+0\\s.*\\sno$`, 'm'),
+    );
+
+    const roster = await runCli(['roster', ...common, '--json']);
+    expect(roster.code, roster.stderr).toBe(0);
+    const entries = JSON.parse(roster.stdout) as { instance: string; groupId: string }[];
+    expect(entries.map((r) => [r.instance, r.groupId]).sort()).toEqual(
+      engines.map((e) => [e.name, e.status().groupId]).sort(),
+    );
+
+    // Dry run: nothing deleted.
+    const dry = await runCli(['cleanup', ...common, '--retired-prefix', retired, '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = JSON.parse(dry.stdout) as {
+      dryRun: boolean;
+      groups: { groupId: string; action: string }[];
+    };
+    expect(plan.dryRun).toBe(true);
+    const actions = new Map(plan.groups.map((g) => [g.groupId, g.action]));
+    expect(actions.get(leftover)).toBe('would delete');
+    expect(actions.get(`${retired}old-1`)).toBe('would delete');
+    expect(actions.get(`${retired}busy`)).toBe('kept');
+    for (const s of live) expect(actions.get(s.groupId!)).toBe('kept');
+    const before = new Set((await admin.listGroups()).groups.map((g) => g.groupId));
+    expect(before.has(leftover) && before.has(`${retired}old-1`)).toBe(true);
+
+    const real = await runCli(['cleanup', ...common, '--retired-prefix', retired, '--yes']);
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout).toContain('2 groups deleted');
+    const after = new Set((await admin.listGroups()).groups.map((g) => g.groupId));
+    expect(after.has(leftover)).toBe(false);
+    expect(after.has(`${retired}old-1`)).toBe(false);
+    expect(after.has(`${retired}busy`)).toBe(true);
+    const still = await admin.describeGroups([...live.map((s) => s.groupId!), `${retired}busy`]);
+    expect(still.groups.map((g) => g.members.length)).toEqual([1, 1, 1]);
+  });
+
+  it('fails with a clear message without brokers', async () => {
+    const run = await runCli(['pool', '--brokers', '']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--brokers (or KAFKA_BROKERS) is required');
+  });
+});
