@@ -21,6 +21,8 @@ import {
   type SecuredCluster,
 } from './support/secured-cluster.js';
 import { expectNoSecrets } from './support/secured-secrets.js';
+import { cliEntry } from './support/cli.js';
+import { execFile } from 'node:child_process';
 
 const TOPIC = 'product.changed';
 /** One user per case, each with its own password (all of them grepped for at the end). */
@@ -39,6 +41,35 @@ type User = keyof typeof USERS;
 let cluster: SecuredCluster;
 const loggers: CapturingLogger[] = [];
 const errors: unknown[] = [];
+const cliOutputs: string[] = [];
+
+/** Runs the built operator CLI as `user` on the secured listener. */
+function runSecuredCli(user: User, password: string, args: string[]) {
+  return new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [cliEntry(), ...args],
+      {
+        timeout: 60_000,
+        env: {
+          ...process.env,
+          KAFKA_BROKERS: cluster.saslBrokers.join(','),
+          KAFKA_SSL_CA_FILE: cluster.caFile,
+          KAFKA_SASL_MECHANISM: 'scram-sha-512',
+          KAFKA_SASL_USERNAME: user,
+          KAFKA_SASL_PASSWORD: password,
+        },
+      },
+      (error, stdout, stderr) => {
+        cliOutputs.push(stdout + stderr);
+        resolve({
+          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+          output: stdout + stderr,
+        });
+      },
+    );
+  });
+}
 const engines: BroadcastEngine[] = [];
 const dataSources: DataSource[] = [];
 
@@ -159,6 +190,18 @@ describe('secured broker, exactly the README ACLs', () => {
     );
     for (const i of instances) expect(loud(i.logger)).toEqual([]);
 
+    // The operator CLI works under the same principal (its pool view needs only these ACLs).
+    const pool = await runSecuredCli('svc', USERS.svc, [
+      'pool',
+      '--prefix',
+      'svc.',
+      '--heartbeats',
+      '0',
+      '--json',
+    ]);
+    expect(pool.code, pool.output).toBe(0);
+    for (const g of groups) expect(pool.output).toContain(g);
+
     await Promise.all(instances.map((i) => i.engine.stop()));
     const admin = adminKafka(cluster).admin();
     await admin.connect();
@@ -169,7 +212,11 @@ describe('secured broker, exactly the README ACLs', () => {
 
   it('works without CREATE when the platform team created the topics', async () => {
     await grantReadme('platform', (a) => a.operation === 'CREATE');
-    await createTopicsAsAdmin(cluster, [`platform.${TOPIC}`, 'platform.broadcast.heartbeat.v1']);
+    await createTopicsAsAdmin(cluster, [
+      `platform.${TOPIC}`,
+      'platform.broadcast.heartbeat.v1',
+      'platform.broadcast.receipts.v1',
+    ]);
     const i = engine('platform');
     await i.engine.start();
     await i.engine.publisher.publish(TOPIC, { id: 2 });
@@ -262,8 +309,8 @@ describe('one ACL missing: one clear error, no walk over the pool, no flood', ()
       /denied publish on topic "no-topic-write\.product\.changed".*WRITE ACL/,
     );
     // Several heartbeat intervals (500 ms) pass: still one warning, and no fresh view.
-    const warned = await waitFor(() => i.logger.matching(/heartbeat/i, 'warn'));
-    expect(warned[0]).toMatch(/WRITE ACL/);
+    const warned = await waitFor(() => i.logger.matching(/heartbeat/i, 'warn')[0]);
+    expect(warned).toMatch(/WRITE ACL/);
     const since = Date.now();
     await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
     expect(i.logger.matching(/heartbeat/i, 'warn')).toHaveLength(1);
@@ -271,11 +318,26 @@ describe('one ACL missing: one clear error, no walk over the pool, no flood', ()
     expect(i.engine.reader.status().lastLatencyMs).toBeUndefined();
   });
 
-  it('no password appears in any log line or error', () => {
+  it('the CLI with a wrong password: one error line, no password', async () => {
+    const run = await runSecuredCli('svc', 'wr0ng-S3cret-cli77', [
+      'pool',
+      '--prefix',
+      'svc.',
+      '--heartbeats',
+      '0',
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.output.trim().split('\n')).toHaveLength(1);
+    expect(run.output).toMatch(/^error: .*authentication failed/i);
+    expect(run.output).not.toContain('wr0ng-S3cret-cli77');
+  });
+
+  it('no password appears in any log line, error, status or CLI output', () => {
     expectNoSecrets(Object.values(USERS), {
       logs: loggers.flatMap((l) => l.lines.map((x) => x.message)),
       errors: errors.map((e) => (e instanceof Error ? `${e.message}\n${e.stack}` : String(e))),
       status: engines.map((e) => JSON.stringify(e.reader.status())),
+      cli: cliOutputs,
     });
   });
 });

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import {
   DEFAULT_HEARTBEAT_TOPIC,
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../broadcast.constants.js';
+import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { OperatorKafkaPort } from '../interfaces/broadcast-operator.interface.js';
 import { KafkajsOperator } from '../kafka/kafkajs-operator.js';
 
@@ -43,6 +45,30 @@ export function addCommonOptions(command: Command): Command {
     .option('--json', 'print JSON instead of tables');
 }
 
+/**
+ * TLS and SASL from the environment, as the demo reads them: KAFKA_SSL=true or KAFKA_SSL_CA_FILE,
+ * KAFKA_SASL_MECHANISM / KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD. The password is taken only
+ * from the environment (a flag would show in `ps`) and never printed.
+ */
+function kafkaSecurityFromEnv(env = process.env): Partial<BroadcastKafkaOptions> {
+  const caFile = env.KAFKA_SSL_CA_FILE;
+  const ssl = caFile
+    ? { ca: [readFileSync(caFile, 'utf8')] }
+    : env.KAFKA_SSL === 'true' || undefined;
+  const mechanism = env.KAFKA_SASL_MECHANISM?.toLowerCase();
+  const { KAFKA_SASL_USERNAME: username = '', KAFKA_SASL_PASSWORD: password = '' } = env;
+  if (mechanism && !['plain', 'scram-sha-256', 'scram-sha-512'].includes(mechanism))
+    throw new Error(`KAFKA_SASL_MECHANISM must be plain, scram-sha-256 or scram-sha-512`);
+  const sasl = mechanism
+    ? {
+        mechanism: mechanism as NonNullable<BroadcastKafkaOptions['sasl']>['mechanism'],
+        username,
+        password,
+      }
+    : undefined;
+  return { ...(ssl !== undefined && { ssl }), ...(sasl && { sasl }) };
+}
+
 /** Runs `work` with a connected context and always disconnects. */
 export async function withContext<T>(
   options: CommonOptions,
@@ -54,7 +80,7 @@ export async function withContext<T>(
     .filter(Boolean);
   if (brokers.length === 0)
     throw new Error('--brokers (or KAFKA_BROKERS) is required, e.g. --brokers 127.0.0.1:9092');
-  const kafka = new KafkajsOperator({ brokers });
+  const kafka = new KafkajsOperator({ brokers, ...kafkaSecurityFromEnv() });
   const context: CliContext = {
     kafka,
     prefix: options.prefix,

@@ -26,6 +26,9 @@ export class BroadcastReader {
   private readonly joins: GroupJoins;
   /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
   private problem: string | undefined;
+  /** Crashes in a row with that problem, and how many messages had arrived at the last one. */
+  private problemStreak = 0;
+  private problemMark = 0;
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
@@ -63,7 +66,7 @@ export class BroadcastReader {
       skipped: dispatcher.skipped,
       filtered: dispatcher.filtered,
       invalid: dispatcher.invalid,
-      ...(this.problem !== undefined && { problem: this.problem }),
+      ...(this.currentProblem() !== undefined && { problem: this.problem }),
     };
   }
 
@@ -148,19 +151,43 @@ export class BroadcastReader {
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
     this.deps.positions.fix();
-    if (this.state !== 'ready')
+    if (this.state !== 'ready' && this.currentProblem() === undefined)
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
-    this.problem = undefined;
     this.ready.resolve();
+  }
+
+  /**
+   * A missing ACL (BroadcastStartupError) fails every attempt alike, and a join can look ready
+   * just before the first fetch is refused: log it once, keep it in status(), and retry with a
+   * growing pause instead of a warning per cycle.
+   */
+  private noteProblem(error: Error): void {
+    if (this.currentProblem() !== error.message) this.deps.logger.error(error.message);
+    this.problem = error.message;
+    this.problemStreak++;
+    this.problemMark = this.deps.dispatcher.received;
+  }
+
+  /** The problem, until messages arrive again (the ACL was granted). */
+  private currentProblem(): string | undefined {
+    if (this.problem !== undefined && this.deps.dispatcher.received > this.problemMark) {
+      this.problem = undefined;
+      this.problemStreak = 0;
+    }
+    return this.problem;
   }
 
   /** After a crash or an outage: the same group, a new member, positions kept. */
   private async rejoin(claim: Claim, cause: Error): Promise<void> {
     this.deps.probe?.('rejoin');
-    this.deps.logger.warn(
-      `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
-    );
+    if (isBroadcastStartupError(cause)) {
+      this.noteProblem(cause);
+      await pause(backoffDelay(this.problemStreak, 1_000, 30_000), this.abort.signal);
+    } else
+      this.deps.logger.warn(
+        `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
+      );
     for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
       await claim.value.membership.stop();
       if (!(await claim.lock.isHeld())) return this.moveAway(claim, 'the advisory lock was lost');
@@ -178,11 +205,10 @@ export class BroadcastReader {
       }
       if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
       // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
-      if (isBroadcastStartupError(verdict.error)) {
-        if (this.problem !== verdict.error.message) this.deps.logger.error(verdict.error.message);
-        this.problem = verdict.error.message;
-      } else this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`);
-      await pause(backoffDelay(attempt, 500, this.problem ? 10_000 : 5_000), this.abort.signal);
+      if (isBroadcastStartupError(verdict.error)) this.noteProblem(verdict.error);
+      else this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`);
+      const cap = this.currentProblem() === undefined ? 5_000 : 30_000;
+      await pause(backoffDelay(attempt, 500, cap), this.abort.signal);
     }
   }
 
