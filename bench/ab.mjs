@@ -13,7 +13,6 @@ import {
   BENCH_DIR,
   cleanupPrefix,
   createTopics,
-  engineLogger,
   findBroker,
   libraryRevision,
   machineInfo,
@@ -26,7 +25,7 @@ import {
   startRawConsumer,
   summary,
 } from './lib/common.mjs';
-import { engineTopics, instrument, phases } from './lib/ours.mjs';
+import { engineTopics, instrument, loadBuild, phases } from './lib/ours.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,8 +43,8 @@ if (!args.a || !args.b) {
   process.exit(2);
 }
 const builds = {
-  A: await import(pathToFileURL(resolve(args.a)).href),
-  B: await import(pathToFileURL(resolve(args.b)).href),
+  A: await loadBuild(pathToFileURL(resolve(args.a)).href),
+  B: await loadBuild(pathToFileURL(resolve(args.b)).href),
 };
 const TOPIC = 'ready';
 const broker = await findBroker();
@@ -55,14 +54,9 @@ const prefix = `${runId}-ab-`;
 await createTopics(brokers, engineTopics(prefix, TOPIC));
 
 function engine(build, dataSource, i = 0) {
-  return new builds[build].BroadcastEngine(
-    {
-      kafka: { brokers, clientId: `ab-${build}-${i}` },
-      topicPrefix: prefix,
-      lock: {},
-    },
-    { dataSource, logger: engineLogger },
-  ).on(TOPIC, () => {});
+  return builds[build]
+    .createEngine({ brokers, prefix, dataSource, clientId: `ab-${build}-${i}` })
+    .on(TOPIC, () => {});
 }
 
 async function one(build) {
@@ -98,15 +92,11 @@ async function raw() {
 }
 
 async function twenty(build) {
-  const dataSources = await Promise.all(
-    Array.from({ length: 20 }, () => newDataSource()),
-  );
+  const dataSources = await Promise.all(Array.from({ length: 20 }, () => newDataSource()));
   const engines = dataSources.map((d, i) => engine(build, d, i));
   const t0 = now();
   try {
-    const at = await Promise.all(
-      engines.map((e) => e.start().then(() => now() - t0)),
-    );
+    const at = await Promise.all(engines.map((e) => e.start().then(() => now() - t0)));
     return Math.max(...at);
   } finally {
     await Promise.all(engines.map((e) => e.stop()));
@@ -170,10 +160,7 @@ const out = {
     ['A', 'B'].map((side) => [
       side,
       Object.fromEntries(
-        phaseNames.map((p) => [
-          p,
-          summary(samples[side].map((x) => x.phases[p])),
-        ]),
+        phaseNames.map((p) => [p, summary(samples[side].map((x) => x.phases[p]))]),
       ),
     ]),
   ),

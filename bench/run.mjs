@@ -28,9 +28,10 @@ import * as b4 from './benchmarks/b4-throughput.mjs';
 import * as b5 from './benchmarks/b5-groups.mjs';
 import * as b6 from './benchmarks/b6-heartbeat.mjs';
 import * as b7 from './benchmarks/b7-memory.mjs';
-import * as b8 from './benchmarks/b8-telemetry.mjs';
+import * as b8 from './benchmarks/b8-receipts.mjs';
+import * as b9 from './benchmarks/b9-telemetry.mjs';
 
-const ALL = [b1, b2, b3, b4, b5, b6, b7, b8];
+const ALL = [b1, b2, b3, b4, b5, b6, b7, b8, b9];
 
 const { values: args } = parseArgs({
   options: {

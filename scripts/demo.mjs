@@ -255,7 +255,10 @@ async function runScenario(instances) {
   const put = await request(instances[0], `/products/${PRODUCT_ID}`, { method: 'PUT', body: JSON.stringify(changes) });
   if (!put.ok) throw new Error(`PUT /products/${PRODUCT_ID} on ${instances[0].name} failed: ${put.error ?? `${put.status} ${JSON.stringify(put.body)}`}`);
   const { changeId } = put.body.event;
+  const receipt = put.body.receipt;
   say(`  ${instances[0].name}  PUT /products/${PRODUCT_ID} ${JSON.stringify(changes)} → published product.changed ${dim(changeId)}`);
+  const confirmed = receipt.ok.length === instances.length && receipt.expected.length === instances.length;
+  say(`  ${instances[0].name}  receipt: ${(confirmed ? green : red)(receipt.summary)} (${receipt.ok.join(', ')}) ${receipt.elapsedMs} ms after the publish`);
 
   const results = await Promise.all(instances.map((inst) => awaitEviction(inst, changeId)));
   for (const r of results) {
@@ -268,7 +271,7 @@ async function runScenario(instances) {
     say(`  ${r.inst.name}  evicted product ${PRODUCT_ID} ${green(`${r.eviction.latencyMs} ms`)} after the change (${r.eviction.hadEntry ? 'was cached' : 'was not cached'}); ${after}`);
   }
   const evicted = results.filter((r) => r.eviction);
-  const ok = evicted.length === instances.length;
+  const ok = evicted.length === instances.length && confirmed;
   const latencies = evicted.map((r) => r.eviction.latencyMs);
   const summary = ok
     ? `All ${instances.length} instances evicted product ${PRODUCT_ID}: fan-out latency ${Math.min(...latencies)}–${Math.max(...latencies)} ms`

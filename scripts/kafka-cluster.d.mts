@@ -45,6 +45,8 @@ export interface StartClusterOptions {
     node: { id: number; port: number; controllerPort: number; extraPorts: number[] },
     nodes: Array<{ id: number; port: number; controllerPort: number; extraPorts: number[] }>,
   ) => Record<string, string | number | boolean>;
+  /** extra arguments for `kafka.tools.StorageTool format`, e.g. ['--add-scram', 'SCRAM-SHA-512=[name=a,password=b]'] */
+  formatArgs?: string[];
 }
 
 export interface CliState {

@@ -13,12 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { freePorts, newClusterId, serverProperties } from './kafka/config.mjs';
-import {
-  ensureJars,
-  kafkaLine,
-  loggingFlag,
-  resolveVersion,
-} from './kafka/jars.mjs';
+import { ensureJars, kafkaLine, loggingFlag, resolveVersion } from './kafka/jars.mjs';
 import {
   hasExited,
   jvmFlags,
@@ -44,6 +39,7 @@ const START_TIMEOUT_MS = Number(process.env.KAFKA_START_TIMEOUT_MS) || 90_000;
  * `dir` defaults to a fresh temp dir. `detached` (CLI only) lets the JVMs outlive this process.
  * `extraPorts` reserves that many more free ports per node (`node.extraPorts`), e.g. for another
  * listener; `properties(node, nodes)` returns server properties that override the defaults.
+ * `formatArgs` are appended to `StorageTool format` (e.g. `--add-scram`, see scripts/kafka/security.mjs).
  */
 export async function startCluster({
   nodes = 1,
@@ -54,16 +50,15 @@ export async function startCluster({
   timeoutMs = START_TIMEOUT_MS,
   extraPorts = 0,
   properties,
+  formatArgs = [],
 } = {}) {
   version = resolveVersion(version);
-  const log = quiet
-    ? () => {}
-    : (msg) => process.stderr.write(`[kafka] ${msg}\n`);
+  const log = quiet ? () => {} : (msg) => process.stderr.write(`[kafka] ${msg}\n`);
   const startedAt = Date.now();
   const libs = await ensureJars(version, log);
   dir = resolve(dir ?? (await mkdtemp(join(tmpdir(), 'kafka-cluster-'))));
   const members = await planNodes(nodes, dir, kafkaLine(version), extraPorts, properties);
-  await formatStorage(members, libs, version);
+  await formatStorage(members, libs, version, formatArgs);
 
   const flags = jvmFlags({
     heap: nodes > 1 ? '384m' : '512m',
@@ -121,21 +116,16 @@ async function planNodes(count, dir, line, extraPorts, properties) {
 }
 
 /** Every node's storage gets the same cluster id; formats run in parallel JVMs. */
-async function formatStorage(members, libs, version) {
+async function formatStorage(members, libs, version, extraArgs) {
   const clusterId = newClusterId();
-  const flags = [
-    '-Xmx256m',
-    '-XX:+UseSerialGC',
-    '-XX:TieredStopAtLevel=1',
-    loggingFlag(version),
-  ];
+  const flags = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', loggingFlag(version)];
   await Promise.all(
     members.map((m) =>
       runTool({
         libs,
         flags,
         main: 'kafka.tools.StorageTool',
-        args: ['format', '-t', clusterId, '-c', m.config, '--ignore-formatted'],
+        args: ['format', '-t', clusterId, '-c', m.config, '--ignore-formatted', ...extraArgs],
       }),
     ),
   );
@@ -144,10 +134,7 @@ async function formatStorage(members, libs, version) {
 function clusterHandle({ members, dir, version, launch, timeoutMs }) {
   const node = (id) => {
     const m = members.find((x) => x.id === id);
-    if (!m)
-      throw new Error(
-        `no Kafka node ${id} (nodes: ${members.map((x) => x.id).join(', ')})`,
-      );
+    if (!m) throw new Error(`no Kafka node ${id} (nodes: ${members.map((x) => x.id).join(', ')})`);
     return m;
   };
   const brokers = members.map(address);
@@ -157,17 +144,15 @@ function clusterHandle({ members, dir, version, launch, timeoutMs }) {
     brokers,
     bootstrap: brokers.join(','),
     get nodes() {
-      return members.map(
-        ({ id, port, controllerPort, extraPorts, child, config, logFile }) => ({
-          id,
-          port,
-          controllerPort,
-          extraPorts,
-          pid: child?.pid,
-          config,
-          logFile,
-        }),
-      );
+      return members.map(({ id, port, controllerPort, extraPorts, child, config, logFile }) => ({
+        id,
+        port,
+        controllerPort,
+        extraPorts,
+        pid: child?.pid,
+        config,
+        logFile,
+      }));
     },
     /** Graceful: SIGTERM, Kafka's controlled shutdown, SIGKILL after 30 s. */
     stopNode: (id) => terminateChild(node(id).child, 30_000),
@@ -201,9 +186,7 @@ async function waitReady(via, expected, timeoutMs) {
       );
     try {
       const { brokers } = await describeCluster(via.map(address));
-      const missing = expected.filter(
-        (m) => !brokers.some((b) => b.nodeId === m.id),
-      );
+      const missing = expected.filter((m) => !brokers.some((b) => b.nodeId === m.id));
       if (missing.length === 0) return;
       last = `node(s) ${missing.map((m) => m.id).join(', ')} not registered yet`;
     } catch (error) {
@@ -211,16 +194,11 @@ async function waitReady(via, expected, timeoutMs) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw startError(
-    `Kafka not ready within ${timeoutMs} ms: ${last}`,
-    ...expected,
-  );
+  throw startError(`Kafka not ready within ${timeoutMs} ms: ${last}`, ...expected);
 }
 
 function startError(message, ...members) {
-  const tails = members.map(
-    (m) => `--- ${m.logFile} (last lines) ---\n${logTail(m.logFile)}`,
-  );
+  const tails = members.map((m) => `--- ${m.logFile} (last lines) ---\n${logTail(m.logFile)}`);
   return new Error([message, ...tails].join('\n'));
 }
 

@@ -3,10 +3,12 @@
  * each group's state, member, instance and lock; `roster` the live instances; `cleanup`
  * deletes only empty groups above the high-water mark or of a retired prefix, dry run first.
  */
-import { DEFAULT_LOCKED_GROUP_BASE } from 'nestjs-kafka-broadcast';
 import { cliEntry, runCli } from './support/cli.js';
 import { useEngineHarness } from './support/engine.js';
 import { newKafka, waitFor } from './support/kafka.js';
+
+/** The engine's default group base in lock mode (option groupBaseName). */
+const LOCKED_GROUP_BASE = 'broadcastConsumer';
 
 const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -88,9 +90,7 @@ describe('nestjs-kafka-broadcast pool / roster / cleanup', () => {
       members: [],
       locked: false,
     });
-    expect(parsed.lockedIds?.[DEFAULT_LOCKED_GROUP_BASE]?.sort()).toEqual(
-      live.map((s) => s.lockId).sort(),
-    );
+    expect(parsed.lockedIds?.[LOCKED_GROUP_BASE]?.sort()).toEqual(live.map((s) => s.lockId).sort());
     expect(parsed.groups.some((g) => g.groupId.startsWith(retired))).toBe(false);
 
     const table = await runCli(['pool', ...common, '--database-url', DATABASE_URL]);

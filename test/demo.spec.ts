@@ -78,6 +78,10 @@ describe('npm run demo -- --once', () => {
 
       expect(run.code, run.output).toBe(0);
       expect(run.output).toMatch(/All 3 instances evicted product 1: fan-out latency \d+–\d+ ms/);
+      // The PUT answers with the receipt: every instance confirmed the eviction.
+      expect(run.output).toMatch(
+        /demo-1 {2}receipt: evicted on 3\/3 instances \(demo-1, demo-2, demo-3\)/,
+      );
       for (const n of [1, 2, 3]) {
         expect(run.output).toMatch(new RegExp(`demo-${n} {2}GET /products/1 → miss, then hit`));
         expect(run.output).toMatch(
@@ -113,6 +117,7 @@ describe('npm run demo -- --once', () => {
 
       expect(run.code, run.output).toBe(0);
       expect(run.output).toMatch(/All 2 instances evicted product 1/);
+      expect(run.output).toMatch(/receipt: evicted on 2\/2 instances/);
       expect(run.output).toMatch(/broadcastLFConsumer-\d+ │ none \(lock-free\)/);
       const pids = pidsOf(run.output);
       expect(pids).toHaveLength(2);

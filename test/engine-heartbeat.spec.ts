@@ -31,7 +31,7 @@ describe('BroadcastEngine: heartbeats', () => {
       const windowStart = Date.now();
       const startEnd = await h.topicEnd(h.heartbeatTopic);
       const sentAtStart = engines.map((e) => e.engine.heartbeat.sent);
-      const seenAtStart = engines.map((e) => e.engine.dispatcher.heartbeats);
+      const seenAtStart = engines.map((e) => e.engine.reader.status().heartbeats);
       // Sample every engine's freshness through the window (the window itself is the measurement).
       const maxLatency = engines.map(() => 0);
       while (Date.now() - windowStart < WINDOW_MS) {
@@ -44,7 +44,7 @@ describe('BroadcastEngine: heartbeats', () => {
       const count = (await h.topicEnd(h.heartbeatTopic)) - startEnd;
       const elapsed = Date.now() - windowStart;
       const sent = engines.map((e, i) => e.engine.heartbeat.sent - sentAtStart[i]!);
-      const seen = engines.map((e, i) => e.engine.dispatcher.heartbeats - seenAtStart[i]!);
+      const seen = engines.map((e, i) => e.engine.reader.status().heartbeats - seenAtStart[i]!);
       const endLatency = engines.map((e) => e.status().lastLatencyMs);
 
       console.log(

@@ -98,8 +98,17 @@ describe('@OnBroadcast discovery', () => {
     expect(app.get(VALUE_MADE)).toBe(valueMade);
 
     // Handler names: Class.method by default, the decorator's `name` when given.
-    const registry = app.get(BroadcastEngine).registry;
-    expect(registry.topics().sort()).toEqual(['a', 'b', 'c', 'd', 'made', 'shared']);
+    const registry = registryOf(app.get(BroadcastEngine));
+    // broadcast.receipts.v1: the engine's own, for receipt acknowledgements.
+    expect(registry.topics().sort()).toEqual([
+      'a',
+      'b',
+      'broadcast.receipts.v1',
+      'c',
+      'd',
+      'made',
+      'shared',
+    ]);
     expect(
       registry
         .handlersFor('shared')!
@@ -183,7 +192,7 @@ describe('@OnBroadcast discovery', () => {
     expect(warnings.every((w) => w.context === 'BroadcastExplorer')).toBe(true);
 
     // Neither was registered nor instantiated; the singleton next to them was.
-    const registry = app.get(BroadcastEngine).registry;
+    const registry = registryOf(app.get(BroadcastEngine));
     expect(registry.handlersFor('per.request')).toBeUndefined();
     expect(registry.handlersFor('implicit.request')).toBeUndefined();
     expect(registry.handlersFor('singleton')).toHaveLength(1);
@@ -191,7 +200,19 @@ describe('@OnBroadcast discovery', () => {
     // So the reader does not even subscribe to their topics.
     const topics = await (await h.admin()).listTopics();
     expect(topics.filter((t) => t.startsWith(h.prefix)).sort()).toEqual(
-      [`${h.prefix}broadcast.heartbeat.v1`, `${h.prefix}singleton`].sort(),
+      [
+        `${h.prefix}broadcast.heartbeat.v1`,
+        `${h.prefix}broadcast.receipts.v1`,
+        `${h.prefix}singleton`,
+      ].sort(),
     );
   });
 });
+
+/** The engine's handler registry: private, read here only to check the names handlers get. */
+function registryOf(engine: BroadcastEngine): {
+  topics(): string[];
+  handlersFor(topic: string): { name: string }[] | undefined;
+} {
+  return (engine as unknown as { registry: ReturnType<typeof registryOf> }).registry;
+}

@@ -7,14 +7,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { onTestFailed } from 'vitest';
 import {
-  BroadcastHealthIndicator,
   BroadcastModule,
   BroadcastPublisher,
   BroadcastReader,
   OnBroadcast,
 } from 'nestjs-kafka-broadcast';
+import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { startCluster, type KafkaCluster } from '../scripts/kafka-cluster.mjs';
 import { waitFor } from './support/kafka.js';
 import { CapturingLogger, postgresRoot, useNestHarness } from './support/nest.js';
@@ -54,6 +55,7 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
       {
         imports: [
           postgresRoot(),
+          TerminusModule,
           BroadcastModule.forRoot(
             h.options({
               heartbeat: { intervalMs: 1_000 },
@@ -61,7 +63,7 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
             }),
           ),
         ],
-        providers: [Listener],
+        providers: [Listener, BroadcastHealthIndicator],
       },
       { logger },
     );

@@ -7,13 +7,13 @@ import { Injectable, ServiceUnavailableException, type INestApplication } from '
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import {
   BroadcastEngine,
-  BroadcastHealthIndicator,
   BroadcastModule,
   BroadcastPublisher,
   BroadcastReader,
   OnBroadcast,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
+import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { waitFor } from './support/kafka.js';
 import { postgresRoot, useNestHarness, type NestHarness } from './support/nest.js';
 
@@ -33,7 +33,7 @@ function startApp(
 ): Promise<INestApplication> {
   return h.start({
     imports: [postgresRoot(), TerminusModule, BroadcastModule.forRoot(h.options(extra))],
-    providers: [PingListener],
+    providers: [PingListener, BroadcastHealthIndicator],
   });
 }
 
@@ -66,10 +66,10 @@ describe('BroadcastHealthIndicator', () => {
       received: 0, // heartbeats count for freshness, not as received broadcasts
     });
     expect(up.broadcast.lastLatencyMs).toBeLessThanOrEqual(2_000);
-    expect(engine.dispatcher.heartbeats).toBeGreaterThanOrEqual(1);
+    expect(engine.reader.status().heartbeats).toBeGreaterThanOrEqual(1);
 
     // A few heartbeat intervals later it is still up: the heartbeats keep it fresh.
-    await waitFor(() => engine.dispatcher.heartbeats >= 3, {
+    await waitFor(() => engine.reader.status().heartbeats >= 3, {
       timeoutMs: 15_000,
       message: 'three heartbeats arrive',
     });

@@ -8,15 +8,17 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { AssignerProtocol } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import {
-  BROADCAST_TRANSPORT,
-  BroadcastClient,
-  BroadcastContext,
   BroadcastModule,
   BroadcastPublisher,
   BroadcastReader,
   OnBroadcast,
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
+import {
+  BROADCAST_TRANSPORT,
+  BroadcastClient,
+  BroadcastContext,
+} from 'nestjs-kafka-broadcast/microservices';
 import { waitFor } from './support/kafka.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 
@@ -76,7 +78,7 @@ describe('BroadcastTransport and BroadcastClient', () => {
       {
         imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
         controllers: [OrdersController],
-        providers: [OrdersListener],
+        providers: [OrdersListener, BroadcastClient],
       },
       { transport: true },
     );
@@ -143,7 +145,9 @@ describe('BroadcastTransport and BroadcastClient', () => {
       groups[0].members[0].memberAssignment,
     )!.assignment;
     expect(Object.keys(assignment).sort()).toEqual(
-      ['broadcast.heartbeat.v1', 'orders', 'payments'].map((t) => h.prefix + t).sort(),
+      ['broadcast.heartbeat.v1', 'broadcast.receipts.v1', 'orders', 'payments']
+        .map((t) => h.prefix + t)
+        .sort(),
     );
   });
 });

@@ -59,7 +59,7 @@ describe('clock skew', () => {
       heartbeat: { intervalMs: 500, jitter: 0.25 },
     });
     const [a, b] = await h.startMany(2, { lock: 'none', topics: [TOPIC] });
-    await waitFor(() => a!.engine.dispatcher.heartbeats >= 2, {
+    await waitFor(() => a!.engine.reader.status().heartbeats >= 2, {
       message: 'no heartbeats before the skewed record',
     });
     await sendStamped(
@@ -72,12 +72,12 @@ describe('clock skew', () => {
     await waitFor(() => a!.payloads(TOPIC).length === 1 && b!.payloads(TOPIC).length === 1, {
       message: 'skewed record not received',
     });
-    const seen = a!.engine.dispatcher.heartbeats;
+    const seen = a!.engine.reader.status().heartbeats;
     const sent = a!.engine.heartbeat.sent + b!.engine.heartbeat.sent;
     // About one per 500 ms interval for the pair; before the fix none for an hour.
-    await waitFor(() => a!.engine.dispatcher.heartbeats >= seen + 4, {
+    await waitFor(() => a!.engine.reader.status().heartbeats >= seen + 4, {
       timeoutMs: 15_000,
-      message: `heartbeats stopped after a future-stamped record: ${a!.engine.dispatcher.heartbeats - seen} seen`,
+      message: `heartbeats stopped after a future-stamped record: ${a!.engine.reader.status().heartbeats - seen} seen`,
     });
     expect(a!.engine.heartbeat.sent + b!.engine.heartbeat.sent).toBeGreaterThanOrEqual(sent + 4);
   });

@@ -4,6 +4,7 @@
 // group (also a moment later: kafkajs issue #1639, a disconnect during connect/run, leaves a
 // runner that joins afterwards), and no lock held. The steps are reached through the engine's
 // internal test hook `probe`, which is not an option.
+import { spawn } from 'node:child_process';
 import type { Admin } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { BroadcastEngine } from '../libs/broadcast/src/engine/broadcast.engine.js';
@@ -16,6 +17,7 @@ import {
   type EngineHarness,
   type LockKind,
 } from './support/engine.js';
+import { ensureLibBuilt } from './support/faults.js';
 import { kafkaBrokers, waitFor } from './support/kafka.js';
 
 const TOPIC = 'seams.stop';
@@ -164,5 +166,51 @@ describe('stop() during recovery after the lock session was killed (postgres loc
         await finish(run);
       }
     }
+  });
+});
+
+/** Runs the child until it exits by itself, or kills it after `timeoutMs` (then `code` is null). */
+function runChild(
+  config: object,
+  timeoutMs: number,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['test/support/seams-stop-child.mjs', JSON.stringify(config)],
+      {
+        env: { ...process.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += String(chunk)));
+    child.stderr.on('data', (chunk) => (out += String(chunk)));
+    const timer = setTimeout(() => {
+      out += `\n(still running after ${timeoutMs} ms: killed)`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe('a process stopped at any startup step exits by itself (no process.exit)', () => {
+  beforeAll(() => void ensureLibBuilt());
+
+  it.each(STARTUP_STEPS)('at step %s (postgres locks)', async (step) => {
+    const h = useEngineHarness(`stop-exit-${step}`);
+    const inspector = await LockInspector.open('postgres', h.lockNamespace);
+    h.onCleanup(() => inspector.close());
+    const { code, out } = await runChild(
+      { brokers: kafkaBrokers(), prefix: h.prefix, lock: 'postgres', step },
+      30_000,
+    );
+    expect(out).toContain(`reached ${step}`);
+    expect(out).toContain('stopped');
+    expect(code, out).toBe(0);
+    await expectNothingLeft(h, inspector, `child stopped at ${step}`);
   });
 });

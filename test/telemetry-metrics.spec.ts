@@ -30,6 +30,9 @@ beforeAll(async () => {
       instanceName: 'metrics-a',
       heartbeatIntervalMs: 300,
       database: undefined,
+      ssl: undefined,
+      sasl: undefined,
+      startupTimeoutMs: 60_000,
     }),
     { logger: false },
   );

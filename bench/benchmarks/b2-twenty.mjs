@@ -15,26 +15,15 @@ import {
   engineTopics,
   instrument,
 } from '../lib/ours.mjs';
-import {
-  delayFirstHeartbeat,
-  ServerSideWalkProvider,
-} from '../lib/prototypes.mjs';
 import { oursOnce, prepare, rawOnce } from './b1-ready.mjs';
 
 export const id = '2';
 export const title = '20 instances starting at once';
 const TOPIC = 'ready';
 
-async function oursTwenty(
-  ctx,
-  prefix,
-  n,
-  { walk = false, heartbeat = false } = {},
-) {
+async function oursTwenty(ctx, prefix, n) {
   // The DataSources belong to the applications: initialized before the clock starts.
-  const dataSources = await Promise.all(
-    Array.from({ length: n }, () => newDataSource()),
-  );
+  const dataSources = await Promise.all(Array.from({ length: n }, () => newDataSource()));
   const engines = dataSources.map((dataSource, i) =>
     createEngine({
       brokers: ctx.brokers,
@@ -43,44 +32,21 @@ async function oursTwenty(
       clientId: `bench-ours-${i}`,
     }).on(TOPIC, () => {}),
   );
-  // 10 s x 0.25: the engine's default heartbeat interval and jitter.
-  if (heartbeat) engines.forEach((e) => delayFirstHeartbeat(e, 2500));
-  if (walk) {
-    // Same namespace key as the engine's own provider: `<prefix>broadcastConsumer`.
-    const key = createAdvisoryLockProvider(
-      dataSources[0],
-      `${prefix}broadcastConsumer`,
-      engineLogger,
-    ).namespaceKey;
-    engines.forEach((e, i) =>
-      e.locks.bind(new ServerSideWalkProvider(dataSources[i], key)),
-    );
-  }
   const marks = engines.map((e) => instrument(e));
   const cpu0 = process.cpuUsage();
   const t0 = now();
   try {
-    const readyAt = await Promise.all(
-      engines.map((e) => e.start().then(() => now() - t0)),
-    );
+    const readyAt = await Promise.all(engines.map((e) => e.start().then(() => now() - t0)));
     const cpu = process.cpuUsage(cpu0);
     return {
       allMs: Math.max(...readyAt),
       cpuMsPerInstance: round((cpu.user + cpu.system) / 1000 / n),
       lockWalkEndMs: round(
-        Math.max(
-          ...marks.map(
-            (m) => m.spans.filter((s) => s.name === 'lock').at(-1).end - t0,
-          ),
-        ),
+        Math.max(...marks.map((m) => m.spans.filter((s) => s.name === 'lock').at(-1).end - t0)),
       ),
       perInstanceMs: readyAt.map((v) => round(v)),
-      lockProbes: marks.map(
-        (m) => m.spans.filter((s) => s.name === 'lock').length,
-      ),
-      deletes: marks.map(
-        (m) => m.spans.filter((s) => s.name === 'deleteGroup').length,
-      ),
+      lockProbes: marks.map((m) => m.spans.filter((s) => s.name === 'lock').length),
+      deletes: marks.map((m) => m.spans.filter((s) => s.name === 'deleteGroup').length),
       groups: engines.map((e) => e.reader.groupId),
     };
   } finally {
@@ -101,9 +67,7 @@ async function rawTwenty(ctx, prefix, n) {
     }),
   );
   try {
-    const readyAt = await Promise.all(
-      consumers.map((c) => c.ready.then(() => c.marks.ready - t0)),
-    );
+    const readyAt = await Promise.all(consumers.map((c) => c.ready.then(() => c.marks.ready - t0)));
     const cpu = process.cpuUsage(cpu0);
     const lo = consumers.map((c) => c.marks.listOffsets - t0);
     return {
@@ -122,12 +86,8 @@ async function rawTwenty(ctx, prefix, n) {
  * once, as the allocator does, until each holds one. Separates the walk's cost from Kafka's.
  */
 async function lockWalk(n, namespace) {
-  const dataSources = await Promise.all(
-    Array.from({ length: n }, () => newDataSource()),
-  );
-  const providers = dataSources.map((d) =>
-    createAdvisoryLockProvider(d, namespace, engineLogger),
-  );
+  const dataSources = await Promise.all(Array.from({ length: n }, () => newDataSource()));
+  const providers = dataSources.map((d) => createAdvisoryLockProvider(d, namespace, engineLogger));
   const t0 = now();
   try {
     const held = await Promise.all(
@@ -142,52 +102,6 @@ async function lockWalk(n, namespace) {
     await Promise.all(held.map((h) => h.lock.release()));
     return { allMs, probes: held.reduce((s, h) => s + h.probes, 0) };
   } finally {
-    await Promise.all(dataSources.map((d) => d.destroy()));
-  }
-}
-
-/**
- * PROTOTYPE of a cheaper walk (not in the library): the walk runs inside PostgreSQL, one statement
- * per instance on its dedicated connection:
- *   SELECT id FROM generate_series(0, 199) AS id WHERE pg_try_advisory_lock(ns, id) LIMIT 1
- * The Limit node stops pulling rows at the first id locked, so exactly one lock is taken, lowest
- * free first. Same lock keys as the library's provider (two-int4 form).
- */
-async function serverSideWalk(n, namespace) {
-  const dataSources = await Promise.all(
-    Array.from({ length: n }, () => newDataSource()),
-  );
-  const key = createAdvisoryLockProvider(
-    dataSources[0],
-    namespace,
-    engineLogger,
-  ).namespaceKey;
-  const t0 = now();
-  const runners = dataSources.map((d) => d.createQueryRunner());
-  try {
-    const held = await Promise.all(
-      runners.map(async (qr) => {
-        await qr.connect();
-        const rows = await qr.query(
-          'SELECT id FROM generate_series(0, 199) AS id WHERE pg_try_advisory_lock($1::int4, id::int4) LIMIT 1',
-          [key],
-        );
-        return { id: rows[0]?.id, ms: now() - t0 };
-      }),
-    );
-    const allMs = Math.max(...held.map((h) => h.ms));
-    const ids = held.map((h) => h.id).sort((a, b) => a - b);
-    await Promise.all(
-      runners.map((qr, i) =>
-        qr.query('SELECT pg_advisory_unlock($1::int4, $2::int4)', [
-          key,
-          held[i].id,
-        ]),
-      ),
-    );
-    return { allMs, probes: n, ids, distinct: new Set(ids).size };
-  } finally {
-    await Promise.all(runners.map((qr) => qr.release()));
     await Promise.all(dataSources.map((d) => d.destroy()));
   }
 }
@@ -218,30 +132,16 @@ export async function run(ctx) {
   }
   const ours = [];
   const raw = [];
-  const proto = { walk: [], heartbeat: [], both: [] };
   for (let i = 0; i < reps; i++) {
     ours.push(await oursTwenty(ctx, prefix, n));
     await sleep(500);
     raw.push(await rawTwenty(ctx, prefix, n));
     await sleep(500);
-    proto.walk.push(await oursTwenty(ctx, prefix, n, { walk: true }));
-    await sleep(500);
-    proto.heartbeat.push(await oursTwenty(ctx, prefix, n, { heartbeat: true }));
-    await sleep(500);
-    proto.both.push(
-      await oursTwenty(ctx, prefix, n, { walk: true, heartbeat: true }),
-    );
-    await sleep(500);
   }
   const walks = [];
-  for (let i = 0; i < reps; i++)
-    walks.push(await lockWalk(n, `${prefix}walk-${i}`));
-  const skipWalks = [];
-  for (let i = 0; i < reps; i++)
-    skipWalks.push(await serverSideWalk(n, `${prefix}srv-${i}`));
+  for (let i = 0; i < reps; i++) walks.push(await lockWalk(n, `${prefix}walk-${i}`));
   const walk1 = [];
-  for (let i = 0; i < 5; i++)
-    walk1.push((await lockWalk(1, `${prefix}walk1-${i}`)).allMs);
+  for (let i = 0; i < 5; i++) walk1.push((await lockWalk(1, `${prefix}walk1-${i}`)).allMs);
   const oursS = summary(ours.map((r) => r.allMs));
   const rawS = summary(raw.map((r) => r.allMs));
   const rawLoS = summary(raw.map((r) => r.allListOffsetsMs));
@@ -301,46 +201,10 @@ export async function run(ctx) {
       unit: 'ms',
       ours: summary(walks.map((w) => w.allMs)),
       base: summary(walk1),
-      ratio: ratio(
-        summary(walks.map((w) => w.allMs)).median,
-        summary(walk1).median,
-      ),
+      ratio: ratio(summary(walks.map((w) => w.allMs)).median, summary(walk1).median),
       sub: true,
       note: `${walks[0]?.probes} lock queries for ${n} instances (lowest-first: n(n+1)/2)`,
     },
-    {
-      metric: `  PROTOTYPE server-side walk vs current walk, ${n} at once`,
-      unit: 'ms',
-      ours: summary(skipWalks.map((w) => w.allMs)),
-      base: summary(walks.map((w) => w.allMs)),
-      ratio: ratio(
-        summary(skipWalks.map((w) => w.allMs)).median,
-        summary(walks.map((w) => w.allMs)).median,
-      ),
-      sub: true,
-      note: `not in the library: one statement per instance tries ids in order inside PostgreSQL; ${skipWalks[0]?.probes} queries instead of ${walks[0]?.probes}; ids taken ${skipWalks.every((w) => w.distinct === n && w.ids[n - 1] === n - 1) ? `0..${n - 1}, all distinct` : 'NOT 0..n-1: ' + JSON.stringify(skipWalks.map((w) => w.ids))}`,
-    },
-    ...[
-      ['walk', 'server-side lock walk'],
-      ['heartbeat', 'first heartbeat delayed 0-2.5 s'],
-      ['both', 'both prototypes'],
-    ].map(([key, label]) => {
-      const p = summary(proto[key].map((r) => r.allMs));
-      return {
-        metric: `  PROTOTYPE ${label}: all ${n} ready vs current`,
-        unit: 'ms',
-        ours: p,
-        base: oursS,
-        ratio: ratio(p.median, oursS.median),
-        sub: true,
-        note:
-          key === 'walk'
-            ? `provider bound via engine.locks.bind(); last lock won at ${summary(proto.walk.map((r) => r.lockWalkEndMs)).median} ms (median) instead of ${summary(ours.map((r) => r.lockWalkEndMs)).median} ms`
-            : key === 'both'
-              ? `vs 1 instance: ${ratio(p.median, single.oursMedianMs)}x; CPU/instance start ${summary(proto.both.map((r) => r.cpuMsPerInstance)).median} ms`
-              : undefined,
-      };
-    }),
     {
       metric: `  client CPU per instance start, ours vs R`,
       unit: 'ms',
@@ -365,16 +229,10 @@ export async function run(ctx) {
     samples: {
       ours,
       raw,
-      prototypes: proto,
       single,
       lockWalk: {
         twenty: walks.map((w) => ({ ms: round(w.allMs), probes: w.probes })),
         one: walk1.map((v) => round(v)),
-        serverSideWalkPrototype: skipWalks.map((w) => ({
-          ms: round(w.allMs),
-          queries: w.probes,
-          ids: w.ids,
-        })),
       },
     },
   };

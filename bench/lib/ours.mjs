@@ -1,60 +1,101 @@
 // Our side of every benchmark: BroadcastEngine from the built library (dist), as an application uses it.
 // BENCH_LIB=<path to another build's index.js> measures that build instead (A/B of a library change).
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+//
+// The phase instrumentation never reaches into the engine: the bench builds the engine's Kafka
+// client and lock provider itself and hands them in (`deps.kafka`, `lock.provider`), wrapped. Those
+// two are loaded from the build's internal modules, next to its index.js (bench only, not an API).
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { engineLogger, now } from './common.mjs';
 
 export const LIB_SPECIFIER = process.env.BENCH_LIB
   ? pathToFileURL(resolve(process.env.BENCH_LIB)).href
   : 'nestjs-kafka-broadcast';
-const lib = await import(LIB_SPECIFIER);
-export const { BroadcastEngine, createAdvisoryLockProvider } = lib;
 
 export const HEARTBEAT_TOPIC = 'broadcast.heartbeat.v1';
 
+/** The recorder of each engine a build's createEngine() made; instrument() switches it on. */
+const recorders = new WeakMap();
+
 /**
- * A BroadcastEngine with the defaults an application gets, except what `overrides` says.
- * `lock`: 'postgres' (needs `dataSource`) or 'none'.
+ * Loads one build (its index.js specifier) with a createEngine() bound to it. Builds from before
+ * `lock.provider` existed cannot be instrumented this way.
  */
-export function createEngine({
-  brokers,
-  prefix,
-  lock = 'postgres',
-  dataSource,
-  clientId = 'bench-ours',
-  ...overrides
-}) {
-  return new BroadcastEngine(
-    {
+export async function loadBuild(specifier) {
+  const lib = await import(specifier);
+  const dir = dirname(fileURLToPath(import.meta.resolve(specifier)));
+  const internal = (path) => import(pathToFileURL(join(dir, path)).href);
+  const { createAdvisoryLockProvider } = await internal('locks/advisory-lock.factory.js');
+  const { KafkajsAdapter } = await internal('kafka/kafkajs.adapter.js');
+  const { resolveBroadcastOptions } = await internal('core/broadcast-options.resolver.js');
+
+  /**
+   * A BroadcastEngine with the defaults an application gets, except what `overrides` says.
+   * `lock`: 'postgres' (needs `dataSource`) or 'none'.
+   */
+  function createEngine({
+    brokers,
+    prefix,
+    lock = 'postgres',
+    dataSource,
+    clientId = 'bench-ours',
+    ...overrides
+  }) {
+    const recorder = newRecorder();
+    const options = {
       kafka: { brokers, clientId },
       topicPrefix: prefix,
-      lock: lock === 'none' ? false : {},
+      // The same provider the engine picks for a DataSource, wrapped for the phase marks.
+      lock:
+        lock === 'none'
+          ? false
+          : {
+              provider: ({ namespace, logger }) =>
+                recorder.locks(createAdvisoryLockProvider(dataSource, namespace, logger)),
+            },
       ...overrides,
-    },
-    { dataSource, logger: engineLogger },
-  );
+    };
+    const adapter = new KafkajsAdapter(resolveBroadcastOptions(options), engineLogger);
+    const engine = new lib.BroadcastEngine(options, {
+      kafka: recorder.kafka(adapter),
+      logger: engineLogger,
+    });
+    recorders.set(engine, recorder);
+    return engine;
+  }
+  return { BroadcastEngine: lib.BroadcastEngine, createAdvisoryLockProvider, createEngine };
 }
 
+export const { BroadcastEngine, createAdvisoryLockProvider, createEngine } =
+  await loadBuild(LIB_SPECIFIER);
+
 /** Both topics an engine with one handler on `topic` reads (the raw baseline subscribes to the same). */
-export const engineTopics = (prefix, topic) => [
-  prefix + topic,
-  prefix + HEARTBEAT_TOPIC,
-];
+export const engineTopics = (prefix, topic) => [prefix + topic, prefix + HEARTBEAT_TOPIC];
 
 /**
- * Timestamps around the engine's steps, taken from outside by wrapping the instance's collaborators
- * (admin, lock binding, consumer factory). Adds a few µs; call before start().
+ * Timestamps around the engine's steps (admin calls, lock attempts, consumer start and join), from
+ * the wrapped Kafka client and lock provider createEngine() handed in. Adds a few µs; call before
+ * start().
  */
 export function instrument(engine) {
+  const recorder = recorders.get(engine);
+  if (!recorder) throw new Error('instrument(): the engine was not made by createEngine()');
+  recorder.enabled = true;
+  return recorder.marks;
+}
+
+function newRecorder() {
   const marks = {
     spans: [],
     joined: [],
     consumerStart: [],
     consumerRunning: [],
   };
+  const recorder = { enabled: false, marks };
   const wrap = (name, target, method) => {
     const original = target[method].bind(target);
     target[method] = async (...args) => {
+      if (!recorder.enabled) return original(...args);
       const span = { name, start: now(), end: undefined };
       marks.spans.push(span);
       try {
@@ -64,41 +105,42 @@ export function instrument(engine) {
       }
     };
   };
-  const admin = engine.kafka.admin;
-  wrap('ensureTopics', admin, 'ensureTopics');
-  wrap('deleteGroup', admin, 'deleteGroup');
-  wrap('latestOffsets', admin, 'latestOffsets');
-  wrap('describeGroup', admin, 'describeGroup');
-  wrap('lock', engine.locks, 'tryLock');
-  // PostgreSQL locks the lowest free id in one statement; LockBinding exposes it as a getter.
-  const lowest = engine.locks.tryLockLowest;
-  if (lowest) {
-    const holder = { tryLockLowest: lowest };
-    wrap('lock', holder, 'tryLockLowest');
-    Object.defineProperty(engine.locks, 'tryLockLowest', { value: holder.tryLockLowest, configurable: true });
-  }
-  const create = engine.kafka.createGroupConsumer.bind(engine.kafka);
-  engine.kafka.createGroupConsumer = (spec) => {
-    // spec.listener is the GroupMembership; shadow its joined() to see GROUP_JOIN.
-    const listener = spec.listener;
-    const joined = listener.joined.bind(listener);
-    listener.joined = (...args) => {
-      marks.joined.push(now());
-      return joined(...args);
-    };
-    const port = create(spec);
-    const start = port.start.bind(port);
-    port.start = async () => {
-      marks.consumerStart.push(now());
-      try {
-        return await start();
-      } finally {
-        marks.consumerRunning.push(now());
-      }
-    };
-    return port;
+  recorder.locks = (provider) => {
+    wrap('lock', provider, 'tryLock');
+    // PostgreSQL locks the lowest free id in one statement.
+    if (provider.tryLockLowest) wrap('lock', provider, 'tryLockLowest');
+    return provider;
   };
-  return marks;
+  recorder.kafka = (kafka) => {
+    const admin = kafka.admin;
+    wrap('ensureTopics', admin, 'ensureTopics');
+    wrap('deleteGroup', admin, 'deleteGroup');
+    wrap('latestOffsets', admin, 'latestOffsets');
+    wrap('describeGroup', admin, 'describeGroup');
+    const create = kafka.createGroupConsumer.bind(kafka);
+    kafka.createGroupConsumer = (spec) => {
+      // spec.listener is the GroupMembership; shadow its joined() to see GROUP_JOIN.
+      const listener = spec.listener;
+      const joined = listener.joined.bind(listener);
+      listener.joined = (...args) => {
+        if (recorder.enabled) marks.joined.push(now());
+        return joined(...args);
+      };
+      const port = create(spec);
+      const start = port.start.bind(port);
+      port.start = async () => {
+        if (recorder.enabled) marks.consumerStart.push(now());
+        try {
+          return await start();
+        } finally {
+          if (recorder.enabled) marks.consumerRunning.push(now());
+        }
+      };
+      return port;
+    };
+    return kafka;
+  };
+  return recorder;
 }
 
 /**
@@ -131,14 +173,10 @@ export function phases(marks, t0, ready) {
     lockProbes: marks.spans.filter((s) => s.name === 'lock').length,
     total: ready - t0,
   };
-  const known = [
-    'ensureTopics',
-    'lock',
-    'deleteGroup',
-    'offsetsSnapshot',
-    'join',
-    'verify',
-  ].reduce((s, k) => s + (Number.isFinite(result[k]) ? result[k] : 0), 0);
+  const known = ['ensureTopics', 'lock', 'deleteGroup', 'offsetsSnapshot', 'join', 'verify'].reduce(
+    (s, k) => s + (Number.isFinite(result[k]) ? result[k] : 0),
+    0,
+  );
   result.gaps = result.total - known;
   return result;
 }

@@ -14,14 +14,16 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { onTestFailed, onTestFinished } from 'vitest';
 import {
   BroadcastEngine,
-  DEFAULT_HEARTBEAT_TOPIC,
-  DEFAULT_LOCK_FREE_GROUP_BASE,
-  DEFAULT_LOCKED_GROUP_BASE,
   type BroadcastHandler,
   type BroadcastLogger,
   type BroadcastModuleOptions,
   type BroadcastStatus,
 } from 'nestjs-kafka-broadcast';
+import {
+  DEFAULT_HEARTBEAT_TOPIC,
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+} from '../../libs/broadcast/src/core/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from './kafka.js';
 

@@ -22,11 +22,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import pg from 'pg';
 import { onTestFinished } from 'vitest';
-import {
-  BroadcastTransport,
-  DEFAULT_LOCKED_GROUP_BASE,
-  type BroadcastModuleOptions,
-} from 'nestjs-kafka-broadcast';
+import { type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
+import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/broadcast.defaults.js';
+import { BroadcastTransport } from 'nestjs-kafka-broadcast/microservices';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
 import { kafkaBrokers, runId, testPrefix } from './kafka.js';
 
@@ -220,7 +218,11 @@ export class NestHarness {
     { transport = false, logger }: CreateOptions = {},
   ): Promise<INestApplication> {
     const appLogger = logger ?? quietLogger();
-    const moduleRef = await Test.createTestingModule(metadata).setLogger(appLogger).compile();
+    // The transport is a provider of the app's own module, next to the imported BroadcastModule.
+    const providers = [...(metadata.providers ?? []), ...(transport ? [BroadcastTransport] : [])];
+    const moduleRef = await Test.createTestingModule({ ...metadata, providers })
+      .setLogger(appLogger)
+      .compile();
     const app = moduleRef.createNestApplication({ logger: appLogger });
     this.apps.push(app);
     if (transport) app.connectMicroservice({ strategy: app.get(BroadcastTransport) });

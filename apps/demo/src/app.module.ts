@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BroadcastModule } from 'nestjs-kafka-broadcast';
+import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { BroadcastStatusController } from './broadcast-status/broadcast-status.controller.js';
 import { EvictionLog } from './cache/eviction-log.js';
 import { ProductCache } from './cache/product-cache.js';
@@ -49,7 +50,10 @@ export class AppModule {
           kafka: {
             brokers: config.brokers,
             clientId: `demo-${config.instanceName}`,
+            ...(config.ssl !== undefined && { ssl: config.ssl }),
+            ...(config.sasl && { sasl: config.sasl }),
           },
+          startupTimeoutMs: config.startupTimeoutMs,
           topicPrefix: config.topicPrefix,
           // With a DataSource the module takes PostgreSQL advisory locks from it.
           lock: database ? {} : false,
@@ -68,6 +72,7 @@ export class AppModule {
         ProductsService,
         ProductChangedHandler,
         ShutdownLogger,
+        BroadcastHealthIndicator,
       ],
     };
   }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** Everything the demo reads from its environment, checked once at startup. */
@@ -8,6 +9,12 @@ export interface DemoConfig {
   host: string | undefined;
   /** Kafka bootstrap brokers (env KAFKA_BROKERS, comma-separated, required). */
   brokers: string[];
+  /** TLS (env KAFKA_SSL=true, or KAFKA_SSL_CA_FILE=<PEM file> to trust that CA). */
+  ssl: boolean | { ca: string[] } | undefined;
+  /** SASL (env KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD). */
+  sasl: KafkaSasl | undefined;
+  /** Longest startup may take (env BROADCAST_STARTUP_TIMEOUT_MS, default 60000). */
+  startupTimeoutMs: number;
   /** Prefix of every topic and consumer group (env BROADCAST_TOPIC_PREFIX, default 'demo.'). */
   topicPrefix: string;
   /** This instance's name in logs, heartbeats and /broadcast/status (env INSTANCE_NAME). */
@@ -23,6 +30,14 @@ export interface DatabaseChoice {
   url: string;
   source: 'DATABASE_URL' | 'local';
 }
+
+export interface KafkaSasl {
+  mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  username: string;
+  password: string;
+}
+
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
 
 /** Injection token of the DemoConfig. */
 export const DEMO_CONFIG = Symbol('DEMO_CONFIG');
@@ -50,10 +65,45 @@ export function readEnvironment(
     port: integer(env, 'PORT', 3000, 0, 65_535),
     host: env.HOST || undefined,
     brokers,
+    ssl: kafkaSsl(env),
+    sasl: kafkaSasl(env),
+    startupTimeoutMs: integer(env, 'BROADCAST_STARTUP_TIMEOUT_MS', 60_000, 1_000, 600_000),
     topicPrefix: env.BROADCAST_TOPIC_PREFIX ?? 'demo.',
     instanceName: env.INSTANCE_NAME || `${hostname()}-${process.pid}`,
     heartbeatIntervalMs: integer(env, 'BROADCAST_HEARTBEAT_MS', 5_000, 100, 600_000),
   };
+}
+
+function kafkaSsl(env: NodeJS.ProcessEnv): DemoConfig['ssl'] {
+  const caFile = env.KAFKA_SSL_CA_FILE;
+  if (caFile) {
+    try {
+      return { ca: [readFileSync(caFile, 'utf8')] };
+    } catch (error) {
+      throw new DemoConfigError(
+        `KAFKA_SSL_CA_FILE must name a readable PEM file, got '${caFile}' (${(error as Error).message})`,
+      );
+    }
+  }
+  const ssl = env.KAFKA_SSL?.toLowerCase();
+  if (ssl === undefined || ssl === '' || ssl === 'false') return undefined;
+  if (ssl === 'true') return true;
+  throw new DemoConfigError(`KAFKA_SSL must be true or false, got '${env.KAFKA_SSL}'`);
+}
+
+/** The password is never echoed, not even in the error for a missing one. */
+function kafkaSasl(env: NodeJS.ProcessEnv): KafkaSasl | undefined {
+  const { KAFKA_SASL_MECHANISM: raw, KAFKA_SASL_USERNAME: username } = env;
+  const password = env.KAFKA_SASL_PASSWORD;
+  if (!raw && !username && !password) return undefined;
+  const mechanism = raw?.toLowerCase() as KafkaSasl['mechanism'];
+  if (!SASL_MECHANISMS.includes(mechanism))
+    throw new DemoConfigError(
+      `KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')}, got '${raw ?? ''}'`,
+    );
+  if (!username || !password)
+    throw new DemoConfigError('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are both required');
+  return { mechanism, username, password };
 }
 
 function integer(

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { BroadcastStartupError } from 'nestjs-kafka-broadcast';
 import { AppModule } from './app.module.js';
 import { DemoConfigError, readEnvironment, type DemoConfig } from './config.js';
 import { chooseDatabase, redact } from './database/database-probe.js';
@@ -12,6 +13,8 @@ async function bootstrap(): Promise<void> {
   const logger = new ConsoleLogger({
     prefix: env.instanceName,
     colors: Boolean(process.stdout.isTTY),
+    // Debug holds kafkajs's connection chatter, which startup errors already sum up.
+    logLevels: process.env.DEMO_DEBUG ? undefined : ['log', 'warn', 'error', 'fatal'],
   });
   const database = await chooseDatabase();
   const config: DemoConfig = { ...env, database };
@@ -53,6 +56,9 @@ function exitWithSupervisor(): void {
 
 bootstrap().catch((error: unknown) => {
   if (error instanceof DemoConfigError) console.error(`Configuration error: ${error.message}`);
+  // The library's startup errors name the option to check; their stack adds nothing.
+  else if (error instanceof BroadcastStartupError)
+    console.error(`Demo failed to start: ${error.message}`);
   else console.error('Demo failed to start:', error);
   process.exit(1);
 });

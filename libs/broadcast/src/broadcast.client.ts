@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { BroadcastRecord } from './broadcast-record.js';
 import { BroadcastEngine } from './engine/broadcast.engine.js';
 
 /**
@@ -31,7 +32,13 @@ export class BroadcastClient extends ClientProxy {
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
     const topic =
       typeof packet.pattern === 'string' ? packet.pattern : JSON.stringify(packet.pattern);
-    await this.engine.publisher.publish(topic, packet.data);
+    const { data } = packet;
+    if (data instanceof BroadcastRecord)
+      await this.engine.publisher.publish(topic, data.payload, {
+        ...data.options,
+        receipts: undefined,
+      });
+    else await this.engine.publisher.publish(topic, data);
     return undefined as T;
   }
 }

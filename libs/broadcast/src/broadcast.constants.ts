@@ -1,26 +1,8 @@
 /** Metadata key written by @OnBroadcast and read by the explorer. */
 export const BROADCAST_HANDLER_METADATA = 'broadcast:handler';
 
-/** Default consumer-group base names, as in the Go original: one per mode so the two never mix. */
-export const DEFAULT_LOCKED_GROUP_BASE = 'broadcastConsumer';
-export const DEFAULT_LOCK_FREE_GROUP_BASE = 'broadcastLFConsumer';
-
-export const DEFAULT_HEARTBEAT_TOPIC = 'broadcast.heartbeat.v1';
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
-export const DEFAULT_HEARTBEAT_JITTER = 0.25;
-
-export const DEFAULT_MAX_GROUPS = 200;
-export const DEFAULT_HANDLER_TIMEOUT_MS = 5_000;
-export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
-export const DEFAULT_LOCK_CHECK_INTERVAL_MS = 3_000;
-
-export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
-export const DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS = 1_000;
-export const DEFAULT_MAX_WAIT_TIME_MS = 250;
-export const DEFAULT_METADATA_MAX_AGE_MS = 30_000;
-
-/** Topics the engine creates when they are missing. */
-export const DEFAULT_TOPIC_PARTITIONS = 1;
+// The engine's defaults live in core/; re-exported for the Nest layer's convenience.
+export * from './core/broadcast.defaults.js';
 
 /** Transport id for `@EventPattern(topic, BROADCAST_TRANSPORT)`. */
 export const BROADCAST_TRANSPORT = Symbol('BROADCAST_TRANSPORT');

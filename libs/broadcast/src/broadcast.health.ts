@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { BroadcastEngine } from './engine/broadcast.engine.js';
+import { BroadcastMessages } from './errors/broadcast.messages.js';
 import type { BroadcastStatus } from './interfaces/broadcast-status.interface.js';
 
 /**
@@ -19,12 +20,17 @@ export class BroadcastHealthIndicator {
     const status = this.engine.reader.status();
     const maxStalenessMs = this.engine.options.maxStalenessMs;
     const details = { ...status, maxStalenessMs };
-    const reason = downReason(status, maxStalenessMs);
+    const reason = downReason(status, maxStalenessMs, this.engine.options.maxGroups);
     return reason ? indicator.down({ ...details, reason }) : indicator.up(details);
   }
 }
 
-function downReason(status: BroadcastStatus, maxStalenessMs: number): string | undefined {
+function downReason(
+  status: BroadcastStatus,
+  maxStalenessMs: number,
+  maxGroups: number,
+): string | undefined {
+  if (status.poolExhausted) return BroadcastMessages.poolExhausted(maxGroups);
   if (status.state !== 'ready') return `reader is ${status.state}`;
   if (status.lastLatencyMs === undefined) return 'no broadcast received yet';
   if (status.lastLatencyMs > maxStalenessMs)

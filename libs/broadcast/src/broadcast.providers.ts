@@ -1,7 +1,5 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { BROADCAST_MODULE_OPTIONS } from './broadcast.module-definition.js';
 import { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
 import { BroadcastEngine } from './engine/broadcast.engine.js';
@@ -11,17 +9,49 @@ import { BroadcastReader } from './core/broadcast.reader.js';
 import { BroadcastMessages } from './errors/broadcast.messages.js';
 import { BroadcastOptionsError } from './errors/broadcast-options.error.js';
 import type { BroadcastModuleOptions } from './interfaces/broadcast-module-options.interface.js';
+import type { LockSessionSource } from './locks/lock-session.js';
 
-/** The engine, built from the options; its DataSource is looked up when it starts. */
+type GetDataSourceToken = (name?: string) => unknown;
+
+/**
+ * The engine, built from the options. Its TypeORM DataSource is looked up when it starts, and only
+ * when the locks come from one: `@nestjs/typeorm` is loaded then, never for `lock: false` or
+ * `lock.provider`, so apps without TypeORM need not install it.
+ */
 export const engineProvider: Provider = {
   provide: BroadcastEngine,
   inject: [BROADCAST_MODULE_OPTIONS, ModuleRef],
-  useFactory: (options: BroadcastModuleOptions, moduleRef: ModuleRef) =>
-    new BroadcastEngine(options, {
-      logger: new Logger('Broadcast'),
-      dataSource: () => findDataSource(moduleRef, options),
-    }),
+  useFactory: async (options: BroadcastModuleOptions, moduleRef: ModuleRef) => {
+    const logger = new Logger('Broadcast');
+    const usesDataSource = options?.lock !== false && options?.lock?.provider === undefined;
+    const tokenOf = usesDataSource ? await loadGetDataSourceToken(options) : undefined;
+    return new BroadcastEngine(options, {
+      logger,
+      dataSource: () => (tokenOf ? findDataSource(moduleRef, options, tokenOf) : undefined),
+    });
+  },
 };
+
+/** `getDataSourceToken` of `@nestjs/typeorm`, or undefined when the app does not have it. */
+async function loadGetDataSourceToken(
+  options: BroadcastModuleOptions,
+): Promise<GetDataSourceToken | undefined> {
+  try {
+    const typeorm = (await import('@nestjs/typeorm')) as { getDataSourceToken: GetDataSourceToken };
+    return typeorm.getDataSourceToken;
+  } catch {
+    // A named DataSource cannot exist without @nestjs/typeorm: the same error as a wrong name.
+    const name = options?.lock ? options.lock.dataSource : undefined;
+    if (name !== undefined) {
+      throw new BroadcastOptionsError(
+        'lock.dataSource',
+        BroadcastMessages.unknownDataSourceAccepted(),
+        name,
+      );
+    }
+    return undefined;
+  }
+}
 
 /** The engine's parts, injectable on their own. */
 export const engineComponentProviders: Provider[] = [
@@ -54,11 +84,12 @@ export const engineComponentProviders: Provider[] = [
 function findDataSource(
   moduleRef: ModuleRef,
   options: BroadcastModuleOptions,
-): DataSource | undefined {
+  getDataSourceToken: GetDataSourceToken,
+): LockSessionSource | undefined {
   if (options.lock === false) return undefined;
   const name = options.lock?.dataSource;
   try {
-    return moduleRef.get<DataSource>(getDataSourceToken(name) as string, {
+    return moduleRef.get<LockSessionSource>(getDataSourceToken(name) as string, {
       strict: false,
     });
   } catch {

@@ -1,30 +1,34 @@
-// The engine without the NestJS layer: `import { BroadcastEngine } from 'nestjs-kafka-broadcast/engine'`
-// loads neither @nestjs/* nor @nestjs/terminus.
-export * from './broadcast.constants.js';
-export * from './errors/index.js';
+// `nestjs-kafka-broadcast/engine`: the engine without the Nest layer. Loads neither @nestjs/* nor
+// any optional peer: `new BroadcastEngine(options).on(topic, handler).start()`.
+export { BroadcastEngine, type BroadcastEngineDeps } from './engine/broadcast.engine.js';
+export { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
+export { BroadcastReader } from './core/broadcast.reader.js';
+export { BroadcastHeartbeat, type HeartbeatPayload } from './core/broadcast.heartbeat.js';
+export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
+export type { ResolvedBroadcastOptions } from './core/broadcast-options.resolver.js';
+export { BroadcastAllocationError } from './errors/broadcast-allocation.error.js';
+export { BroadcastOptionsError } from './errors/broadcast-options.error.js';
+export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
 export type * from './interfaces/advisory-lock.interface.js';
+export type * from './interfaces/advisory-lock-factory.interface.js';
+export type * from './interfaces/broadcast-kafka-options.interface.js';
 export type * from './interfaces/broadcast-instrumentation.interface.js';
 export type * from './interfaces/broadcast-logger.interface.js';
 export type * from './interfaces/broadcast-message.interface.js';
 export type * from './interfaces/broadcast-module-options.interface.js';
 export type * from './interfaces/broadcast-status.interface.js';
-export type * from './interfaces/kafka-port.interface.js';
-export { BroadcastEngine, type BroadcastEngineDeps } from './engine/broadcast.engine.js';
-export { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
-export { BroadcastReader } from './core/broadcast.reader.js';
+export type { LockSession, LockSessionSource } from './locks/lock-session.js';
+export type { GroupAttempt } from './errors/broadcast-allocation.error.js';
+export { BroadcastPublishError } from './errors/broadcast-publish.error.js';
+export { BroadcastReceiptError } from './errors/broadcast-receipt.error.js';
+export { BroadcastValidationError } from './errors/broadcast-validation.error.js';
+export type * from './interfaces/broadcast-receipt.interface.js';
+export type * from './interfaces/broadcast-roster.interface.js';
+export type * from './interfaces/standard-schema.interface.js';
+export { BroadcastRoster } from './core/broadcast-roster.js';
 export {
-  BroadcastHeartbeat,
-  heartbeatDelay,
-  type HeartbeatPayload,
-} from './core/broadcast.heartbeat.js';
-export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
-export {
-  resolveBroadcastOptions,
-  type ResolvedBroadcastOptions,
-} from './core/broadcast-options.resolver.js';
-export {
-  createIdStrategy,
-  LowestFirstIdStrategy,
-  RandomGrowingIdStrategy,
-} from './core/id-strategy.js';
-export { createAdvisoryLockProvider } from './locks/advisory-lock.factory.js';
+  defineBroadcast,
+  type BroadcastDefinition,
+  type BroadcastTopic,
+} from './core/broadcast-definition.js';
+export type { BroadcastTarget } from './core/targeting.js';

@@ -1,10 +1,6 @@
+// `nestjs-kafka-broadcast`: the Nest module and the engine's contract. Needs only @nestjs/common and
+// @nestjs/core; Terminus, microservices and TypeORM are loaded only by the features that use them
+// (`nestjs-kafka-broadcast/terminus`, `/microservices`, and `lock.dataSource`).
 export * from './engine.js';
 export { BroadcastModule } from './broadcast.module.js';
-export { BROADCAST_MODULE_OPTIONS } from './broadcast.module-definition.js';
 export { OnBroadcast, type OnBroadcastOptions } from './on-broadcast.decorator.js';
-export { BroadcastHealthIndicator } from './broadcast.health.js';
-export { BroadcastTransport } from './broadcast.transport.js';
-export { BroadcastContext } from './broadcast.context.js';
-export { BroadcastClient } from './broadcast.client.js';
-export { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
-export { BroadcastExplorer } from './broadcast.explorer.js';

@@ -34,7 +34,7 @@ export class BroadcastStatusController {
       failed: status.failed,
       skipped: status.skipped,
       heartbeats: {
-        received: this.engine.dispatcher.heartbeats,
+        received: status.heartbeats,
         sent: this.engine.heartbeat.sent,
       },
       cacheSize: this.cache.size,

@@ -5,7 +5,7 @@ import {
   TypeOrmHealthIndicator,
   type HealthIndicatorFunction,
 } from '@nestjs/terminus';
-import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast';
+import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { DEMO_CONFIG, type DemoConfig } from '../config.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { BroadcastPublisher } from 'nestjs-kafka-broadcast';
+import { BroadcastPublisher, type BroadcastReceipt } from 'nestjs-kafka-broadcast';
 import { ProductCache } from '../cache/product-cache.js';
 import { DEMO_CONFIG, type DemoConfig } from '../config.js';
 import type { Product, ProductChanges } from './product.js';
@@ -29,12 +29,13 @@ export class ProductsService {
   /**
    * Updates the product, then broadcasts `product.changed`. This instance's own cache entry
    * is evicted by the broadcast too, like everyone else's, so the demo measures one path.
-   * The publish resolves once the broker has the message (acks = all).
+   * The publish asks for receipts: it resolves once every live instance answered (or 5 s
+   * passed), so the answer says on how many instances the cache entry is really gone.
    */
   async update(
     id: number,
     changes: ProductChanges,
-  ): Promise<{ product: Product; event: ProductChangedEvent }> {
+  ): Promise<{ product: Product; event: ProductChangedEvent; receipt: EvictionReceipt }> {
     const product = await this.store.update(id, changes);
     if (!product) throw new NotFoundException(`No product ${id}`);
     const event: ProductChangedEvent = {
@@ -43,7 +44,23 @@ export class ProductsService {
       changeId: randomUUID(),
       by: this.config.instanceName,
     };
-    await this.publisher.publish(PRODUCT_CHANGED, event, { key: String(id) });
-    return { product, event };
+    const receipt = await this.publisher.publish(PRODUCT_CHANGED, event, {
+      key: String(id),
+      receipts: { timeoutMs: RECEIPT_TIMEOUT_MS },
+    });
+    return { product, event, receipt: { summary: summarize(receipt), ...receipt } };
   }
+}
+
+const RECEIPT_TIMEOUT_MS = 5_000;
+
+/** The receipt, with a one-line summary such as "evicted on 3/3 instances". */
+export type EvictionReceipt = BroadcastReceipt & { summary: string };
+
+function summarize(receipt: BroadcastReceipt): string {
+  const parts = [`evicted on ${receipt.ok.length}/${receipt.expected.length} instances`];
+  if (receipt.failed.length > 0)
+    parts.push(`failed on ${receipt.failed.map((f) => f.instanceId).join(', ')}`);
+  if (receipt.missing.length > 0) parts.push(`no answer from ${receipt.missing.join(', ')}`);
+  return parts.join('; ');
 }

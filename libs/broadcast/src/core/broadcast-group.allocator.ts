@@ -1,5 +1,9 @@
 import { BroadcastAllocationError } from '../errors/broadcast-allocation.error.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import {
+  BroadcastStartupError,
+  isBroadcastStartupError,
+} from '../errors/broadcast-startup.error.js';
 import type { AdvisoryLockProvider, HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';
@@ -36,6 +40,12 @@ export interface GroupClaim<T> {
  * pool, because there every probe costs a delete and a join.
  */
 export class BroadcastGroupAllocator {
+  /** True while the latest full pass over the pool found no id to claim; a claim clears it. */
+  exhausted = false;
+  /** Full passes that found no id to claim, since the engine was built (a counter for metrics). */
+  exhaustions = 0;
+
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: AllocatorSettings,
     private readonly locks: AdvisoryLockProvider,
@@ -51,7 +61,10 @@ export class BroadcastGroupAllocator {
     return `${topicPrefix}${this.locks.mode === 'none' ? lockFreeBase : lockedBase}-${id}`;
   }
 
-  /** Tries pass after pass over the pool until a group is claimed, the deadline passes or `signal` aborts. */
+  /**
+   * @internal Tries pass after pass over the pool until a group is claimed, the deadline passes or
+   * `signal` aborts.
+   */
   async allocate<T>(
     join: GroupJoiner<T>,
     deadline: number,
@@ -59,25 +72,48 @@ export class BroadcastGroupAllocator {
   ): Promise<GroupClaim<T>> {
     const started = Date.now();
     const refused = new Map<string, string>();
+    const lockDb = new LockDatabaseFailures(this.logger, started);
     for (let pass = 0; ; pass++) {
       for await (const candidate of this.candidates()) {
         if (signal.aborted || Date.now() >= deadline) {
           await candidate.lock?.release();
           if (signal.aborted) throw new Error(BroadcastMessages.stopped());
-          throw new BroadcastAllocationError(toAttempts(refused), deadline - started);
+          if (lockDb.failing) throw lockDb.error();
+          throw new BroadcastAllocationError(
+            toAttempts(refused),
+            deadline - started,
+            this.exhausted ? this.settings.maxGroups : undefined,
+          );
         }
         const groupId = this.groupName(candidate.id);
+        // An unreachable lock database fails every id alike: end the pass, retry, report once.
+        if (candidate.lockFailure !== undefined) {
+          lockDb.failed(candidate.lockFailure);
+          break;
+        }
+        lockDb.answered();
         if (!candidate.lock) {
           refused.set(groupId, candidate.reason);
           continue;
         }
         const outcome = await this.claim(candidate.lock, groupId, join, deadline, signal);
-        if ('claim' in outcome) return outcome.claim;
+        if ('claim' in outcome) {
+          this.exhausted = false;
+          return outcome.claim;
+        }
         refused.set(groupId, outcome.reason);
       }
-      this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Trying again.`);
+      if (!lockDb.failing) {
+        this.exhausted = true;
+        this.exhaustions++;
+        if (pass === 0)
+          this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Retrying.`);
+      }
+      // A lock-mode pass is one cheap statement, so it retries sooner; a lock-free pass costs
+      // a delete per id. The first id freed is found at the next pass.
+      const capMs = this.locks.mode === 'none' ? 5_000 : 2_000;
       await pause(
-        Math.min(backoffDelay(pass, 500, 5_000), Math.max(0, deadline - Date.now())),
+        Math.min(backoffDelay(pass, 250, capMs), Math.max(0, deadline - Date.now())),
         signal,
       );
     }
@@ -97,10 +133,8 @@ export class BroadcastGroupAllocator {
         const lock = await this.locks.tryLock(id);
         yield lock ? { id, lock } : { id, reason: LOCKED };
       } catch (error) {
-        this.logger.warn(
-          `Could not query the lock for ${this.groupName(id)}: ${errorMessage(error)}`,
-        );
-        yield { id, reason: `lock query failed: ${errorMessage(error)}` };
+        yield lockFailure(id, error);
+        return;
       }
     }
   }
@@ -108,22 +142,15 @@ export class BroadcastGroupAllocator {
   /** Lowest first, one round trip per claimed id instead of one per id tried. */
   private async *lowestFreeIds(
     lockLowest: (from: number, limit: number) => Promise<HeldLock | null>,
-  ) {
+  ): AsyncGenerator<Candidate> {
     const limit = this.settings.maxGroups;
     for (let from = 0; from < limit;) {
       let lock: HeldLock | null;
       try {
         lock = await lockLowest(from, limit);
       } catch (error) {
-        this.logger.warn(
-          `Could not query the lock for ${this.groupName(from)}: ${errorMessage(error)}`,
-        );
-        yield {
-          id: from,
-          reason: `lock query failed: ${errorMessage(error)}`,
-        } as Candidate;
-        from++;
-        continue;
+        yield lockFailure(from, error);
+        return;
       }
       const taken = lock ? lock.id : limit;
       for (let id = from; id < taken; id++) yield { id, reason: LOCKED } as Candidate;
@@ -156,6 +183,8 @@ export class BroadcastGroupAllocator {
       return { claim: { id: lock.id, groupId, lock, value: joined.value } };
     } catch (error) {
       await lock.release();
+      // Failures retrying cannot fix (see BroadcastStartupError) would fail every id alike.
+      if (isBroadcastStartupError(error)) throw error;
       return { reason: errorMessage(error) };
     }
   }
@@ -164,8 +193,51 @@ export class BroadcastGroupAllocator {
 const LOCKED = 'locked by another instance';
 
 type Candidate =
-  | { id: number; lock: HeldLock; reason?: undefined }
-  | { id: number; lock?: undefined; reason: string };
+  | { id: number; lock: HeldLock; reason?: undefined; lockFailure?: undefined }
+  | { id: number; lock?: undefined; reason: string; lockFailure?: string };
+
+function lockFailure(id: number, error: unknown): Candidate {
+  const message = errorMessage(error);
+  return { id, reason: `lock query failed: ${message}`, lockFailure: message };
+}
+
+/** Lock queries that failed in a row: one warning, then one error naming lock.dataSource. */
+class LockDatabaseFailures {
+  private attempts = 0;
+  private last = '';
+
+  constructor(
+    private readonly logger: BroadcastLogger,
+    private readonly started: number,
+  ) {}
+
+  get failing(): boolean {
+    return this.attempts > 0;
+  }
+
+  failed(message: string): void {
+    if (this.attempts++ === 0)
+      this.logger.warn(
+        `${BroadcastMessages.lockQueryFailed(message)} Retrying until startupTimeoutMs.`,
+      );
+    this.last = message;
+  }
+
+  answered(): void {
+    this.attempts = 0;
+  }
+
+  error(): BroadcastStartupError {
+    return new BroadcastStartupError(
+      'lock.dataSource',
+      BroadcastMessages.lockDatabaseUnreachable(
+        this.attempts,
+        Date.now() - this.started,
+        this.last,
+      ),
+    );
+  }
+}
 
 function toAttempts(refused: Map<string, string>) {
   return [...refused].map(([groupId, reason]) => ({ groupId, reason }));

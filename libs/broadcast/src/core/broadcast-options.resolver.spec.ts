@@ -135,7 +135,13 @@ const cases: Case[] = [
     options: withOptions({ lock: true }),
     option: 'lock',
     message:
-      /"lock": expected \{ dataSource\?: string, checkIntervalMs\?: number \} or false, got true/,
+      /"lock": expected \{ dataSource\?: string, provider\?: AdvisoryLockProvider, checkIntervalMs\?: number \} or false, got true/,
+  },
+  {
+    title: 'lock.provider without tryLock',
+    options: withOptions({ lock: { provider: { mode: 'postgres' } } }),
+    option: 'lock.provider',
+    message: /"lock.provider": expected an AdvisoryLockProvider \(with tryLock\) or a function/,
   },
   {
     title: 'lock a string',
@@ -453,6 +459,9 @@ describe('resolveBroadcastOptions', () => {
         replicationFactor: undefined,
       },
       instanceId: expect.stringMatching(/^.+-\d+-[0-9a-f]{6}$/),
+      roster: { intervalMs: 3_000 },
+      receipts: { topic: 'broadcast.receipts.v1' },
+      replay: new Map(),
     });
   });
 

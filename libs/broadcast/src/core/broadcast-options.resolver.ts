@@ -1,18 +1,27 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import * as D from '../broadcast.constants.js';
+import * as D from './broadcast.defaults.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
 import { resolveConsumer } from './consumer-options.resolver.js';
+import { resolveFeatureOptions, type ResolvedFeatureOptions } from './feature-options.resolver.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
+import type { AdvisoryLockFactory } from '../interfaces/advisory-lock-factory.interface.js';
+import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 
 /** Options with every default filled in and every value checked. */
-export interface ResolvedBroadcastOptions {
+export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions {
   kafka: BroadcastKafkaOptions;
   topicPrefix: string;
   groupBaseName: string | undefined;
-  lock: { dataSource: string | undefined; checkIntervalMs: number } | false;
+  lock:
+    | {
+        dataSource: string | undefined;
+        provider: AdvisoryLockProvider | AdvisoryLockFactory | undefined;
+        checkIntervalMs: number;
+      }
+    | false;
   maxGroups: number;
   heartbeat: { intervalMs: number; jitter: number; topic: string } | false;
   heartbeatTopic: string;
@@ -49,6 +58,7 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
     );
   }
   return {
+    ...resolveFeatureOptions(options),
     kafka: resolveKafka(options.kafka),
     topicPrefix: name('topicPrefix', options.topicPrefix, ''),
     groupBaseName:
@@ -120,7 +130,7 @@ function resolveLock(lock: BroadcastModuleOptions['lock']): ResolvedBroadcastOpt
   if (lock !== undefined && !isObject(lock)) {
     throw new BroadcastOptionsError(
       'lock',
-      '{ dataSource?: string, checkIntervalMs?: number } or false',
+      '{ dataSource?: string, provider?: AdvisoryLockProvider, checkIntervalMs?: number } or false',
       lock,
     );
   }
@@ -132,12 +142,24 @@ function resolveLock(lock: BroadcastModuleOptions['lock']): ResolvedBroadcastOpt
       dataSource,
     );
   }
+  const provider = lock?.provider;
+  if (
+    provider !== undefined &&
+    typeof provider !== 'function' &&
+    !(isObject(provider) && typeof provider.tryLock === 'function')
+  ) {
+    throw new BroadcastOptionsError(
+      'lock.provider',
+      'an AdvisoryLockProvider (with tryLock) or a function returning one',
+      provider,
+    );
+  }
   const checkIntervalMs = positiveInt(
     'lock.checkIntervalMs',
     lock?.checkIntervalMs,
     D.DEFAULT_LOCK_CHECK_INTERVAL_MS,
   );
-  return { dataSource, checkIntervalMs };
+  return { dataSource, provider, checkIntervalMs };
 }
 
 function resolveHeartbeat(

@@ -1,6 +1,6 @@
 import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import type { BroadcastGroupAllocator, GroupClaim } from './broadcast-group.allocator.js';
 import type { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
@@ -30,6 +30,8 @@ export interface ReaderDeps {
   /** Where every partition is read from; shared with the dispatcher, which advances it. */
   positions: ReadPositions;
   locks: AdvisoryLockProvider;
+  /** The start snapshot (default: the high watermarks); the replay window moves it back. */
+  startOffsets?: (topics: readonly string[]) => Promise<TopicOffsets>;
   logger: BroadcastLogger;
   /** Internal test hook, not an option: called as each startup/recovery step begins. */
   probe?: StepProbe;

@@ -8,6 +8,7 @@ import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+import type { Admission, DispatchGate } from './dispatch-gate.js';
 import { ReadPositions } from './read-positions.js';
 
 export interface DispatcherSettings {
@@ -26,6 +27,10 @@ export class BroadcastDispatcher {
   failed = 0;
   skipped = 0;
   heartbeats = 0;
+  /** Targeted at other instances, skipped before any handler. */
+  filtered = 0;
+  /** Failed the topic's schema, skipped before any handler. */
+  invalid = 0;
   /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
   instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
   /**
@@ -38,6 +43,10 @@ export class BroadcastDispatcher {
   newestTimestamp: number | undefined;
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
+  /** Handler failures of messages whose gate wants them (receipts), by message. */
+  private readonly failuresOf = new WeakMap<BroadcastMessage, string[]>();
+  /** Targeting, validation and receipts; set by the engine. */
+  gate: DispatchGate | undefined;
 
   constructor(
     private readonly registry: BroadcastHandlerRegistry,
@@ -63,14 +72,44 @@ export class BroadcastDispatcher {
       this.heartbeats++;
       return;
     }
+    if (this.gate?.intercept(fullTopic, record)) return;
     const topic = this.logicalTopic(fullTopic);
     const payload = this.parse(topic, partition, record);
     if (payload === SKIPPED) return;
     this.received++;
     const handlers = this.registry.handlersFor(topic);
     if (!handlers) return;
-    return this.invoke(handlers, toMessage(topic, partition, record, timestamp, payload));
+    const message = toMessage(topic, partition, record, timestamp, payload);
+    if (!this.gate) return this.invoke(handlers, message);
+    const admission = this.gate.admit(message);
+    return isThenable(admission)
+      ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, a))
+      : this.admitted(handlers, message, admission);
   };
+
+  /** Runs the handlers the gate let through, then reports their failures to it. */
+  private admitted(
+    handlers: readonly RegisteredHandler[],
+    message: BroadcastMessage,
+    admission: Admission,
+  ): void | Promise<void> {
+    if (admission === undefined) return this.invoke(handlers, message);
+    if ('skip' in admission) {
+      if (admission.skip === 'filtered') return void this.filtered++;
+      this.invalid++;
+      const where = `${message.topic}[${message.partition}]@${message.offset}`;
+      this.logger.warn(`Invalid broadcast payload ${where}: ${admission.issues.join('; ')}`);
+      return admission.settled?.(admission.issues.map((i) => `invalid payload: ${i}`));
+    }
+    const admitted = { ...message, payload: admission.payload };
+    const { settled } = admission;
+    if (!settled) return this.invoke(handlers, admitted);
+    const failures: string[] = [];
+    this.failuresOf.set(admitted, failures);
+    const running = this.invoke(handlers, admitted);
+    if (!running) return settled(failures);
+    return running.then(() => settled(failures));
+  }
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {
     const where = `${topic}[${partition}]@${record.offset}`;
@@ -156,6 +195,7 @@ export class BroadcastDispatcher {
     outcome: 'failed' | 'timed-out' = 'failed',
   ): void {
     this.failed++;
+    this.failuresOf.get(message)?.push(`${handler.name}: ${errorMessage(error)}`);
     observed.end(outcome, error);
     const where = `${message.topic}[${message.partition}]@${message.offset}`;
     this.logger.error(

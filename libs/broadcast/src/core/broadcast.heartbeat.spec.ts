@@ -1,10 +1,28 @@
 import {
   BroadcastHeartbeat,
   heartbeatDelay,
+  heartbeatWait,
+  spreadPosition,
   type HeartbeatPayload,
 } from './broadcast.heartbeat.js';
 
 const silent = { log() {}, warn() {}, error() {} };
+const INTERVAL = 10_000;
+const JITTER = 0.25;
+/** Health's default bound: 2 × interval. */
+const MAX_STALENESS = 2 * INTERVAL;
+
+/** A small seeded generator, so every run of the simulation is the same run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
 
 describe('heartbeatDelay', () => {
   it('sends at once when nothing was sent or received', () => {
@@ -21,60 +39,220 @@ describe('heartbeatDelay', () => {
   });
 });
 
-describe('BroadcastHeartbeat across a cluster', () => {
+describe('heartbeatWait', () => {
+  it('puts the incumbent first, every backup after a guard, and newcomers within jitter × interval', () => {
+    expect(heartbeatWait('incumbent', 0.5, INTERVAL, JITTER)).toBe(INTERVAL);
+    for (const draw of [0, 0.3, 0.9, 0.999999]) {
+      const backup = heartbeatWait('backup', draw, INTERVAL, JITTER);
+      expect(backup).toBeGreaterThanOrEqual(INTERVAL * (1 + 0.4 * JITTER));
+      expect(backup).toBeLessThanOrEqual(INTERVAL * (1 + JITTER));
+      const newcomer = heartbeatWait('newcomer', draw, INTERVAL, JITTER);
+      expect(newcomer).toBeGreaterThanOrEqual(0);
+      expect(newcomer).toBeLessThanOrEqual(INTERVAL * JITTER);
+    }
+  });
+
+  it('spreads positions so that early ones are rare: P(x ≤ t) = 1000^(t − 1)', () => {
+    const random = seeded(7);
+    const xs = Array.from({ length: 100_000 }, () => spreadPosition(random()));
+    const share = (t: number) => xs.filter((x) => x <= t).length / xs.length;
+    expect(share(0.5)).toBeCloseTo(1000 ** -0.5, 2);
+    expect(share(0.9)).toBeCloseTo(1000 ** -0.1, 1);
+    expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...xs)).toBeLessThanOrEqual(1);
+  });
+});
+
+interface SimOptions {
+  instances: number;
+  durationMs: number;
+  /** Propagation delay from a send to each receiver, drawn per receiver in [min, max] ms. */
+  delayMs: [number, number];
+  /** Start times, ms after the simulation begins (all at 0 by default). */
+  startAt?: (i: number) => number;
+  /** Stops instance `index` at `atMs`. */
+  kill?: { index: number; atMs: number };
+  seed?: number;
+}
+
+/**
+ * A cluster of real BroadcastHeartbeat loops on fake time. A send reaches every running
+ * instance (the sender included) after its own propagation delay; each instance's freshness
+ * is the local time of its newest receive, as the engine's is.
+ */
+async function simulate(o: SimOptions) {
+  const random = seeded(o.seed ?? 1);
+  const t0 = Date.now();
+  const sends: { at: number; from: number }[] = [];
+  const nodes = Array.from({ length: o.instances }, () => ({
+    newest: undefined as number | undefined,
+    received: 0,
+    receives: [] as number[],
+    startedAt: undefined as number | undefined,
+    stoppedAt: undefined as number | undefined,
+    beat: undefined as BroadcastHeartbeat | undefined,
+  }));
+  const deliver = (i: number) => {
+    const node = nodes[i]!;
+    if (node.startedAt === undefined || node.stoppedAt !== undefined) return;
+    node.newest = Date.now();
+    node.received++;
+    node.receives.push(Date.now() - t0);
+  };
+  nodes.forEach((node, i) => {
+    node.beat = new BroadcastHeartbeat(
+      { intervalMs: INTERVAL, jitter: JITTER, topic: 'hb', instanceId: `i${i}` },
+      {
+        newestTimestamp: () => node.newest,
+        heartbeatsReceived: () => node.received,
+        groupId: () => `g-${i}`,
+      },
+      async (_topic: string, _payload: HeartbeatPayload) => {
+        sends.push({ at: Date.now() - t0, from: i });
+        const [min, max] = o.delayMs;
+        for (let r = 0; r < nodes.length; r++)
+          setTimeout(() => deliver(r), min + random() * (max - min));
+        await new Promise((resolve) => setTimeout(resolve, min));
+      },
+      silent,
+      seeded(1_000 + i + (o.seed ?? 1) * 7_919),
+    );
+    setTimeout(
+      () => {
+        node.startedAt = Date.now() - t0;
+        node.beat!.start();
+      },
+      o.startAt?.(i) ?? 0,
+    );
+  });
+  if (o.kill) {
+    const victim = nodes[o.kill.index]!;
+    setTimeout(() => {
+      victim.stoppedAt = Date.now() - t0;
+      void victim.beat!.stop();
+    }, o.kill.atMs);
+  }
+  await vi.advanceTimersByTimeAsync(o.durationMs);
+  await Promise.all(nodes.map((n) => n.beat!.stop()));
+
+  /** Heartbeats put on the topic in [fromMs, toMs). */
+  const sentBetween = (fromMs: number, toMs: number) =>
+    sends.filter((s) => s.at >= fromMs && s.at < toMs).length;
+  /** Per running instance: the longest it went without receiving anything, after its first receive. */
+  const longestSilence = nodes.map((n) => {
+    const end = n.stoppedAt ?? o.durationMs;
+    const times = [...n.receives, end];
+    let longest = 0;
+    for (let k = 1; k < times.length; k++) longest = Math.max(longest, times[k]! - times[k - 1]!);
+    return longest;
+  });
+  const firstReceiveAfterStart = nodes.map((n) =>
+    n.receives.length === 0 ? Infinity : n.receives[0]! - n.startedAt!,
+  );
+  return { sends, sentBetween, longestSilence, firstReceiveAfterStart };
+}
+
+describe('BroadcastHeartbeat across a simulated cluster with propagation delay', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  /** Instances share one "topic": a send is seen by all of them at once. */
-  async function simulate(
-    instances: number,
-    intervalMs: number,
-    durationMs: number,
-    jitter = 0.25,
-  ) {
-    let newest: number | undefined;
-    const sent: HeartbeatPayload[] = [];
-    const send = async (_topic: string, payload: HeartbeatPayload) => {
-      sent.push(payload);
-      newest = Date.now();
-    };
-    const beats = Array.from(
-      { length: instances },
-      (_, i) =>
-        new BroadcastHeartbeat(
-          { intervalMs, jitter, topic: 'hb', instanceId: `i${i}` },
-          { newestTimestamp: () => newest, groupId: () => `g-${i}` },
-          send,
-          silent,
-        ),
-    );
-    beats.forEach((b) => b.start());
-    await vi.advanceTimersByTimeAsync(durationMs);
-    await Promise.all(beats.map((b) => b.stop()));
-    return sent;
+  const INTERVALS = 40;
+
+  for (const instances of [10, 50, 200]) {
+    it(`${instances} idle instances started together: about one heartbeat per interval, all fresh`, async () => {
+      const sim = await simulate({
+        instances,
+        durationMs: INTERVALS * INTERVAL,
+        delayMs: [2, 50],
+        seed: instances,
+      });
+      // A fresh fleet does not send N at once: the first interval holds a few, not N.
+      const first = sim.sentBetween(0, INTERVAL);
+      expect(first).toBeGreaterThanOrEqual(1);
+      expect(first).toBeLessThanOrEqual(3);
+      // Steady state: at most 1.5 per interval for the whole cluster, and at least one per
+      // (1 + jitter) intervals, which is what keeps everyone fresh.
+      const steady = sim.sentBetween(INTERVAL, INTERVALS * INTERVAL);
+      console.log(
+        `[heartbeat sim] N=${instances}: ${first} in the first interval, ` +
+          `${(steady / (INTERVALS - 1)).toFixed(2)} per interval after`,
+      );
+      expect(steady).toBeLessThanOrEqual(1.5 * (INTERVALS - 1));
+      expect(steady).toBeGreaterThanOrEqual((INTERVALS - 1) / (1 + JITTER) - 1);
+      // Health stays up everywhere: something arrives within jitter × interval of a start, and
+      // no instance ever goes maxStaleness without receiving anything.
+      for (const first of sim.firstReceiveAfterStart)
+        expect(first).toBeLessThanOrEqual(INTERVAL * JITTER + 50);
+      for (const silence of sim.longestSilence) expect(silence).toBeLessThan(MAX_STALENESS);
+    });
   }
 
-  it('puts about one heartbeat per interval on the topic, whatever the number of instances', async () => {
-    const one = await simulate(1, 1_000, 60_000);
-    const ten = await simulate(10, 1_000, 60_000);
-    // One instance: a heartbeat every 0.75–1 s.
-    expect(one.length).toBeGreaterThanOrEqual(60);
-    expect(one.length).toBeLessThanOrEqual(81);
-    // Ten instances: the first to wake silences the rest, so still about one per interval,
-    // far from the 10 × 60 that per-instance heartbeats would send.
-    expect(ten.length).toBeLessThanOrEqual(90);
-    expect(new Set(ten.map((p) => p.instanceId)).size).toBeGreaterThan(1);
+  it('200 instances: the incumbent dies in the middle of a steady run, a backup takes over', async () => {
+    const sim = await simulate({
+      instances: 200,
+      durationMs: INTERVALS * INTERVAL,
+      delayMs: [2, 50],
+      seed: 5,
+    });
+    const incumbent = sim.sends.filter((s) => s.at < 20 * INTERVAL).at(-1)!.from;
+    const again = await simulate({
+      instances: 200,
+      durationMs: INTERVALS * INTERVAL,
+      delayMs: [2, 50],
+      seed: 5,
+      kill: { index: incumbent, atMs: 20 * INTERVAL + INTERVAL / 2 },
+    });
+    const after = again.sends.filter((s) => s.at > 20 * INTERVAL + INTERVAL / 2);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((s) => s.from !== incumbent)).toBe(true);
+    expect(again.sentBetween(INTERVAL, INTERVALS * INTERVAL)).toBeLessThanOrEqual(
+      1.5 * (INTERVALS - 1),
+    );
+    for (const silence of again.longestSilence) expect(silence).toBeLessThan(MAX_STALENESS);
+  });
+
+  it('200 instances with a slow, uneven propagation (0.1–0.8 s): still at most 1.5 per interval', async () => {
+    const sim = await simulate({
+      instances: 200,
+      durationMs: INTERVALS * INTERVAL,
+      delayMs: [100, 800],
+      seed: 13,
+    });
+    const steady = sim.sentBetween(INTERVAL, INTERVALS * INTERVAL);
+    console.log(
+      `[heartbeat sim] N=200, slow: ${(steady / (INTERVALS - 1)).toFixed(2)} per interval`,
+    );
+    expect(steady).toBeLessThanOrEqual(1.5 * (INTERVALS - 1));
+    for (const silence of sim.longestSilence) expect(silence).toBeLessThan(MAX_STALENESS);
+  });
+
+  it('200 instances starting one after another over 30 s send far fewer than 200 heartbeats', async () => {
+    const sim = await simulate({
+      instances: 200,
+      durationMs: 30 * INTERVAL,
+      delayMs: [2, 50],
+      seed: 11,
+      startAt: (i) => i * 150,
+    });
+    const during = sim.sentBetween(0, 30_000 + INTERVAL);
+    console.log(
+      `[heartbeat sim] N=200 staggered over 30 s: ${during} heartbeats until 10 s after the last start`,
+    );
+    expect(during).toBeLessThan(200 / 4);
+    expect(sim.sentBetween(30_000 + INTERVAL, 30 * INTERVAL)).toBeLessThanOrEqual(1.5 * (30 - 4));
+    for (const silence of sim.longestSilence) expect(silence).toBeLessThan(MAX_STALENESS);
   });
 
   it('sends nothing while other traffic keeps arriving', async () => {
     let newest: number | undefined = Date.now();
-    const keepAlive = setInterval(() => (newest = Date.now()), 200);
+    const keepAlive = setInterval(() => (newest = Date.now()), 20);
     const sent: HeartbeatPayload[] = [];
     const beat = new BroadcastHeartbeat(
       { intervalMs: 1_000, jitter: 0.25, topic: 'hb', instanceId: 'x' },
-      { newestTimestamp: () => newest, groupId: () => 'g' },
+      { newestTimestamp: () => newest, heartbeatsReceived: () => 0, groupId: () => 'g' },
       async (_t, p) => void sent.push(p),
       silent,
+      () => 0.5,
     );
     beat.start();
     await vi.advanceTimersByTimeAsync(10_000);
@@ -84,7 +262,36 @@ describe('BroadcastHeartbeat across a cluster', () => {
   });
 
   it('carries the group id and the instance id', async () => {
-    const sent = await simulate(1, 1_000, 10);
+    const sent: HeartbeatPayload[] = [];
+    const beat = new BroadcastHeartbeat(
+      { intervalMs: 1_000, jitter: 0.25, topic: 'hb', instanceId: 'i0' },
+      { newestTimestamp: () => undefined, heartbeatsReceived: () => 0, groupId: () => 'g-0' },
+      async (_t, p) => void sent.push(p),
+      silent,
+    );
+    beat.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await beat.stop();
     expect(sent[0]).toMatchObject({ groupId: 'g-0', instanceId: 'i0' });
+  });
+
+  it('stop() returns at once while a send is still in flight (it does not wait out its retries)', async () => {
+    const beat = new BroadcastHeartbeat(
+      { intervalMs: 1_000, jitter: 0, topic: 'hb', instanceId: 'x' },
+      { newestTimestamp: () => undefined, heartbeatsReceived: () => 0, groupId: () => 'g' },
+      // A producer stuck in its retries: the send settles long after anyone wants to stop.
+      () =>
+        new Promise<void>((_, reject) => setTimeout(() => reject(new Error('gave up')), 60_000)),
+      silent,
+    );
+    beat.start();
+    await vi.advanceTimersByTimeAsync(0);
+    let stopped = false;
+    void beat.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(true);
+    expect(beat.sent).toBe(0);
+    // The abandoned send still settles later without an unhandled rejection.
+    await vi.advanceTimersByTimeAsync(60_000);
   });
 });

@@ -10,8 +10,14 @@ export interface HeartbeatSettings {
 }
 
 export interface HeartbeatSource {
-  /** Newest message timestamp received on any broadcast topic (heartbeats included). */
+  /**
+   * When the newest message on any broadcast topic (heartbeats included) counts as received,
+   * in this host's clock: the engine's notion of freshness, passed in so that it is defined
+   * in one place.
+   */
   newestTimestamp(): number | undefined;
+  /** Heartbeats received so far, this instance's own included. */
+  heartbeatsReceived(): number;
   groupId(): string | undefined;
 }
 
@@ -23,9 +29,50 @@ export interface HeartbeatPayload {
 }
 
 /**
- * Milliseconds to wait before the next heartbeat, 0 meaning "send now". The quiet gap is
- * the shorter of "since anything was received" and "since we sent", so one heartbeat from
- * any instance silences the others: about one per interval for the whole cluster.
+ * Who sends next. The sender of the last heartbeat (the incumbent) sends again after one
+ * quiet interval; every other instance waits longer, so in a steady cluster exactly one
+ * instance heartbeats. A newcomer has heard nothing since it started.
+ */
+export type HeartbeatRole = 'incumbent' | 'backup' | 'newcomer';
+
+/**
+ * Timers for a takeover are spread so that the earliest is alone whatever the number of
+ * instances N: position x = 1 + ln(u) / ln(SPREAD_INSTANCES) for u uniform in (0, 1], clamped
+ * at 0. The expected number of instances firing within a propagation delay d of the
+ * earliest is about (d / window) · ln(SPREAD_INSTANCES), independent of N up to this size
+ * (exponential feedback suppression, as in reliable-multicast NACK timers).
+ */
+const SPREAD_INSTANCES = 1_000;
+/** Backups never fire in the first 40 % of their window: room for a late incumbent's send to arrive. */
+const BACKUP_GUARD = 0.4;
+
+/** Position in a takeover window, in [0, 1]: rarely early, mostly late. */
+export function spreadPosition(uniform: number): number {
+  const u = Math.min(1, Math.max(Number.MIN_VALUE, 1 - uniform));
+  return Math.max(0, 1 + Math.log(u) / Math.log(SPREAD_INSTANCES));
+}
+
+/**
+ * The quiet gap (ms) an instance in `role` waits for before it sends, given its draw in
+ * [0, 1). The incumbent: one interval. A backup: between 1 + 0.4 jitter and 1 + jitter
+ * intervals, spread by `spreadPosition`. A newcomer: within jitter × interval of its start,
+ * spread the same way, so a fleet that starts at once sends about one, not N.
+ */
+export function heartbeatWait(
+  role: HeartbeatRole,
+  draw: number,
+  intervalMs: number,
+  jitter: number,
+): number {
+  const x = spreadPosition(draw);
+  if (role === 'incumbent') return intervalMs;
+  if (role === 'newcomer') return intervalMs * jitter * x;
+  return intervalMs * (1 + jitter * (BACKUP_GUARD + (1 - BACKUP_GUARD) * x));
+}
+
+/**
+ * Milliseconds to wait before the next heartbeat, 0 meaning "send now": the wanted quiet gap
+ * minus the shorter of "since anything was received" and "since we sent (or started)".
  */
 export function heartbeatDelay(
   now: number,
@@ -39,13 +86,21 @@ export function heartbeatDelay(
   return Math.max(0, wantMs - Math.min(sinceReceived, sinceSent));
 }
 
-/** Keeps broadcast traffic flowing so every instance can tell how fresh its view is. */
+/**
+ * Keeps broadcast traffic flowing so every instance can tell how fresh its view is, with
+ * about one heartbeat per interval for the whole cluster whatever its size: the incumbent
+ * sends, the others listen and only take over when it falls silent (see HeartbeatRole).
+ */
 export class BroadcastHeartbeat {
   sent = 0;
   private lastSent: number | undefined;
+  /** heartbeatsReceived() when our last heartbeat left: at most one more (our echo) = incumbent. */
+  private receivedAtSend: number | undefined;
+  private staysAfterCollision: boolean | undefined;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: HeartbeatSettings | false,
     private readonly source: HeartbeatSource,
@@ -59,47 +114,102 @@ export class BroadcastHeartbeat {
       this.running = this.loop(this.settings);
   }
 
+  /** Stops at once: a send in flight is abandoned (its retries are the producer's business). */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.running;
   }
 
+  /** Incumbent, backup or newcomer, from what was sent and received (see HeartbeatRole). */
+  role(started: { newest: number | undefined; received: number }): HeartbeatRole {
+    const received = this.source.heartbeatsReceived();
+    if (this.receivedAtSend !== undefined) {
+      // Our own echo may still be on its way (0) or back (1); more came from others too.
+      const since = received - this.receivedAtSend;
+      if (since <= 1) return 'incumbent';
+      // k senders collided; none can tell which heartbeat was its own, so each stays on with
+      // probability 1/k: about one incumbent survives, and a round without any falls back to
+      // the backups' takeover. Drawn once per own send: later heartbeats (someone else's
+      // rounds) must not give a stepped-down instance new chances to come back.
+      this.staysAfterCollision ??= this.random() * since < 1;
+      return this.staysAfterCollision ? 'incumbent' : 'backup';
+    }
+    const heardNothing =
+      received === started.received && this.source.newestTimestamp() === started.newest;
+    return heardNothing ? 'newcomer' : 'backup';
+  }
+
   /**
-   * The random wait is drawn once per quiet period (redrawn only when something is sent or
-   * received): redrawing on every wake-up would drift every instance towards the full
-   * interval, bunching their sends together.
+   * The random draw is made once per quiet period (redrawn only when something is sent or
+   * received): redrawing on every wake-up would drift every instance towards the end of its
+   * window, bunching their sends together.
    */
   private async loop(settings: HeartbeatSettings): Promise<void> {
     const { signal } = this.abort;
-    const draw = () => settings.intervalMs * (1 - this.random() * settings.jitter);
-    let anchor = this.lastActivity();
-    let want = draw();
+    const startedAt = Date.now();
+    const started = {
+      newest: this.source.newestTimestamp(),
+      received: this.source.heartbeatsReceived(),
+    };
+    let anchor = this.lastActivity(startedAt);
+    let draw = this.random();
     for (let failures = 0; !signal.aborted;) {
-      const activity = this.lastActivity();
-      if (activity !== anchor) [anchor, want] = [activity, draw()];
-      const delay = heartbeatDelay(Date.now(), this.source.newestTimestamp(), this.lastSent, want);
+      const activity = this.lastActivity(startedAt);
+      if (activity !== anchor) [anchor, draw] = [activity, this.random()];
+      const want = heartbeatWait(this.role(started), draw, settings.intervalMs, settings.jitter);
+      const newest = this.source.newestTimestamp();
+      const delay = heartbeatDelay(Date.now(), newest, this.lastSent ?? startedAt, want);
       if (delay > 0) {
         await pause(delay, signal);
         continue;
       }
-      try {
-        await this.send(settings.topic, {
+      const receivedBefore = this.source.heartbeatsReceived();
+      const outcome = await settleUnlessAborted(
+        this.send(settings.topic, {
           groupId: this.source.groupId(),
           instanceId: settings.instanceId,
           sentAt: Date.now(),
-        });
+        }),
+        signal,
+      );
+      if (outcome === ABORTED) return;
+      if (outcome.ok) {
         this.lastSent = Date.now();
+        this.receivedAtSend = receivedBefore;
+        this.staysAfterCollision = undefined;
         this.sent++;
         failures = 0;
-      } catch (error) {
-        if (failures++ === 0)
-          this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(error)}`);
-        await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
+        continue;
       }
+      if (failures++ === 0)
+        this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(outcome.error)}`);
+      await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
     }
   }
 
-  private lastActivity(): number {
-    return Math.max(this.source.newestTimestamp() ?? -Infinity, this.lastSent ?? -Infinity);
+  private lastActivity(startedAt: number): number {
+    return Math.max(this.source.newestTimestamp() ?? -Infinity, this.lastSent ?? startedAt);
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** The promise's outcome, or ABORTED as soon as `signal` aborts (the promise is then left to settle alone). */
+function settleUnlessAborted(
+  promise: Promise<void>,
+  signal: AbortSignal,
+): Promise<{ ok: true } | { ok: false; error: unknown } | typeof ABORTED> {
+  const outcome = promise.then(
+    () => ({ ok: true as const }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void outcome.then((result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    });
+  });
 }

@@ -1,42 +1,98 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastReceiptError } from '../errors/broadcast-receipt.error.js';
+import type {
+  BroadcastReceipt,
+  ReceiptOptions,
+} from '../interfaces/broadcast-receipt.interface.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
+import { type BroadcastTopic, topicName } from './broadcast-definition.js';
+import type { PublishFeatures } from './publish-features.js';
+import type { BroadcastTarget } from './targeting.js';
 
 /** Options of one publish. */
 export interface PublishOptions {
   key?: string;
   headers?: Record<string, string>;
+  /** Only these instances and/or services handle it; the others skip it (counted `filtered`). */
+  to?: BroadcastTarget;
+  /** This instance skips its own message. */
+  exceptSelf?: boolean;
+  /** Resolve with who handled it (see BroadcastReceipt) instead of when the broker has it. */
+  receipts?: ReceiptOptions | true;
 }
 
 /** Publishes JSON broadcasts; every live instance's handlers receive them. */
 export class BroadcastPublisher {
-  /** Traces publishes (set by the engine once telemetry is loaded). */
+  /** @internal Traces publishes (set by the engine once telemetry is loaded). */
   instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly kafka: KafkaPort,
     private readonly topicPrefix: string,
+    /** Validation, targeting and receipts; without them only plain publishes work. */
+    private readonly features?: PublishFeatures,
   ) {}
 
-  /** Resolves once the broker has acknowledged the message (acks = all). */
-  async publish<T>(topic: string, payload: T, options: PublishOptions = {}): Promise<void> {
+  /**
+   * Resolves once the broker has acknowledged the message (acks = all), or with `receipts`,
+   * once every instance expected at publish time answered or the timeout passed. A
+   * definition's schema is checked first: an invalid payload never reaches Kafka.
+   */
+  publish<T>(
+    topic: BroadcastTopic<T>,
+    payload: NoInfer<T>,
+    options: PublishOptions & { receipts: ReceiptOptions | true },
+  ): Promise<BroadcastReceipt>;
+  publish<T>(
+    topic: BroadcastTopic<T>,
+    payload: NoInfer<T>,
+    options?: PublishOptions,
+  ): Promise<void>;
+  async publish<T>(
+    topic: BroadcastTopic<T>,
+    payload: T,
+    options: PublishOptions = {},
+  ): Promise<void | BroadcastReceipt> {
+    const name = topicName(topic);
+    const checked = this.features ? await this.features.check(topic, payload) : payload;
     let value: string | undefined;
     try {
-      value = JSON.stringify(payload);
+      value = JSON.stringify(checked);
     } catch {
       value = undefined;
     }
-    if (value === undefined) throw new TypeError(BroadcastMessages.notSerializable(topic));
-    const fullTopic = this.topicPrefix + topic;
-    const headers = { ...options.headers };
-    const observed = this.instrumentation.publish(fullTopic, headers);
-    try {
-      await this.kafka.send(fullTopic, [{ key: options.key ?? null, value, headers }]);
-    } catch (error) {
-      observed.end(error);
-      throw error;
-    }
-    observed.end();
+    if (value === undefined) throw new TypeError(BroadcastMessages.notSerializable(name));
+    const fullTopic = this.topicPrefix + name;
+    const send = async (given: Record<string, string> | undefined): Promise<void> => {
+      const headers = { ...given };
+      const observed = this.instrumentation.publish(fullTopic, headers);
+      try {
+        await this.kafka.send(fullTopic, [{ key: options.key ?? null, value, headers }]);
+      } catch (error) {
+        observed.end(error);
+        throw error;
+      }
+      observed.end();
+    };
+    if (!this.features) return send(options.headers);
+    return this.features.send(name, options, send);
+  }
+
+  /** publish() with receipts that rejects (BroadcastReceiptError) unless every expected instance handled it. */
+  async publishAndConfirm<T>(
+    topic: BroadcastTopic<T>,
+    payload: NoInfer<T>,
+    options: PublishOptions = {},
+  ): Promise<BroadcastReceipt> {
+    const receipt = await this.publish<T>(topic, payload, {
+      ...options,
+      receipts: options.receipts ?? true,
+    });
+    if (receipt.failed.length > 0 || receipt.missing.length > 0)
+      throw new BroadcastReceiptError(receipt);
+    return receipt;
   }
 }

@@ -1,4 +1,5 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { isBroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
 import { backoffDelay, deferred, errorMessage, pause } from '../shared/async.utils.js';
 import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
@@ -23,7 +24,10 @@ export class BroadcastReader {
   private lockWatch: LockWatch | undefined;
   private topics: string[] = [];
   private readonly joins: GroupJoins;
+  /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
+  private problem: string | undefined;
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: ReaderSettings,
     private readonly deps: ReaderDeps,
@@ -51,9 +55,15 @@ export class BroadcastReader {
       lockId: this.claim?.id,
       lockMode: this.deps.locks.mode,
       lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
+      poolExhausted: this.state !== 'ready' && this.deps.allocator.exhausted,
+      poolExhaustions: this.deps.allocator.exhaustions,
       received: dispatcher.received,
+      heartbeats: dispatcher.heartbeats,
       failed: dispatcher.failed,
       skipped: dispatcher.skipped,
+      filtered: dispatcher.filtered,
+      invalid: dispatcher.invalid,
+      ...(this.problem !== undefined && { problem: this.problem }),
     };
   }
 
@@ -141,6 +151,7 @@ export class BroadcastReader {
     if (this.state !== 'ready')
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
+    this.problem = undefined;
     this.ready.resolve();
   }
 
@@ -166,8 +177,12 @@ export class BroadcastReader {
         return this.becomeReady(claim);
       }
       if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
-      this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`);
-      await pause(backoffDelay(attempt, 500, 5_000), this.abort.signal);
+      // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
+      if (isBroadcastStartupError(verdict.error)) {
+        if (this.problem !== verdict.error.message) this.deps.logger.error(verdict.error.message);
+        this.problem = verdict.error.message;
+      } else this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`);
+      await pause(backoffDelay(attempt, 500, this.problem ? 10_000 : 5_000), this.abort.signal);
     }
   }
 

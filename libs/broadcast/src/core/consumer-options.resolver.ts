@@ -1,4 +1,4 @@
-import * as D from '../broadcast.constants.js';
+import * as D from './broadcast.defaults.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import { positiveInt } from './option-checks.js';

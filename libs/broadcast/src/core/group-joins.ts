@@ -1,5 +1,6 @@
+import { isBroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import type { GroupJoiner } from './broadcast-group.allocator.js';
 import {
@@ -34,6 +35,7 @@ export class GroupJoins {
       positions: ReadPositions;
       logger: BroadcastLogger;
       probe?: StepProbe;
+      startOffsets?: (topics: readonly string[]) => Promise<TopicOffsets>;
     },
     private readonly topics: () => readonly string[],
     private readonly signal: AbortSignal,
@@ -49,7 +51,11 @@ export class GroupJoins {
       const { kafka, positions, probe } = this.deps;
       if (!positions.isFixed) {
         probe?.('snapshot');
-        positions.setStart(await kafka.admin.latestOffsets(this.topics()));
+        const { startOffsets } = this.deps;
+        const topics = this.topics();
+        positions.setStart(
+          await (startOffsets ? startOffsets(topics) : kafka.admin.latestOffsets(topics)),
+        );
       }
       // One set for the whole claim: the rejoin after a crash must know the earlier members.
       const ownMemberIds = new Set<string>();
@@ -57,6 +63,8 @@ export class GroupJoins {
       const verdict = await this.join(membership, deadline);
       if (verdict.kind === 'ready') return { accepted: true, value: { membership, ownMemberIds } };
       await membership.stop();
+      // A missing ACL or a refused login fails every group alike: stop instead of walking the pool.
+      if (verdict.kind === 'failed' && isBroadcastStartupError(verdict.error)) throw verdict.error;
       return { accepted: false, reason: describeRefusal(verdict) };
     };
   }

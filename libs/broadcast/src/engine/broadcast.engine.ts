@@ -1,14 +1,18 @@
-import type { DataSource } from 'typeorm';
-import { DEFAULT_LOCK_FREE_GROUP_BASE, DEFAULT_LOCKED_GROUP_BASE } from '../broadcast.constants.js';
+import {
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+} from '../core/broadcast.defaults.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
+import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
 import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { LockFreeProvider } from '../locks/lock-free.js';
+import type { LockSessionSource } from '../locks/lock-session.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
@@ -21,18 +25,26 @@ import { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
 import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/broadcast.publisher.js';
 import { BroadcastReader } from '../core/broadcast.reader.js';
+import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
+import { BroadcastGate } from '../core/broadcast-gate.js';
+import { BroadcastRoster } from '../core/broadcast-roster.js';
+import { encodeMemberInfo } from '../core/member-info.js';
+import { PublishFeatures } from '../core/publish-features.js';
+import { ReceiptTracker } from '../core/receipt-tracker.js';
+import { ReplayWindow } from '../core/replay-window.js';
 import type { StepProbe } from '../core/group-membership.js';
 import { ReadPositions } from '../core/read-positions.js';
 
 /** What the engine is built from besides its options. */
 export interface BroadcastEngineDeps {
   /**
-   * Supplies advisory locks unless options.lock is false. A function is called once, at
-   * start(), so a DataSource created later in the application's bootstrap can be used.
+   * A TypeORM DataSource that supplies advisory locks unless options.lock is false or names a
+   * provider. A function is called once, at start(), so a DataSource created later in the
+   * application's bootstrap can be used.
    */
-  dataSource?: DataSource | (() => DataSource | undefined);
+  dataSource?: LockSessionSource | (() => LockSessionSource | undefined);
   logger?: BroadcastLogger;
-  /** A Kafka client other than the bundled kafkajs adapter. */
+  /** @internal A Kafka client other than the bundled kafkajs adapter (tests and future adapters). */
   kafka?: KafkaPort;
   /**
    * Traces and metrics. Default: OpenTelemetry through @opentelemetry/api when it is installed
@@ -52,17 +64,31 @@ export interface BroadcastEngineDeps {
  * wired together. BroadcastModule is a thin layer over this class.
  */
 export class BroadcastEngine {
+  /** The checked options with every default filled in. */
   readonly options: ResolvedBroadcastOptions;
-  readonly registry = new BroadcastHandlerRegistry();
-  readonly kafka: KafkaPort;
-  readonly locks = new LockBinding();
-  readonly allocator: BroadcastGroupAllocator;
-  readonly dispatcher: BroadcastDispatcher;
-  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
-  readonly positions = new ReadPositions();
+  /** Reads the broadcast topics through this instance's own group. */
   readonly reader: BroadcastReader;
-  readonly heartbeat: BroadcastHeartbeat;
+  /** Publishes broadcasts. */
   readonly publisher: BroadcastPublisher;
+  /** Claims this instance's group id. */
+  readonly allocator: BroadcastGroupAllocator;
+  /** Sends the heartbeats that keep freshness measurable. */
+  readonly heartbeat: BroadcastHeartbeat;
+  /** The instances live now (see BroadcastRoster). */
+  readonly roster: BroadcastRoster;
+  private readonly registry = new BroadcastHandlerRegistry();
+  private readonly kafka: KafkaPort;
+  private readonly locks = new LockBinding();
+  private readonly dispatcher: BroadcastDispatcher;
+  /** Where every partition is read from: the engine's, never the broker's committed offsets. */
+  private readonly positions = new ReadPositions();
+  private readonly receipts: ReceiptTracker | undefined;
+  /** The opt-in replay window at start (option `replay`). */
+  private readonly replay: ReplayWindow;
+  private readonly stopSignal = new AbortController();
+  /** Schemas of the topics defined with one (defineBroadcast), by logical topic. */
+  private readonly schemas = new Map<string, StandardSchemaV1>();
+  private startedAt = Date.now();
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
@@ -88,6 +114,12 @@ export class BroadcastEngine {
       deps.probe,
     );
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
+    this.wireFeatures();
+    this.replay = new ReplayWindow(
+      new Map([...o.replay].map(([topic, ms]) => [o.topicPrefix + topic, ms])),
+      this.kafka.admin,
+      logger,
+    );
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,
@@ -107,9 +139,36 @@ export class BroadcastEngine {
         locks: this.locks,
         logger,
         probe: deps.probe,
+        startOffsets: (topics) => this.replay.startOffsets(topics),
       },
     );
-    this.publisher = new BroadcastPublisher(this.kafka, o.topicPrefix);
+    this.roster = new BroadcastRoster(
+      { topicPrefix: o.topicPrefix, intervalMs: o.roster.intervalMs },
+      this.kafka.admin,
+      logger,
+    );
+    this.receipts = o.receipts
+      ? new ReceiptTracker(
+          o.instanceId,
+          o.topicPrefix + o.receipts.topic,
+          (topic, records) => this.kafka.send(topic, records),
+          logger,
+        )
+      : undefined;
+    this.dispatcher.gate = new BroadcastGate(this.receipts, this.schemas, () => ({
+      instanceId: o.instanceId,
+      service: this.service(),
+    }));
+    this.publisher = new BroadcastPublisher(
+      this.kafka,
+      o.topicPrefix,
+      new PublishFeatures({
+        instanceId: o.instanceId,
+        roster: this.roster,
+        receipts: this.receipts,
+        reading: () => this.reader.status().state === 'ready',
+      }),
+    );
     this.heartbeat = new BroadcastHeartbeat(
       o.heartbeat && {
         ...o.heartbeat,
@@ -118,6 +177,7 @@ export class BroadcastEngine {
       },
       {
         newestTimestamp: () => this.dispatcher.newestTimestamp,
+        heartbeatsReceived: () => this.dispatcher.heartbeats,
         groupId: () => this.reader.groupId,
       },
       (topic, payload) =>
@@ -127,9 +187,14 @@ export class BroadcastEngine {
     this.instrumentation = this.instrument(deps.instrumentation);
   }
 
-  /** Registers a handler; call before start(). */
-  on<T = unknown>(topic: string, handler: BroadcastHandler<T>, name?: string): this {
-    this.registry.add(topic, handler as BroadcastHandler, name);
+  /**
+   * Registers a handler; call before start(). With a definition that has a schema, payloads
+   * that fail it are logged, counted `invalid` and not handed to any handler of the topic.
+   */
+  on<T = unknown>(topic: BroadcastTopic<T>, handler: BroadcastHandler<T>, name?: string): this {
+    const logical = topicName(topic);
+    if (typeof topic !== 'string' && topic.schema) this.schemas.set(logical, topic.schema);
+    this.registry.add(logical, handler as BroadcastHandler, name);
     return this;
   }
 
@@ -141,10 +206,18 @@ export class BroadcastEngine {
   async start(): Promise<void> {
     if (!this.locks.bound) this.bindLocks();
     await this.instrumentation;
-    const reading = this.reader.start();
+    this.startedAt = Date.now();
+    const deadline = this.startedAt + this.options.startupTimeoutMs;
+    // With a replay window, ready also means the replayed records were handed to the handlers.
+    const reading = this.reader
+      .start()
+      .then(() => this.replay.caughtUp(this.positions, deadline, this.stopSignal.signal));
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
-      () => this.heartbeat.start(),
+      () => {
+        this.heartbeat.start();
+        this.roster.start();
+      },
       () => undefined,
     );
     if (this.options.waitForReady) return reading;
@@ -156,12 +229,30 @@ export class BroadcastEngine {
   /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      await this.heartbeat.stop();
-      await this.reader.stop();
+      this.stopSignal.abort();
+      // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
+      await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
+      this.receipts?.stop();
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
     })();
     return this.stopping;
+  }
+
+  /** Member info for the roster; the receipts topic read through the same group. */
+  private wireFeatures(): void {
+    const o = this.options;
+    this.kafka.memberUserData = () =>
+      encodeMemberInfo(o.instanceId, this.startedAt, o.receipts !== false);
+    // Read like a broadcast topic; the gate consumes its records before any handler.
+    if (o.receipts) this.registry.add(o.receipts.topic, () => undefined, 'receipts');
+  }
+
+  /** The group base this instance reads through: what targeting calls its service. */
+  private service(): string | undefined {
+    const groupId = this.reader.groupId;
+    if (!groupId) return undefined;
+    return groupId.slice(this.options.topicPrefix.length, groupId.lastIndexOf('-'));
   }
 
   private async instrument(
@@ -186,12 +277,19 @@ export class BroadcastEngine {
   private bindLocks(): void {
     const o = this.options;
     if (o.lock === false) return this.locks.bind(new LockFreeProvider());
+    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
+    const { provider } = o.lock;
+    if (provider) {
+      const logger = this.logger;
+      return this.locks.bind(
+        typeof provider === 'function' ? provider({ namespace, logger }) : provider,
+      );
+    }
     const dataSource = typeof this.dataSource === 'function' ? this.dataSource() : this.dataSource;
     if (!dataSource)
       this.logger.warn(
         'No TypeORM DataSource is available for broadcast locks; running lock-free.',
       );
-    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
     this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
   }
 }

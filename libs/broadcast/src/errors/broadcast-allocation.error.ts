@@ -13,12 +13,17 @@ export class BroadcastAllocationError extends Error {
   constructor(
     readonly attempts: readonly GroupAttempt[],
     elapsedMs: number,
+    /** Set when the last pass found every id of the pool refused: the pool size, maxGroups. */
+    readonly exhaustedMaxGroups?: number,
   ) {
+    const failed = BroadcastMessages.allocationFailed(
+      elapsedMs,
+      attempts.map((a) => `${a.groupId} (${a.reason})`),
+    );
     super(
-      BroadcastMessages.allocationFailed(
-        elapsedMs,
-        attempts.map((a) => `${a.groupId} (${a.reason})`),
-      ),
+      exhaustedMaxGroups === undefined
+        ? failed
+        : `${BroadcastMessages.poolExhausted(exhaustedMaxGroups)} ${failed}`,
     );
   }
 }

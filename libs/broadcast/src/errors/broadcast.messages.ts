@@ -7,7 +7,7 @@ export const BroadcastMessages = {
       attempts.length ? attempts.join('; ') : 'no group (no attempt finished)'
     }.`,
   poolExhausted: (limit: number) =>
-    `Every broadcast group id in the pool 0..${limit - 1} (maxGroups ${limit}) was refused.`,
+    `Broadcast group pool exhausted: every id 0..${limit - 1} (maxGroups ${limit}) is held by another instance or was refused; raise maxGroups or stop an instance.`,
   stopped: () => 'The broadcast reader was stopped before it became ready.',
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
@@ -15,13 +15,48 @@ export const BroadcastMessages = {
     'the name of a registered TypeORM DataSource (TypeOrmModule.forRoot({ name, ... })), or lock: false',
   notSerializable: (topic: string) =>
     `Cannot publish to "${topic}": the payload is not JSON-serializable.`,
+  invalidPublishOption: (option: string, accepted: string, got: unknown) =>
+    `Invalid publish option "${option}": expected ${accepted}, got ${describe(got)}.`,
+  invalidPayload: (topic: string, issues: string) =>
+    `Invalid payload for broadcast "${topic}": ${issues}.`,
+  receiptsNeedReader: (topic: string) =>
+    `Cannot publish "${topic}" with receipts: this engine is not reading yet (start() it first), so it could not see the acknowledgements.`,
+  receiptsUnsupported: () =>
+    'Receipts need a Kafka client that can list group members (the bundled kafkajs adapter), and receipts enabled.',
+  notConfirmed: (topic: string, summary: string) =>
+    `Broadcast "${topic}" was not confirmed by every expected instance: ${summary}.`,
+  kafkaUnreachable: (brokers: string, attempts: number, elapsedMs: number, cause: string) =>
+    `Could not reach Kafka at ${brokers}: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option kafka.brokers (host:port of brokers reachable from this host) and that the brokers run.`,
+  kafkaLoginRefused: (brokers: string, who: string, cause: string) =>
+    `Kafka at ${brokers} refused the SASL login of ${who}: ${cause}. Check the option kafka.sasl (mechanism, username, password); retrying cannot fix this.`,
+  kafkaTlsFailed: (brokers: string, cause: string) =>
+    `The TLS connection to Kafka at ${brokers} failed: ${cause}. Check the option kafka.ssl (ssl.ca must hold the CA that signed the broker certificates; the host name must match them); retrying cannot fix this.`,
+  missingAcl: (operation: string, resourceType: string, resource: string, acl: string) =>
+    `Kafka denied ${operation} on ${resourceType} "${resource}": the principal lacks the ${acl} ACL on that ${resourceType} (kafka-acls --add --operation ${acl} --${resourceType} ${resource}). See "Running against a secured cluster" in the README.`,
+  lockQueryFailed: (cause: string) =>
+    `Could not query the broadcast advisory lock database: ${cause}.`,
+  lockDatabaseUnreachable: (attempts: number, elapsedMs: number, cause: string) =>
+    `Could not query the advisory lock database: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option lock.dataSource (the TypeORM DataSource that holds the locks) and that its database is reachable.`,
 } as const;
 
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(1);
+}
+
+const SECRET_KEY = /password|secret|token|credential/i;
+
+/** `scheme://user:password@host` → `scheme://user:***@host`. */
+function maskUrl(text: string): string {
+  return text.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@');
+}
+
 function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return maskUrl(JSON.stringify(value));
   if (value === undefined) return 'undefined';
   try {
-    return JSON.stringify(value) ?? String(value);
+    // An option value quoted back must never carry a credential (kafka.sasl, connection strings).
+    const json = JSON.stringify(value, (key, v: unknown) => (SECRET_KEY.test(key) ? '***' : v));
+    return maskUrl(json ?? String(value));
   } catch {
     return String(value);
   }

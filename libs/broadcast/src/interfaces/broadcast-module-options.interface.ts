@@ -1,8 +1,19 @@
+import type { AdvisoryLockFactory } from './advisory-lock-factory.interface.js';
+import type { AdvisoryLockProvider } from './advisory-lock.interface.js';
 import type { BroadcastKafkaOptions } from './broadcast-kafka-options.interface.js';
 
-/** Which TypeORM DataSource supplies the advisory locks. */
+/** Where the advisory locks come from: a lock provider of your own, or a TypeORM DataSource. */
 export interface BroadcastLockOptions {
-  /** TypeORM DataSource name; the default DataSource when omitted. */
+  /**
+   * Locks without TypeORM: `pgAdvisoryLocks(pool)` / `mysqlAdvisoryLocks(pool)` from
+   * `nestjs-kafka-broadcast/locks`, or any AdvisoryLockProvider (or a factory of one).
+   * When set, `dataSource` is not used.
+   */
+  provider?: AdvisoryLockProvider | AdvisoryLockFactory;
+  /**
+   * TypeORM DataSource name (needs `@nestjs/typeorm`); the default DataSource when omitted.
+   * Without `@nestjs/typeorm` or a DataSource, and without `provider`, the engine runs lock-free.
+   */
   dataSource?: string;
   /** How often the lock's own connection is checked, in ms (default 3000). */
   checkIntervalMs?: number;
@@ -43,7 +54,7 @@ export interface BroadcastModuleOptions {
   topicPrefix?: string;
   /** Base of the group names `<prefix><base>-<n>`. */
   groupBaseName?: string;
-  /** Advisory locks from a TypeORM DataSource, or `false` for lock-free mode. */
+  /** Advisory locks from a lock provider or a TypeORM DataSource, or `false` for lock-free mode. */
   lock?: BroadcastLockOptions | false;
   /** Size of the group-id pool (default 200). */
   maxGroups?: number;
@@ -61,6 +72,15 @@ export interface BroadcastModuleOptions {
   waitForReady?: boolean;
   consumer?: BroadcastConsumerOptions;
   topics?: BroadcastTopicOptions;
-  /** Identifies this instance in heartbeats (default: hostname-pid-random). */
+  /** Identifies this instance in heartbeats, the roster, receipts and targeting (default: hostname-pid-random). */
   instanceId?: string;
+  /** How often the live roster is read from the broker, in ms (default 3000; 0: only on demand). */
+  roster?: { intervalMs?: number };
+  /** Topic of receipt acknowledgements (default 'broadcast.receipts.v1'), or false: no receipts. */
+  receipts?: { topic?: string } | false;
+  /**
+   * Per logical topic, a window in ms: at startup this instance reads that topic from
+   * `now − window` (offsets by timestamp) instead of from now. Default: none.
+   */
+  replay?: Record<string, number>;
 }

@@ -10,7 +10,19 @@ export interface BroadcastStatus {
   lockMode: LockMode;
   /** Now minus the newest message timestamp seen on any broadcast topic; undefined before the first. */
   lastLatencyMs: number | undefined;
+  /** True while every id of the pool (maxGroups) is taken and the reader is waiting for one. */
+  poolExhausted: boolean;
+  /** Allocation passes that found the whole pool taken, since start (monotonic, for metrics). */
+  poolExhaustions: number;
   received: number;
+  /** Heartbeats received (from every instance, this one included). */
+  heartbeats: number;
   failed: number;
   skipped: number;
+  /** Broadcasts targeted at other instances (skipped before any handler). */
+  filtered: number;
+  /** Broadcasts whose payload failed the topic's schema (skipped before any handler). */
+  invalid: number;
+  /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
+  problem?: string;
 }

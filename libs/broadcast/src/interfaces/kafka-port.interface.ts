@@ -1,3 +1,5 @@
+import type { LiveGroupMember } from './broadcast-roster.interface.js';
+
 /**
  * The engine's view of a Kafka client. Only the adapter in ../kafka implements it,
  * so another client library can be added without touching the engine.
@@ -24,6 +26,10 @@ export interface KafkaAdminPort {
   describeGroup(groupId: string): Promise<GroupDescription>;
   /** The next offset to be written in every partition of the topics (the high watermarks). */
   latestOffsets(topics: readonly string[]): Promise<TopicOffsets>;
+  /** Per partition, the first offset at or after `timestamp` (the high watermark if none); optional. */
+  offsetsForTimestamp?(topic: string, timestamp: number): Promise<Map<number, string>>;
+  /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster); optional. */
+  liveMembers?(groupPrefix: string): Promise<LiveGroupMember[]>;
   disconnect(): Promise<void>;
 }
 
@@ -91,6 +97,8 @@ export interface OutgoingRecord {
 export interface KafkaPort {
   readonly admin: KafkaAdminPort;
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort;
+  /** Describes this instance in every group it joins (member user data), for the roster. */
+  memberUserData?: () => string;
   /** Resolves once the broker acknowledged every record (acks = all). */
   send(topic: string, records: OutgoingRecord[]): Promise<void>;
   disconnect(): Promise<void>;

@@ -1,5 +1,8 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { backoffDelay, pause } from '../shared/async.utils.js';
+import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
+import { listLiveMembers } from './kafkajs-live-members.js';
+import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
@@ -22,9 +25,26 @@ export class KafkajsAdmin implements KafkaAdminPort {
   constructor(
     private readonly kafka: Kafka,
     private readonly topicSettings: TopicSettings,
+    private readonly errors?: KafkajsErrorClassifier,
   ) {}
 
   async ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
+    // a refused login, certificate or ACL is reported at once (see kafkajs-errors.ts).
+    if (this.errors)
+      return this.errors.untilReachable(
+        () => this.createMissingTopics(topics, signal),
+        {
+          operation: 'describe topics',
+          acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
+          topics,
+        },
+        signal,
+      );
+    return this.createMissingTopics(topics, signal);
+  }
+
+  private async createMissingTopics(topics: readonly string[], signal?: AbortSignal) {
     const admin = await this.admin();
     if (signal?.aborted) return;
     const existing = new Set(await admin.listTopics());
@@ -43,6 +63,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
           })),
         })
         .catch((error: unknown) => {
+          const denied = this.errors?.fatal(error, {
+            operation: 'create missing topics',
+            acl: { topic: 'CREATE', cluster: 'CREATE' },
+            topics: missing,
+          });
+          if (denied) throw denied;
           // kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE; a topic created a
           // moment ago can still answer UNKNOWN_TOPIC_OR_PARTITION. waitForLeaders keeps polling.
           if (!(error as { retriable?: boolean }).retriable) throw error;
@@ -68,6 +94,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
         const code = groupErrorCode(error, groupId);
         if (code === NON_EMPTY_GROUP) return 'non-empty';
         if (code === GROUP_ID_NOT_FOUND) return 'not-found';
+        const denied = await this.errors?.fatalForGroup(error, {
+          operation: 'delete consumer group',
+          acl: { group: 'DELETE' },
+          groupId,
+        });
+        if (denied) throw denied;
         // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
         const delay = backoffDelay(attempt);
         if (Date.now() + delay >= deadline || signal?.aborted) throw error;
@@ -89,11 +121,23 @@ export class KafkajsAdmin implements KafkaAdminPort {
     const admin = await this.admin();
     const entries = await Promise.all(
       topics.map(async (topic) => {
-        const partitions = await admin.fetchTopicOffsets(topic);
+        const partitions = await admin.fetchTopicOffsets(topic).catch((error: unknown) => {
+          const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+          throw this.errors?.fatal(error, { ...operation, topics: [topic] }) ?? error;
+        });
         return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
       }),
     );
     return new Map(entries);
+  }
+
+  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const offsets = await (await this.admin()).fetchTopicOffsetsByTimestamp(topic, timestamp);
+    return new Map(offsets.map((o) => [o.partition, o.offset]));
+  }
+
+  async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
+    return listLiveMembers(await this.admin(), groupPrefix);
   }
 
   async disconnect(): Promise<void> {

@@ -2,6 +2,8 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import { memberInfoAssigner } from './member-info-assigner.js';
+import type { KafkajsErrorClassifier, KafkaOperation } from './kafkajs-errors.js';
 
 export interface ConsumerTimings {
   sessionTimeoutMs: number;
@@ -24,6 +26,8 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     private readonly spec: GroupConsumerSpec,
     timings: ConsumerTimings,
     private readonly logger: BroadcastLogger,
+    userData?: () => string,
+    private readonly errors?: KafkajsErrorClassifier,
   ) {
     this.groupId = spec.groupId;
     this.consumer = kafka.consumer({
@@ -34,6 +38,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       maxWaitTimeInMs: timings.maxWaitTimeMs,
       metadataMaxAge: timings.metadataMaxAgeMs,
       allowAutoTopicCreation: false,
+      ...(userData && { partitionAssigners: [memberInfoAssigner(userData)] }),
       // The engine decides how to recover (same group, new member); kafkajs must not
       // restart behind its back with a consumer the engine no longer tracks.
       retry: { retries: 5, restartOnFailure: async () => false },
@@ -42,8 +47,22 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   }
 
   start(): Promise<void> {
-    this.starting ??= this.startSteps();
+    // A refused login or a missing ACL becomes one BroadcastStartupError (kafkajs-errors.ts).
+    this.starting ??= this.startSteps().catch((error: unknown) => {
+      throw this.errors?.fatal(error, this.consuming()) ?? error;
+    });
     return this.starting;
+  }
+
+  /** What consuming needs, to name the missing ACL when the broker refuses it. */
+  private consuming(): KafkaOperation {
+    const { groupId, topics } = this.spec;
+    return {
+      operation: 'join and consume',
+      acl: { group: 'READ', topic: 'READ' },
+      groupId,
+      topics,
+    };
   }
 
   /**
@@ -110,7 +129,8 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned();
     });
     this.consumer.on(events.CRASH, ({ payload }) => {
-      if (!this.stopping) listener.crashed(payload.error);
+      if (!this.stopping)
+        listener.crashed(this.errors?.fatal(payload.error, this.consuming()) ?? payload.error);
     });
   }
 

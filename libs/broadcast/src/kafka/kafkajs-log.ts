@@ -20,14 +20,49 @@ function isProtocolResponse(namespace: string, message: string): boolean {
   return namespace === 'Connection' && message.startsWith('Response ');
 }
 
+/**
+ * Connection attempts, seed-broker fallbacks, SASL and TLS failures and consumer crashes are
+ * logged by kafkajs on every retry (about 20 lines a second against a dead broker). The engine
+ * turns them into one error naming the option to check (kafkajs-errors.ts) or a rejoin warning,
+ * so these lines go to debug only.
+ */
+function isReportedByEngine(namespace: string, message: string): boolean {
+  return (
+    isConnectionNamespace(namespace) ||
+    message.startsWith('Crash') ||
+    message.includes('Restarting the consumer')
+  );
+}
+
+// Producer: a failed send rejects publish() (or is logged once by the heartbeat) with the reason.
+const CONNECTION_NAMESPACES = new Set(['Connection', 'BrokerPool', 'Cluster', 'Producer']);
+
+function isConnectionNamespace(namespace: string): boolean {
+  // SASL namespaces carry the mechanism: SaslAuthenticator-SCRAM-SHA-512.
+  return CONNECTION_NAMESPACES.has(namespace) || namespace.startsWith('SaslAuthenticator');
+}
+
 /** Routes kafkajs logs to the module's logger. */
-export function createLogCreator(logger: BroadcastLogger): logCreator {
+export function createLogCreator(
+  logger: BroadcastLogger,
+  /** Sees each connection failure kafkajs logs, so the startup error can name the last one. */
+  onConnectionError?: (message: string) => void,
+): logCreator {
   return () =>
     ({ namespace, level, log }) => {
       const { message, ...extra } = log;
       if (isNoise(message, extra)) return;
-      const text = `[kafkajs ${namespace}] ${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
-      if (level === logLevel.ERROR && !isProtocolResponse(namespace, message)) logger.error(text);
+      const detail = `${message}${extra.error ? `: ${String(extra.error)}` : ''}`;
+      if (
+        level === logLevel.ERROR &&
+        namespace === 'Connection' &&
+        !message.startsWith('Response ')
+      )
+        onConnectionError?.(detail);
+      const text = `[kafkajs ${namespace}] ${detail}`;
+      if (isReportedByEngine(namespace, message)) logger.debug?.(text);
+      else if (level === logLevel.ERROR && !isProtocolResponse(namespace, message))
+        logger.error(text);
       else if (level === logLevel.WARN) logger.warn(text);
       else logger.debug?.(text);
     };

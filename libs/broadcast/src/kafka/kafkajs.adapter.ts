@@ -9,12 +9,16 @@ import type {
 } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
+import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
+import { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
 
 export interface KafkajsAdapterOptions {
   kafka: BroadcastKafkaOptions;
   consumer: ConsumerTimings;
   topics: { numPartitions: number; replicationFactor: number | undefined };
+  /** How long startup retries an unreachable broker (default 60000). */
+  startupTimeoutMs?: number;
 }
 
 /** The kafkajs implementation of the engine's Kafka port. */
@@ -22,26 +26,46 @@ export class KafkajsAdapter implements KafkaPort {
   readonly admin: KafkajsAdmin;
   private readonly kafka: Kafka;
   private producer: Promise<Producer> | undefined;
+  memberUserData: (() => string) | undefined;
+  private readonly errors: KafkajsErrorClassifier;
 
   constructor(
     private readonly options: KafkajsAdapterOptions,
     private readonly logger: BroadcastLogger,
   ) {
+    const config = toKafkaConfig(options.kafka);
     this.kafka = new kafkajs.Kafka({
       logLevel: logLevel.WARN,
-      logCreator: createLogCreator(logger),
-      ...toKafkaConfig(options.kafka),
+      logCreator: createLogCreator(logger, (message) => this.errors.noteConnectionError(message)),
+      ...config,
     });
-    this.admin = new KafkajsAdmin(this.kafka, options.topics);
+    this.errors = new KafkajsErrorClassifier(
+      options.kafka,
+      options.startupTimeoutMs ?? 60_000,
+      (groupId) => coordinatorErrorType(config, groupId),
+    );
+    this.admin = new KafkajsAdmin(this.kafka, options.topics, this.errors);
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new KafkajsGroupConsumer(this.kafka, spec, this.options.consumer, this.logger);
+    return new KafkajsGroupConsumer(
+      this.kafka,
+      spec,
+      this.options.consumer,
+      this.logger,
+      this.memberUserData,
+      this.errors,
+    );
   }
 
   async send(topic: string, records: OutgoingRecord[]): Promise<void> {
-    const producer = await this.connectedProducer();
-    await producer.send({ topic, acks: -1, messages: records });
+    try {
+      const producer = await this.connectedProducer();
+      await producer.send({ topic, acks: -1, messages: records });
+    } catch (error) {
+      const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
+      throw this.errors.fatal(error, publishing) ?? error;
+    }
   }
 
   async disconnect(): Promise<void> {

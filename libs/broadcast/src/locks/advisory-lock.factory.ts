@@ -1,6 +1,6 @@
-import type { DataSource } from 'typeorm';
 import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type { LockSessionSource } from './lock-session.js';
 import { LockFreeProvider } from './lock-free.js';
 import { MysqlAdvisoryLockProvider } from './mysql-advisory-lock.js';
 import { PostgresAdvisoryLockProvider } from './postgres-advisory-lock.js';
@@ -12,12 +12,12 @@ export { lockNamespaceKey } from './lock-keys.js';
  * mysql/mariadb → MySQL user locks, no DataSource → lock-free, any other driver → lock-free with one warning.
  */
 export function createAdvisoryLockProvider(
-  dataSource: DataSource | undefined,
+  dataSource: LockSessionSource | undefined,
   namespace: string,
   logger: BroadcastLogger,
 ): AdvisoryLockProvider {
   if (!dataSource) return new LockFreeProvider();
-  const type = dataSource.options.type;
+  const type = dataSource.options?.type;
   switch (type) {
     case 'postgres':
       return new PostgresAdvisoryLockProvider(dataSource, namespace, {

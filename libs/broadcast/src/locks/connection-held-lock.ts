@@ -1,4 +1,4 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { LockSession, LockSessionSource } from './lock-session.js';
 import type { HeldLock } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import {
@@ -54,7 +54,7 @@ class ConnectionHeldLock implements HeldLock {
 
   constructor(
     readonly id: number,
-    private readonly queryRunner: QueryRunner,
+    private readonly queryRunner: LockSession,
     private readonly statements: DedicatedLockStatements,
     private readonly options: DedicatedLockOptions,
   ) {
@@ -128,7 +128,7 @@ class ConnectionHeldLock implements HeldLock {
  * Connects `queryRunner` within `timeoutMs`: an exhausted application pool must not stall the
  * allocation (and stop() behind it). A connection that arrives after the timeout goes back at once.
  */
-async function connectWithin(queryRunner: QueryRunner, timeoutMs: number): Promise<void> {
+async function connectWithin(queryRunner: LockSession, timeoutMs: number): Promise<void> {
   const connecting = queryRunner.connect();
   try {
     await withTimeout(connecting, timeoutMs, 'connecting for the lock');
@@ -147,7 +147,7 @@ async function connectWithin(queryRunner: QueryRunner, timeoutMs: number): Promi
  * statement errors: that connection is destroyed, never handed back to the pool.
  */
 async function runLockStatement(
-  queryRunner: QueryRunner,
+  queryRunner: LockSession,
   sql: string,
   params: readonly unknown[],
   options: Pick<DedicatedLockOptions, 'queryTimeoutMs' | 'discard'>,
@@ -177,7 +177,7 @@ async function runLockStatement(
  * statement failed is destroyed rather than returned.
  */
 export async function tryLockOnDedicatedConnection(
-  dataSource: DataSource,
+  dataSource: LockSessionSource,
   id: number,
   statements: DedicatedLockStatements,
   options: DedicatedLockOptions,
@@ -206,7 +206,7 @@ export async function tryLockOnDedicatedConnection(
  * column (no row when nothing could be locked), and the lock's statements follow from that id.
  */
 export async function tryLockChosenIdOnDedicatedConnection(
-  dataSource: DataSource,
+  dataSource: LockSessionSource,
   lockSql: string,
   lockParams: readonly unknown[],
   statementsFor: (id: number) => DedicatedLockStatements,

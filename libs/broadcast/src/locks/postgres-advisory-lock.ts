@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type {
   AdvisoryLockProvider,
   HeldLock,
@@ -13,6 +12,7 @@ import {
   type DedicatedLockStatements,
   type DriverConnection,
 } from './connection-held-lock.js';
+import type { LockSessionSource } from './lock-session.js';
 import { assertLockId, assertNamespace, lockNamespaceKey } from './lock-keys.js';
 
 // The two-int4 form (objsubid 2) can never meet the application's one-key bigint locks (objsubid 1).
@@ -59,15 +59,14 @@ export class PostgresAdvisoryLockProvider implements AdvisoryLockProvider {
   readonly #logger: BroadcastLogger | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly dataSource: LockSessionSource,
     readonly namespace: string,
     options: DatabaseLockProviderOptions = {},
   ) {
     assertNamespace(namespace);
-    if (dataSource.options.type !== 'postgres') {
-      throw new TypeError(
-        `PostgresAdvisoryLockProvider needs a postgres DataSource, got ${dataSource.options.type}`,
-      );
+    const type = dataSource.options?.type;
+    if (type !== undefined && type !== 'postgres') {
+      throw new TypeError(`PostgresAdvisoryLockProvider needs a postgres DataSource, got ${type}`);
     }
     this.namespaceKey = lockNamespaceKey(namespace);
     this.#queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_LOCK_QUERY_TIMEOUT_MS;

@@ -1,15 +1,13 @@
-import type { QueryRunner } from 'typeorm';
+import type { LockSession } from './lock-session.js';
 
-/** The driver's own connection behind a TypeORM QueryRunner: a pg `Client` or a mysql2 `PoolConnection`. */
+/** The driver's own connection behind a TypeORM LockSession: a pg `Client` or a mysql2 `PoolConnection`. */
 export interface DriverConnection {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
-const noop = (): void => undefined;
-
-/** The driver connection behind a connected QueryRunner, if it is an event emitter. */
-export function driverConnectionOf(queryRunner: QueryRunner): DriverConnection | undefined {
+/** The driver connection behind a connected LockSession, if it is an event emitter. */
+export function driverConnectionOf(queryRunner: LockSession): DriverConnection | undefined {
   const connection = (queryRunner as { databaseConnection?: unknown }).databaseConnection;
   const candidate = connection as Partial<DriverConnection> | undefined;
   return typeof candidate?.on === 'function' && typeof candidate.removeListener === 'function'
@@ -28,8 +26,8 @@ export function firstRowValue(rows: unknown, column: string): unknown {
   return row?.[column];
 }
 
-/** Releases a QueryRunner, ignoring errors from one that is already broken or released. */
-export async function releaseQuietly(queryRunner: QueryRunner): Promise<void> {
+/** Releases a LockSession, ignoring errors from one that is already broken or released. */
+export async function releaseQuietly(queryRunner: LockSession): Promise<void> {
   try {
     await queryRunner.release();
   } catch {

@@ -22,7 +22,7 @@ import {
 } from '../lib/common.mjs';
 import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
 
-export const id = '8';
+export const id = '9';
 export const title = 'Telemetry overhead (OpenTelemetry SDK on vs instrumentation off)';
 const TOPIC = 'otel';
 const BATCH = 1000;

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// 8. Production-like broker: a fresh 3-node cluster with broker defaults (initial rebalance delay
+// 3000 ms, 50 offsets partitions, replication 3). Ours (PostgreSQL locks, private server) vs R
+// (raw kafkajs consumer, fresh random group), in the same run:
+//   - time to ready of one instance (first start on the cluster, then repeated);
+//   - a rolling restart of a 20-instance fleet, one at a time and five at a time: time per
+//     step (stop the oldest b, start b new, all ready) and in total; groups on the broker after.
+//
+//   node bench/benchmarks/b8-production.mjs [--reps=3] [--fleet=20] [--out=bench/results/production.json]
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import {
+  REPO_ROOT,
+  engineLogger,
+  machineInfo,
+  now,
+  otherLoad,
+  round,
+  startRawConsumer,
+  summary,
+} from '../lib/common.mjs';
+import { startPrivatePostgres } from '../lib/fleet-db.mjs';
+import { createTopics, groupsWithPrefix } from '../lib/fleet.mjs';
+import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
+import { PRODUCTION_DEFAULTS, benchCluster } from './b9-fleet.mjs';
+
+const TOPIC = 'events';
+
+function oursFactory(cluster, prefix, db) {
+  return async () => {
+    const dataSource = await new DataSource({
+      type: 'postgres',
+      host: db.host,
+      port: db.port,
+      username: db.user,
+      database: db.database,
+      extra: { max: 2 },
+    }).initialize();
+    const engine = new BroadcastEngine(
+      {
+        kafka: { brokers: cluster.brokers, clientId: 'bench-prod-ours' },
+        topicPrefix: prefix,
+        lock: {},
+      },
+      { dataSource, logger: engineLogger },
+    ).on(TOPIC, () => {});
+    return {
+      start: () => engine.start(),
+      stop: async () => {
+        await engine.stop();
+        await dataSource.destroy();
+      },
+    };
+  };
+}
+
+function rawFactory(cluster, prefix) {
+  return async () => {
+    let consumer;
+    return {
+      start: () => {
+        consumer = startRawConsumer({
+          brokers: cluster.brokers,
+          prefix,
+          topics: engineTopics(prefix, TOPIC),
+          clientId: 'bench-prod-raw',
+        });
+        return consumer.ready;
+      },
+      stop: () => consumer.stop(),
+    };
+  };
+}
+
+/** Builds (outside the clock) and starts one instance; resolves with it and its time to ready. */
+async function startTimed(factory) {
+  const instance = await factory();
+  const t0 = now();
+  await instance.start();
+  return { instance, ms: now() - t0 };
+}
+
+async function rolling(factory, fleetSize, batch) {
+  const fleet = await Promise.all(Array.from({ length: fleetSize }, () => startTimed(factory)));
+  const initialAllReadyMs = Math.max(...fleet.map((f) => f.ms));
+  const live = fleet.map((f) => f.instance);
+  const steps = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = now();
+  for (let done = 0; done < fleetSize; done += batch) {
+    const s0 = now();
+    const leaving = live.splice(0, batch);
+    await Promise.all(leaving.map((x) => x.stop()));
+    const started = await Promise.all(leaving.map(() => startTimed(factory)));
+    live.push(...started.map((s) => s.instance));
+    steps.push({ stepMs: round(now() - s0), readyMs: started.map((s) => round(s.ms)) });
+  }
+  const totalMs = now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  await Promise.all(live.map((x) => x.stop()));
+  return {
+    batch,
+    initialAllReadyMs: round(initialAllReadyMs),
+    totalMs: round(totalMs),
+    stepMs: summary(steps.map((s) => s.stepMs)),
+    readyMs: summary(steps.flatMap((s) => s.readyMs)),
+    clientCpuMsPerRestart: round((cpu.user + cpu.system) / 1000 / fleetSize),
+    steps,
+  };
+}
+
+async function main() {
+  const { values: args } = parseArgs({
+    options: {
+      reps: { type: 'string', default: '3' },
+      fleet: { type: 'string', default: '20' },
+      out: { type: 'string', default: 'bench/results/production.json' },
+    },
+  });
+  const reps = Number(args.reps);
+  const fleetSize = Number(args.fleet);
+  const runId = `b8${Date.now().toString(36)}`;
+  const report = {
+    schema: 1,
+    bench: '8 production-like cluster',
+    date: new Date().toISOString(),
+    args,
+    machine: {
+      ...machineInfo(),
+      shared: 'yes: 2 cores shared with 6 other sessions running tests and builds',
+    },
+    otherProcessesAtStart: otherLoad(),
+    cluster: { nodes: 3, properties: PRODUCTION_DEFAULTS },
+    baseline:
+      'R = raw kafkajs consumer, fresh random group, fromBeginning false (bench/lib/common.mjs)',
+  };
+  const t0 = Date.now();
+  const cluster = await benchCluster('three');
+  const pg = await startPrivatePostgres();
+  try {
+    const sides = {
+      ours: (prefix) => oursFactory(cluster, prefix, pg.db),
+      raw: (prefix) => rawFactory(cluster, prefix),
+    };
+    // The first group coordinator lookup creates __consumer_offsets (50 partitions, RF 3): one
+    // throwaway start pays that, so neither side measured below does.
+    {
+      const prefix = `${runId}-warmup-`;
+      await createTopics(cluster.brokers, engineTopics(prefix, TOPIC));
+      const t = now();
+      const { instance } = await startTimed(rawFactory(cluster, prefix));
+      await instance.stop();
+      report.warmupMs = round(now() - t);
+    }
+    report.single = {};
+    for (const [side, make] of Object.entries(sides)) {
+      const prefix = `${runId}-${side}-single-`;
+      await createTopics(cluster.brokers, engineTopics(prefix, TOPIC));
+      const times = [];
+      for (let i = 0; i < reps + 1; i++) {
+        const { instance, ms } = await startTimed(make(prefix));
+        times.push(round(ms));
+        await instance.stop();
+      }
+      report.single[side] = { firstMs: times[0], repeatedMs: summary(times.slice(1)), times };
+      process.stderr.write(`[b8] single ${side}: ${JSON.stringify(report.single[side])}\n`);
+    }
+    report.rolling = {};
+    for (const batch of [1, 5]) {
+      for (const [side, make] of Object.entries(sides)) {
+        const prefix = `${runId}-${side}-roll${batch}-`;
+        await createTopics(cluster.brokers, engineTopics(prefix, TOPIC));
+        const result = await rolling(make(prefix), fleetSize, batch);
+        result.groupsOnBrokerAfter = (await groupsWithPrefix(cluster.brokers, prefix)).length;
+        report.rolling[`${side}-by-${batch}`] = result;
+        const { steps: _steps, ...brief } = result;
+        process.stderr.write(`[b8] rolling ${side} by ${batch}: ${JSON.stringify(brief)}\n`);
+      }
+    }
+  } finally {
+    await pg.stop().catch(() => undefined);
+    await cluster.stop();
+  }
+  report.durationMs = Date.now() - t0;
+  report.machine.loadavgEnd = machineInfo().loadavg;
+  const out = resolve(REPO_ROOT, args.out);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, JSON.stringify(report, null, 1) + '\n');
+  process.stderr.write(`[b8] wrote ${out}\n`);
+}
+
+await main();

@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// 9. Fleet scale and cost curves: N instances in P child processes, started on one signal.
+//
+//   node bench/benchmarks/b9-fleet.mjs --cluster=single|three --modes=lockfree,raw,postgres,mariadb
+//        --sizes=1,10,50,100,200 [--lock-sizes=200] [--processes=10] [--heartbeat-ms=2000] [--window-ms=12000]
+//        [--out=bench/results/fleet-single.json]
+//
+// cluster single: a fresh 1-node broker with the test settings (initial rebalance delay 0, one
+//   offsets partition); three: a fresh 3-node cluster with broker defaults (initial rebalance
+//   delay 3000 ms, 50 offsets partitions, replication 3). Lock modes run against private
+//   PostgreSQL / MariaDB servers (bench/lib/fleet-db.mjs): 200 lock connections exceed the shared ones.
+// Per (mode, N): time until all are ready, client CPU per start (sum over the children), client
+// requests during the start and per second idle, broker CPU (from /proc of the broker JVMs),
+// heartbeats per interval over an idle window, RSS per instance, groups left after a clean stop.
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startCluster } from '../../scripts/kafka-cluster.mjs';
+import { REPO_ROOT, machineInfo, otherLoad, round } from '../lib/common.mjs';
+import { startPrivateMariadb, startPrivatePostgres } from '../lib/fleet-db.mjs';
+import {
+  cleanupPrefix,
+  createTopics,
+  groupsWithPrefix,
+  prepareFleet,
+  processCpuMs,
+  topicEnd,
+} from '../lib/fleet.mjs';
+
+export const PRODUCTION_DEFAULTS = {
+  'group.initial.rebalance.delay.ms': 3000,
+  'offsets.topic.num.partitions': 50,
+  'offsets.topic.replication.factor': 3,
+  'transaction.state.log.replication.factor': 3,
+  'transaction.state.log.min.isr': 2,
+  'default.replication.factor': 3,
+  'min.insync.replicas': 2,
+  'share.coordinator.state.topic.replication.factor': 3,
+  'share.coordinator.state.topic.min.isr': 2,
+};
+
+/** A fresh cluster for one bench run: `single` (test settings) or `three` (broker defaults). */
+export async function benchCluster(kind) {
+  const dir = await mkdtemp(join(tmpdir(), `bench-kafka-${kind}-`));
+  if (kind === 'single') return startCluster({ nodes: 1, dir, quiet: true });
+  return startCluster({ nodes: 3, dir, quiet: true, properties: () => PRODUCTION_DEFAULTS });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const brokerCpu = (cluster) =>
+  cluster.nodes.reduce((s, n) => s + (n.pid ? processCpuMs(n.pid) : 0), 0);
+
+async function measure({ cluster, mode, n, processes, heartbeatMs, windowMs, db, runId }) {
+  const prefix = `${runId}-${mode}-${n}-`;
+  await createTopics(cluster.brokers, [`${prefix}events`, `${prefix}broadcast.heartbeat.v1`]);
+  const fleet = await prepareFleet({
+    n,
+    processes,
+    mode,
+    brokers: cluster.brokers,
+    prefix,
+    topic: 'events',
+    heartbeatMs,
+    db,
+    startupTimeoutMs: 180_000,
+  });
+  try {
+    const cpu0 = brokerCpu(cluster);
+    const start = await fleet.go();
+    const brokerStartCpuMs = brokerCpu(cluster) - cpu0;
+    // Idle: the first heartbeats after the last start are not steady state.
+    await sleep(2 * heartbeatMs);
+    const hb0 = await topicEnd(cluster.brokers, `${prefix}broadcast.heartbeat.v1`);
+    const s0 = await fleet.stats();
+    const idleCpu0 = brokerCpu(cluster);
+    const t0 = Date.now();
+    await sleep(windowMs);
+    const elapsed = Date.now() - t0;
+    const idleCpu = brokerCpu(cluster) - idleCpu0;
+    const s1 = await fleet.stats();
+    const hb1 = await topicEnd(cluster.brokers, `${prefix}broadcast.heartbeat.v1`);
+    await fleet.stop();
+    const left = await groupsWithPrefix(cluster.brokers, prefix);
+    return {
+      mode,
+      n,
+      processes: Math.min(processes, n),
+      allReadyMs: start.allReadyMs,
+      medianReadyMs: start.readyMs[Math.floor(start.readyMs.length / 2)],
+      distinctGroups: start.distinctGroups,
+      clientCpuMsPerStart: round(start.cpuMsPerStart),
+      startRequests: start.startRequests,
+      startRequestsPerSec: round((start.startRequests * 1000) / Math.max(1, start.allReadyMs)),
+      brokerCpuMsDuringStart: round(brokerStartCpuMs),
+      brokerCpuMsPerStart: round(brokerStartCpuMs / n),
+      idleRequestsPerSec: round(((s1.requests - s0.requests) * 1000) / elapsed),
+      idleBrokerCpuPercent: round((idleCpu * 100) / elapsed),
+      heartbeatsPerInterval: mode === 'raw' ? null : round((hb1 - hb0) / (elapsed / heartbeatMs)),
+      rssMiBPerInstance: round(start.rssKiBPerInstance / 1024),
+      groupsLeftAfterStop: left.length,
+    };
+  } catch (error) {
+    fleet.kill();
+    throw error;
+  } finally {
+    await cleanupPrefix(cluster.brokers, prefix).catch(() => undefined);
+  }
+}
+
+async function main() {
+  const { values: args } = parseArgs({
+    options: {
+      cluster: { type: 'string', default: 'single' },
+      modes: { type: 'string', default: 'lockfree,raw' },
+      sizes: { type: 'string', default: '1,10,50,100,200' },
+      // Sizes for the lock modes, when they should differ (e.g. only the 200 fleet).
+      'lock-sizes': { type: 'string' },
+      processes: { type: 'string', default: '10' },
+      'heartbeat-ms': { type: 'string', default: '2000' },
+      'window-ms': { type: 'string', default: '12000' },
+      out: { type: 'string' },
+    },
+  });
+  const modes = args.modes.split(',');
+  const sizes = args.sizes.split(',').map(Number);
+  const out = resolve(REPO_ROOT, args.out ?? `bench/results/fleet-${args.cluster}.json`);
+  const runId = `b9${Date.now().toString(36)}`;
+  const report = {
+    schema: 1,
+    bench: '9 fleet',
+    date: new Date().toISOString(),
+    args,
+    machine: {
+      ...machineInfo(),
+      shared: 'yes: 2 cores shared with 6 other sessions running tests and builds',
+    },
+    otherProcessesAtStart: otherLoad(),
+    rows: [],
+    errors: [],
+  };
+  const t0 = Date.now();
+  const cluster = await benchCluster(args.cluster);
+  report.cluster = {
+    kind: args.cluster,
+    nodes: cluster.nodes.length,
+    properties:
+      args.cluster === 'three'
+        ? PRODUCTION_DEFAULTS
+        : 'test settings (rebalance delay 0, 1 offsets partition)',
+  };
+  const dbs = {};
+  try {
+    if (modes.includes('postgres')) dbs.postgres = await startPrivatePostgres();
+    if (modes.includes('mariadb')) dbs.mariadb = await startPrivateMariadb();
+    const lockSizes = args['lock-sizes']?.split(',').map(Number);
+    for (const n of [...new Set([...sizes, ...(lockSizes ?? [])])].sort((a, b) => a - b))
+      for (const mode of modes) {
+        const locked = mode === 'postgres' || mode === 'mariadb';
+        if (!(locked && lockSizes ? lockSizes : sizes).includes(n)) continue;
+        const label = `${mode} N=${n}`;
+        process.stderr.write(`[b9] ${label} ... (load ${machineInfo().loadavg.join(' ')})\n`);
+        try {
+          const row = await measure({
+            cluster,
+            mode,
+            n,
+            processes: Number(args.processes),
+            heartbeatMs: Number(args['heartbeat-ms']),
+            windowMs: Number(args['window-ms']),
+            db: dbs[mode]?.db,
+            runId,
+          });
+          row.loadavg = machineInfo().loadavg;
+          report.rows.push(row);
+          process.stderr.write(`[b9] ${label}: ${JSON.stringify(row)}\n`);
+        } catch (error) {
+          report.errors.push({ mode, n, error: String(error?.stack ?? error).slice(0, 2000) });
+          process.stderr.write(`[b9] ${label} FAILED: ${error}\n`);
+        }
+      }
+  } finally {
+    await Promise.all(Object.values(dbs).map((d) => d.stop().catch(() => undefined)));
+    await cluster.stop();
+  }
+  report.durationMs = Date.now() - t0;
+  report.machine.loadavgEnd = machineInfo().loadavg;
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, JSON.stringify(report, null, 1) + '\n');
+  process.stderr.write(`[b9] wrote ${out}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

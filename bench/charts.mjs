@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Cost curves from bench/results/fleet-*.json, drawn with vega-lite (compiled to vega, rendered
+// to SVG in Node, no browser or canvas): time to all-ready, client CPU per start, heartbeats per
+// interval and memory per instance against N, ours and R.
+//
+//   node bench/charts.mjs [bench/results/fleet-single.json ...]   -> bench/results/charts/*.svg
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import * as vega from 'vega';
+import { compile } from 'vega-lite';
+import { BENCH_DIR } from './lib/common.mjs';
+
+const SERIES = {
+  lockfree: 'ours, lock-free',
+  postgres: 'ours, PostgreSQL locks',
+  mariadb: 'ours, MariaDB locks',
+  raw: 'R (raw kafkajs, random group)',
+};
+
+const CHARTS = [
+  { field: 'allReadyMs', title: 'Time until all N are ready (ms)', file: 'all-ready' },
+  { field: 'clientCpuMsPerStart', title: 'Client CPU per start (ms)', file: 'cpu-per-start' },
+  {
+    field: 'heartbeatsPerInterval',
+    title: 'Heartbeats per interval, whole fleet (R sends none)',
+    file: 'heartbeats',
+  },
+  {
+    field: 'rssMiBPerInstance',
+    title: 'Memory per instance (MiB RSS, process / instances)',
+    file: 'memory',
+  },
+];
+
+async function render(spec) {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  return view.toSVG();
+}
+
+const files = process.argv.slice(2);
+if (files.length === 0) files.push(join(BENCH_DIR, 'results', 'fleet-single.json'));
+const outDir = join(BENCH_DIR, 'results', 'charts');
+await mkdir(outDir, { recursive: true });
+for (const file of files) {
+  const report = JSON.parse(await readFile(resolve(file), 'utf8'));
+  const cluster =
+    report.cluster?.kind === 'three' ? '3-node cluster, broker defaults' : 'one broker';
+  const stem = basename(file, '.json');
+  for (const chart of CHARTS) {
+    const values = report.rows
+      .filter((r) => r[chart.field] !== null && r[chart.field] !== undefined)
+      .map((r) => ({ n: r.n, value: r[chart.field], series: SERIES[r.mode] ?? r.mode }));
+    if (values.length === 0) continue;
+    const svg = await render({
+      $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+      title: {
+        text: chart.title,
+        subtitle: `${cluster}; ${report.date.slice(0, 10)}; shared 2-core machine`,
+      },
+      width: 420,
+      height: 240,
+      data: { values },
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'n', type: 'quantitative', title: 'instances N', scale: { type: 'linear' } },
+        y: { field: 'value', type: 'quantitative', title: null },
+        color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+      },
+    });
+    const out = join(outDir, `${stem}-${chart.file}.svg`);
+    await writeFile(out, svg);
+    process.stderr.write(`wrote ${out}\n`);
+  }
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// One process hosting K instances of a fleet (benchmarks 8 and 9).
+//
+//   node bench/lib/fleet-child.mjs '<json config>'
+//   config: { mode: 'lockfree'|'postgres'|'mariadb'|'raw', count, brokers: [..], prefix, topic,
+//             heartbeatMs?, db?: { host, port, user, password?, database } }
+//
+// stdin commands, one per line; stdout answers, one JSON line each:
+//   (on start)  PREPARED {}                 DataSources initialized, nothing started yet
+//   GO          READY {readyAt:[epoch ms], cpuMs, requests, groups:[..], rssKiB}
+//   STATS       STATS {requests, heartbeatsSent, rssKiB, cpuMs}
+//   STOP        STOPPED {cpuMs, requests}   then exits
+// Requests are counted for every kafkajs connection of this process (ours and R alike) by
+// wrapping kafkajs's Connection.send: the client-side request rate the broker serves.
+import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const config = JSON.parse(process.argv[2]);
+const require = createRequire(import.meta.url);
+const Connection = require('kafkajs/src/network/connection.js');
+let requests = 0;
+const send = Connection.prototype.send;
+Connection.prototype.send = function (...args) {
+  requests++;
+  return send.apply(this, args);
+};
+const { default: kafkajs } = await import('kafkajs');
+const say = (tag, data = {}) => process.stdout.write(`${tag} ${JSON.stringify(data)}\n`);
+const quiet = { log() {}, debug() {}, warn() {}, error: (m) => process.stderr.write(`${m}\n`) };
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const rssKiB = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${process.pid}/status`, 'utf8'))?.[1]);
+const HEARTBEAT_TOPIC = 'broadcast.heartbeat.v1';
+
+async function dataSourceFor(mode) {
+  if (mode !== 'postgres' && mode !== 'mariadb') return undefined;
+  const { DataSource } = await import('typeorm');
+  const db = config.db ?? {};
+  const ds = new DataSource({
+    type: mode,
+    host: db.host ?? '127.0.0.1',
+    port: db.port ?? (mode === 'postgres' ? 5432 : 3306),
+    username: db.user ?? (mode === 'postgres' ? 'postgres' : 'root'),
+    password: db.password ?? '',
+    database: db.database ?? 'test',
+    extra: mode === 'postgres' ? { max: 2 } : { connectionLimit: 2 },
+  });
+  return ds.initialize();
+}
+
+/** One instance: start() resolves when ready, stop() cleans up; groupId once ready. */
+async function prepareInstance(i) {
+  if (config.mode === 'raw') {
+    const kafka = new kafkajs.Kafka({
+      brokers: config.brokers,
+      clientId: `fleet-raw-${i}`,
+      logLevel: kafkajs.logLevel.NOTHING,
+    });
+    const groupId = `${config.prefix}svc-${randomUUID()}`;
+    const consumer = kafka.consumer({
+      groupId,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: 250,
+      rebalanceTimeout: 10_000,
+      metadataMaxAge: 30_000,
+    });
+    return {
+      groupId: () => groupId,
+      heartbeatsSent: () => 0,
+      start: () =>
+        new Promise((resolve, reject) => {
+          let joined = false;
+          consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+          const off = consumer.on(consumer.events.FETCH, () => {
+            if (!joined) return;
+            off();
+            resolve();
+          });
+          consumer
+            .connect()
+            .then(() =>
+              consumer.subscribe({
+                topics: [config.prefix + config.topic, config.prefix + HEARTBEAT_TOPIC],
+                fromBeginning: false,
+              }),
+            )
+            .then(() => consumer.run({ eachMessage: async () => {} }))
+            .catch(reject);
+        }),
+      stop: () => consumer.disconnect(),
+    };
+  }
+  const { BroadcastEngine } = await import('nestjs-kafka-broadcast');
+  const dataSource = await dataSourceFor(config.mode);
+  const engine = new BroadcastEngine(
+    {
+      kafka: { brokers: config.brokers, clientId: `fleet-${config.mode}-${i}` },
+      topicPrefix: config.prefix,
+      lock: config.mode === 'lockfree' ? false : {},
+      ...(config.heartbeatMs ? { heartbeat: { intervalMs: config.heartbeatMs } } : {}),
+      ...(config.startupTimeoutMs ? { startupTimeoutMs: config.startupTimeoutMs } : {}),
+    },
+    { dataSource, logger: quiet },
+  ).on(config.topic, () => {});
+  return {
+    groupId: () => engine.reader.groupId,
+    heartbeatsSent: () => engine.heartbeat.sent,
+    start: () => engine.start(),
+    stop: async () => {
+      await engine.stop();
+      await dataSource?.destroy();
+    },
+  };
+}
+
+const instances = [];
+for (let i = 0; i < config.count; i++)
+  instances.push(await prepareInstance(`${config.tag ?? 0}-${i}`));
+say('PREPARED');
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  if (line === 'GO') {
+    const cpu0 = cpuMs();
+    const requests0 = requests;
+    const readyAt = await Promise.all(instances.map((x) => x.start().then(() => Date.now())));
+    say('READY', {
+      readyAt,
+      cpuMs: cpuMs() - cpu0,
+      requests: requests - requests0,
+      groups: instances.map((x) => x.groupId()),
+      rssKiB: rssKiB(),
+    });
+  } else if (line === 'STATS') {
+    say('STATS', {
+      requests,
+      heartbeatsSent: instances.reduce((s, x) => s + x.heartbeatsSent(), 0),
+      rssKiB: rssKiB(),
+      cpuMs: cpuMs(),
+    });
+  } else if (line === 'STOP') {
+    const cpu0 = cpuMs();
+    await Promise.all(instances.map((x) => x.stop().catch(() => undefined)));
+    say('STOPPED', { cpuMs: cpuMs() - cpu0, requests });
+    process.exit(0);
+  }
+}

@@ -1,0 +1,57 @@
+// The admin adapter's retry and wait loops end when the engine's stop signal aborts, over a scripted
+// kafkajs admin (the real broker paths are covered in test/*.spec.ts).
+import type { Kafka } from 'kafkajs';
+import { KafkajsAdmin } from './kafkajs-admin.js';
+
+const never = (): Promise<never> => new Promise(() => undefined);
+
+function adminOver(script: Record<string, (...args: unknown[]) => Promise<unknown>>) {
+  const calls: string[] = [];
+  const admin = new Proxy(
+    {},
+    {
+      get: (_, name: string) =>
+        name === 'then'
+          ? undefined
+          : (...args: unknown[]) => {
+              calls.push(name);
+              return (script[name] ?? (async () => undefined))(...args);
+            },
+    },
+  );
+  const kafka = { admin: () => admin } as unknown as Kafka;
+  return { adapter: new KafkajsAdmin(kafka, { numPartitions: 1, replicationFactor: 1 }), calls };
+}
+
+describe('KafkajsAdmin and the abort signal', () => {
+  it('stops retrying deleteGroups when the signal aborts, long before the deadline', async () => {
+    const { adapter, calls } = adminOver({
+      deleteGroups: () => Promise.reject(new Error('The coordinator is loading')),
+    });
+    const abort = new AbortController();
+    const deleting = adapter.deleteGroup('g', Date.now() + 3_600_000, abort.signal);
+    await vi.waitFor(() => expect(calls.filter((c) => c === 'deleteGroups').length).toBe(1));
+    abort.abort();
+    await expect(deleting).rejects.toThrow(/coordinator is loading|aborted/);
+  });
+
+  it('does not start a delete once aborted', async () => {
+    const { adapter, calls } = adminOver({});
+    const abort = new AbortController();
+    abort.abort();
+    await expect(adapter.deleteGroup('g', Date.now() + 60_000, abort.signal)).rejects.toThrow();
+    expect(calls).not.toContain('deleteGroups');
+  });
+
+  it('stops waiting for topic creation when the signal aborts', async () => {
+    const { adapter } = adminOver({
+      listTopics: async () => [],
+      createTopics: never,
+    });
+    const abort = new AbortController();
+    const ensuring = adapter.ensureTopics(['t'], abort.signal);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    abort.abort();
+    await expect(ensuring).resolves.toBeUndefined();
+  });
+});

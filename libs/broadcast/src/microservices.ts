@@ -1,0 +1,8 @@
+// `nestjs-kafka-broadcast/microservices`: the transport, client and context, the only parts that load
+// @nestjs/microservices. Add BroadcastTransport / BroadcastClient to the providers of the module that
+// imports BroadcastModule.
+export { BROADCAST_TRANSPORT } from './broadcast.constants.js';
+export { BroadcastClient } from './broadcast.client.js';
+export { BroadcastContext } from './broadcast.context.js';
+export { BroadcastTransport } from './broadcast.transport.js';
+export { BroadcastRecord } from './broadcast-record.js';

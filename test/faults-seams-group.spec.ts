@@ -1,0 +1,77 @@
+// Faults at the group-protocol seams: the proxy between the engine and the broker resets,
+// stalls or drops traffic right after JoinGroup / SyncGroup, during DescribeGroups (the
+// verification) and DeleteGroups (the claim). Sequence-numbered records are published
+// throughout; nothing published after ready may be skipped, nothing published before start()
+// may arrive, duplicates stay within one fetch. SEAMS_SEED=<seed> replays one trial,
+// SEAMS_TRIALS=<n> runs more.
+import { ApiKey } from './support/tcp-proxy.js';
+import {
+  Faults,
+  frameMoment,
+  runMoments,
+  startProxiedBroker,
+  summarize,
+  type ProxiedBroker,
+  type SeamMoment,
+} from './support/seams.js';
+
+const TRIALS = 5;
+let broker: ProxiedBroker;
+
+beforeAll(async () => {
+  broker = await startProxiedBroker();
+});
+
+afterAll(async () => {
+  await broker?.stop();
+});
+
+const moments: SeamMoment[] = [
+  {
+    name: 'after-join-group',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.JoinGroup],
+        [Faults.resetAfterFrame, Faults.reset, Faults.stall],
+      )(broker.proxy, rnd),
+  },
+  {
+    name: 'after-sync-group',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.SyncGroup],
+        [Faults.resetAfterFrame, Faults.reset, Faults.stall],
+        { maxNth: 1 },
+      )(broker.proxy, rnd),
+  },
+  {
+    name: 'describe-groups',
+    arm: ({ rnd }) =>
+      frameMoment('request', [ApiKey.DescribeGroups], [Faults.reset, Faults.drop, Faults.stall], {
+        maxNth: 1,
+      })(broker.proxy, rnd),
+  },
+  {
+    name: 'delete-groups',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.DeleteGroups],
+        [Faults.resetAfterFrame, Faults.drop, Faults.stall],
+        {
+          maxNth: 1,
+        },
+      )(broker.proxy, rnd),
+  },
+];
+
+describe('faults at the group-protocol seams', () => {
+  it(`keeps every record published after ready, without replay (${TRIALS} trials per moment)`, async () => {
+    const { results, violations } = await runMoments(broker, moments, TRIALS);
+    console.log(`SEAMS-SUMMARY ${JSON.stringify(summarize(results))}`);
+    expect(results.some((r) => r.fired)).toBe(true);
+    expect(violations).toEqual([]);
+  }, 600_000);
+});

@@ -1,0 +1,71 @@
+// Faults on the lock's database connection: the engine's DataSource reaches PostgreSQL /
+// MariaDB through a TCP proxy that, at a seeded moment during or after start(), resets every
+// connection (the server drops the session and its advisory lock) or stalls them all for a
+// while. Kafka goes through the proxied broker, without faults. Sequence-numbered records are
+// published throughout; nothing published after ready may be skipped, nothing published before
+// start() may arrive, and stop() leaves no member behind. SEAMS_SEED=<seed> replays one trial.
+import {
+  runMoments,
+  startProxiedBroker,
+  summarize,
+  type ArmedFault,
+  type ProxiedBroker,
+  type SeamMoment,
+} from './support/seams.js';
+import type { TcpProxy } from './support/tcp-proxy.js';
+
+const TRIALS = 5;
+let broker: ProxiedBroker;
+
+beforeAll(async () => {
+  broker = await startProxiedBroker();
+});
+
+afterAll(async () => {
+  await broker?.stop();
+});
+
+/** Resets or stalls every database connection once, 0–3 s after start() was called. */
+function lockConnectionFault(dbProxy: TcpProxy | undefined, rnd: () => number): ArmedFault {
+  if (!dbProxy) throw new Error('lock moments need a database proxy');
+  const afterMs = Math.floor(rnd() * 3_000);
+  const stallMs = rnd() < 0.5 ? 0 : 1_000 + Math.floor(rnd() * 3_000);
+  let fired = false;
+  let connections = 0;
+  const timer = setTimeout(() => {
+    fired = true;
+    if (stallMs > 0) {
+      connections = dbProxy.connections;
+      dbProxy.stallAll(stallMs);
+    } else connections = dbProxy.resetAll();
+  }, afterMs);
+  timer.unref();
+  return {
+    get describe() {
+      return `${stallMs > 0 ? `stall ${stallMs} ms` : 'reset'} of the database connections at +${afterMs} ms (${connections} open)`;
+    },
+    fired: () => fired,
+  };
+}
+
+const moments: SeamMoment[] = [
+  {
+    name: 'lock-connection-postgres',
+    lock: 'postgres',
+    arm: ({ rnd, dbProxy }) => lockConnectionFault(dbProxy, rnd),
+  },
+  {
+    name: 'lock-connection-mariadb',
+    lock: 'mariadb',
+    arm: ({ rnd, dbProxy }) => lockConnectionFault(dbProxy, rnd),
+  },
+];
+
+describe('faults on the lock connection', () => {
+  it(`keeps every record published after ready, without replay (${TRIALS} trials per database)`, async () => {
+    const { results, violations } = await runMoments(broker, moments, TRIALS);
+    console.log(`SEAMS-SUMMARY ${JSON.stringify(summarize(results))}`);
+    expect(results.filter((r) => r.fired).length).toBeGreaterThan(0);
+    expect(violations).toEqual([]);
+  }, 600_000);
+});

@@ -1,0 +1,125 @@
+/**
+ * The library's folders import one way: the Nest layer (files directly in src/) → engine/ → core/ →
+ * the adapters kafka/ and locks/ → interfaces/, errors/, shared/. kafkajs is imported only in kafka/,
+ * @nestjs/* only by the Nest layer, and the optional peers only by the entries that need them.
+ * A static check of the sources' import statements (no runtime involved).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const SRC = resolve(import.meta.dirname, '../libs/broadcast/src');
+
+/** Rank of each folder: a file may import its own folder or a lower rank. */
+const RANK: Record<string, number> = {
+  '.': 5,
+  engine: 4,
+  core: 3,
+  kafka: 2,
+  locks: 2,
+  interfaces: 1,
+  errors: 1,
+  shared: 1,
+};
+
+/** Package imports allowed per folder ('.' = the Nest layer); anything else is refused. */
+const PACKAGES: Record<string, RegExp> = {
+  '.': /^(@nestjs\/(common|core|terminus|microservices|typeorm)(\/.*)?|rxjs|reflect-metadata|node:.*)$/,
+  engine: /^node:/,
+  core: /^node:/,
+  kafka: /^(kafkajs|node:.*)$/,
+  locks: /^node:/,
+  interfaces: /^node:/,
+  errors: /^node:/,
+  shared: /^node:/,
+};
+
+/** Which Nest-layer files may load each optional peer. */
+const OPTIONAL_PEERS: Record<string, string[]> = {
+  '@nestjs/terminus': ['broadcast.health.ts'],
+  '@nestjs/microservices': [
+    'broadcast.transport.ts',
+    'broadcast.client.ts',
+    'broadcast.context.ts',
+  ],
+  '@nestjs/typeorm': ['broadcast.providers.ts'],
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+function folderOf(file: string): string {
+  const rel = relative(SRC, file);
+  return rel.includes('/') ? rel.split('/')[0]! : '.';
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:import|export)[^'"]*?from\s*'([^']+)'/g)].map(
+    (m) => m[1]!,
+  );
+  const dynamic = [...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!);
+  return [...specifiers, ...dynamic];
+}
+
+describe('library layering', () => {
+  const files = sources(SRC);
+
+  it('finds the sources', () => {
+    expect(files.length).toBeGreaterThan(40);
+  });
+
+  it('every relative import points to the same folder or a lower layer', () => {
+    const upward: string[] = [];
+    for (const file of files) {
+      const from = folderOf(file);
+      for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+        const to = folderOf(resolve(dirname(file), specifier));
+        const sideways =
+          (from === 'kafka' && to === 'locks') || (from === 'locks' && to === 'kafka');
+        if (to !== from && (RANK[to]! >= RANK[from]! || sideways)) {
+          upward.push(`${relative(SRC, file)} → ${specifier}`);
+        }
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('packages are imported only where their layer allows', () => {
+    const misplaced: string[] = [];
+    for (const file of files) {
+      const folder = folderOf(file);
+      for (const specifier of importsOf(file).filter((s) => !s.startsWith('.'))) {
+        if (!PACKAGES[folder]!.test(specifier))
+          misplaced.push(`${relative(SRC, file)} → ${specifier}`);
+        const peer = Object.keys(OPTIONAL_PEERS).find((p) => specifier.startsWith(p));
+        const name = relative(SRC, file);
+        if (peer && !OPTIONAL_PEERS[peer]!.includes(name)) misplaced.push(`${name} → ${specifier}`);
+      }
+    }
+    expect(misplaced).toEqual([]);
+  });
+
+  it('the main and engine entries never reach an optional peer', () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+        visit(resolve(dirname(file), specifier).replace(/\.js$/, '.ts'));
+      }
+    };
+    visit(join(SRC, 'index.ts'));
+    const peersLoaded = [...reached].flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => /^import .*'@nestjs\/(terminus|microservices|typeorm)/.test(line))
+        .map((line) => `${relative(SRC, file)}: ${line}`),
+    );
+    expect(peersLoaded).toEqual([]);
+  });
+});

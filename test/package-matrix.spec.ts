@@ -1,0 +1,208 @@
+/**
+ * The compatibility matrix: the library packed with `npm pack` and installed into throwaway apps,
+ * each with its own `npm install` of real packages from the registry (cached in .cache/npm) and its
+ * own TypeScript build. In each cell two instances start, one broadcast reaches both, health (where
+ * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
+ * The peer ranges in libs/broadcast/package.json say what this file proves.
+ */
+import mysql from 'mysql2/promise';
+import type { Admin } from 'kafkajs';
+import { packLibrary } from '../scripts/pack-lib.mjs';
+import { mysqlLockName } from '../libs/broadcast/src/locks/lock-keys.js';
+import { kafkaBrokers, newAdmin, testPrefix } from './support/kafka.js';
+import { deletePrefix } from './support/faults.js';
+import { heldLocks, lockKeyOf, pgClient } from './support/nest.js';
+import {
+  AppInstance,
+  createApp,
+  removeApp,
+  type AppSpec,
+  type AppTimings,
+  type LockKind,
+} from './support/package-apps.js';
+
+const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
+const TS = { '@types/node': '^24.0.0' };
+
+const MATRIX: AppSpec[] = [
+  {
+    name: 'nest12-esm-typeorm1-postgres-terminus',
+    style: 'esm',
+    lock: 'typeorm-postgres',
+    terminus: true,
+    microservices: true,
+    dependencies: {
+      ...COMMON,
+      ...TS,
+      typescript: '~6.0.3',
+      '@nestjs/common': '^12.0.0',
+      '@nestjs/core': '^12.0.0',
+      '@nestjs/terminus': '^12.0.0',
+      '@nestjs/microservices': '^12.0.0',
+      '@nestjs/typeorm': '^12.0.0',
+      typeorm: '^1.0.0',
+      pg: '^8.13.0',
+    },
+  },
+  {
+    name: 'nest11-cjs-typeorm03-mariadb-terminus',
+    style: 'cjs',
+    lock: 'typeorm-mariadb',
+    terminus: true,
+    microservices: true,
+    dependencies: {
+      ...COMMON,
+      ...TS,
+      typescript: '~5.9.0',
+      '@nestjs/common': '^11.0.0',
+      '@nestjs/core': '^11.0.0',
+      '@nestjs/terminus': '^11.0.0',
+      '@nestjs/microservices': '^11.0.0',
+      '@nestjs/typeorm': '^11.0.0',
+      typeorm: '^0.3.0',
+      mysql2: '^3.11.0',
+    },
+  },
+  {
+    name: 'nest12-lock-free',
+    style: 'esm',
+    lock: 'none',
+    terminus: false,
+    microservices: false,
+    dependencies: {
+      ...COMMON,
+      ...TS,
+      typescript: '~6.0.3',
+      '@nestjs/common': '^12.0.0',
+      '@nestjs/core': '^12.0.0',
+    },
+  },
+  {
+    name: 'nest12-pg-lock-provider',
+    style: 'esm',
+    lock: 'pg',
+    terminus: false,
+    microservices: false,
+    dependencies: {
+      ...COMMON,
+      ...TS,
+      typescript: '~6.0.3',
+      '@types/pg': '^8.11.0',
+      '@nestjs/common': '^12.0.0',
+      '@nestjs/core': '^12.0.0',
+      pg: '^8.13.0',
+    },
+  },
+  {
+    name: 'node-engine-no-nest',
+    style: 'node',
+    lock: 'none',
+    terminus: false,
+    microservices: false,
+    // --legacy-peer-deps: not even @nestjs/common is installed, so the engine entry must not need it.
+    withoutPeers: true,
+    dependencies: { kafkajs: '^2.2.4' },
+  },
+];
+
+let tarball: string;
+let admin: Admin;
+
+beforeAll(async () => {
+  tarball = packLibrary().path;
+  admin = await newAdmin();
+}, 300_000);
+
+afterAll(async () => {
+  await admin?.disconnect();
+});
+
+describe.each(MATRIX)('package matrix: $name', (spec) => {
+  const prefix = testPrefix(`matrix.${spec.name}`);
+  let dir: string | undefined;
+  const instances: AppInstance[] = [];
+
+  afterAll(async () => {
+    for (const i of instances) i.kill();
+    await Promise.all(instances.map((i) => i.exited));
+    await deletePrefix(admin, prefix);
+    await removeApp(dir);
+  });
+
+  it('installs from the tarball, builds, and two instances each receive one broadcast, then leave cleanly on SIGTERM', async () => {
+    dir = await createApp(spec, tarball);
+    const env = { KAFKA_BROKERS: kafkaBrokers().join(','), TOPIC_PREFIX: prefix };
+    const a = new AppInstance(dir, spec, env);
+    instances.push(a);
+    const readyA = await a.next('ready');
+    const b = new AppInstance(dir, spec, env);
+    instances.push(b);
+    const readyB = await b.next('ready');
+
+    expect(readyA.state).toBe('ready');
+    expect(readyB.state).toBe('ready');
+    expect(readyA.groupId).not.toBe(readyB.groupId);
+    expect(readyA.lockMode).toBe(expectedLockMode(spec.lock));
+    expect(readyB.lockMode).toBe(expectedLockMode(spec.lock));
+    if (spec.lock !== 'none') expect(await locksHeld(spec.lock, prefix)).toHaveLength(2);
+
+    const before = [a.events.length, b.events.length];
+    const payload = { cell: spec.name, at: Date.now() };
+    a.command(`publish ${JSON.stringify(payload)}`);
+    expect((await a.next('received', before[0])).payload).toEqual(payload);
+    expect((await b.next('received', before[1])).payload).toEqual(payload);
+
+    if (spec.terminus) {
+      for (const instance of [a, b]) {
+        const from = instance.events.length;
+        instance.command('health');
+        const { result } = (await instance.next('health', from)) as {
+          result: { status: string; info?: { broadcast?: { status: string } } };
+        };
+        expect(result.status).toBe('ok');
+        expect(result.info?.broadcast?.status).toBe('up');
+      }
+    }
+
+    const groups = [readyA.groupId, readyB.groupId] as string[];
+    const ended = spec.style === 'node' ? 0 : 'SIGTERM';
+    expect(await Promise.all([a.terminate(), b.terminate()])).toEqual([ended, ended]);
+    const described = await admin.describeGroups(groups);
+    for (const group of described.groups) expect(group.members).toEqual([]);
+    if (spec.lock !== 'none') expect(await locksHeld(spec.lock, prefix)).toEqual([]);
+  }, 600_000);
+});
+
+function expectedLockMode(lock: LockKind): string {
+  if (lock === 'none') return 'none';
+  return lock === 'typeorm-mariadb' ? 'mysql' : 'postgres';
+}
+
+/** The ids locked in the database for this cell's namespace (default group base). */
+async function locksHeld(lock: LockKind, prefix: string): Promise<number[]> {
+  if (lock === 'typeorm-mariadb') {
+    const connection = await mysql.createConnection({
+      host: '127.0.0.1',
+      port: 3306,
+      user: 'root',
+      database: 'test',
+    });
+    try {
+      const held: number[] = [];
+      for (let id = 0; id < 10; id++) {
+        const name = mysqlLockName(`${prefix}broadcastConsumer`, id);
+        const [rows] = await connection.query('SELECT IS_USED_LOCK(?) AS holder', [name]);
+        if ((rows as { holder: unknown }[])[0]?.holder !== null) held.push(id);
+      }
+      return held;
+    } finally {
+      await connection.end();
+    }
+  }
+  const client = await pgClient();
+  try {
+    return (await heldLocks(client, lockKeyOf(prefix))).map((l) => l.id);
+  } finally {
+    await client.end();
+  }
+}

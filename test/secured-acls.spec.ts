@@ -1,0 +1,281 @@
+// Least privilege on a secured broker (SASL_SSL, SCRAM-SHA-512, TLS, StandardAuthorizer): the
+// README's kafka-acls.sh commands are enough for everything, and each missing ACL gives one
+// clear error instead of a walk over the pool or a flood of log lines.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import {
+  BroadcastEngine,
+  BroadcastStartupError,
+  type BroadcastModuleOptions,
+} from 'nestjs-kafka-broadcast';
+import { CapturingLogger, FAST_CONSUMER, openDataSource } from './support/engine.js';
+import { waitFor } from './support/kafka.js';
+import {
+  adminKafka,
+  createTopicsAsAdmin,
+  grant,
+  readmeAcls,
+  securedKafka,
+  startSecured,
+  type ReadmeAcl,
+  type SecuredCluster,
+} from './support/secured-cluster.js';
+import { expectNoSecrets } from './support/secured-secrets.js';
+
+const TOPIC = 'product.changed';
+/** One user per case, each with its own password (all of them grepped for at the end). */
+const USERS = {
+  svc: 'svc-S3cret-9f27c',
+  platform: 'pf-S3cret-b81d0',
+  'no-group-delete': 'nd-S3cret-3c5e1',
+  'no-group-read': 'nr-S3cret-77a02',
+  'no-group-acl': 'ng-S3cret-1d9e4',
+  'no-topic-read': 'ntr-S3cret-0be63',
+  'no-topic-write': 'ntw-S3cret-5f1a8',
+  'no-create': 'nc-S3cret-c4402',
+} as const;
+type User = keyof typeof USERS;
+
+let cluster: SecuredCluster;
+const loggers: CapturingLogger[] = [];
+const errors: unknown[] = [];
+const engines: BroadcastEngine[] = [];
+const dataSources: DataSource[] = [];
+
+/** The user's own topic prefix, so cases never meet in a group. */
+const prefixOf = (user: User) => `${user}.`;
+
+function engine(
+  user: User,
+  overrides: Partial<BroadcastModuleOptions> = {},
+  dataSource?: DataSource,
+) {
+  const logger = new CapturingLogger(`${user}-${loggers.length}`);
+  loggers.push(logger);
+  const received: unknown[] = [];
+  const e = new BroadcastEngine(
+    {
+      kafka: securedKafka(cluster, user, USERS[user]),
+      topicPrefix: prefixOf(user),
+      lock: dataSource ? {} : false,
+      heartbeat: { intervalMs: 500 },
+      consumer: FAST_CONSUMER,
+      startupTimeoutMs: 20_000,
+      ...overrides,
+    },
+    { dataSource, logger },
+  ).on(TOPIC, (payload) => {
+    received.push(payload);
+  });
+  engines.push(e);
+  return { engine: e, logger, received };
+}
+
+/** The README's ACLs for `user`, without the ones `drop` matches. */
+async function grantReadme(user: User, drop: (acl: ReadmeAcl) => boolean = () => false) {
+  const acls = readmeAcls(prefixOf(user), [TOPIC]);
+  await grant(
+    cluster,
+    user,
+    acls.filter((a) => !drop(a)),
+  );
+  return acls;
+}
+
+/** Starts `e`, expecting one BroadcastStartupError; returns it and how long it took. */
+async function startupError(e: BroadcastEngine) {
+  const started = Date.now();
+  const error = await e.start().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  errors.push(error);
+  expect(error).toBeInstanceOf(BroadcastStartupError);
+  return { error: error as BroadcastStartupError, elapsedMs: Date.now() - started };
+}
+
+/** Warn and error lines of a logger (debug lines hold kafkajs's collapsed noise). */
+const loud = (logger: CapturingLogger) =>
+  logger.lines.filter((l) => l.level === 'warn' || l.level === 'error');
+
+beforeAll(async () => {
+  cluster = await startSecured(USERS);
+});
+
+afterAll(async () => {
+  if (process.env.SECURED_DEBUG) for (const l of loggers) console.log(l.dump());
+  console.log(
+    `missing ACLs (warn/error lines per instance):\n  ${loggers
+      .filter((l) => !l.label.startsWith('svc') && !l.label.startsWith('platform'))
+      .map((l) => `${l.label}: ${loud(l).length} warn/error, ${l.lines.length} in all`)
+      .join('\n  ')}`,
+  );
+  await Promise.allSettled(engines.map((e) => e.stop()));
+  await Promise.allSettled(dataSources.map((d) => d.destroy()));
+  await cluster?.stop();
+});
+
+describe('secured broker, exactly the README ACLs', () => {
+  it('claims, deletes, joins, verifies, publishes, heartbeats and stays healthy, locked and lock-free', async () => {
+    const acls = await grantReadme('svc');
+    expect(acls.map((a) => `${a.resourceType}:${a.operation}`).sort()).toEqual(
+      expect.arrayContaining([
+        'group:DELETE',
+        'group:READ',
+        'topic:CREATE',
+        'topic:READ',
+        'topic:WRITE',
+      ]),
+    );
+    const pg = await Promise.all([0, 1].map(() => openDataSource('postgres', 'secured-acls')));
+    dataSources.push(...pg);
+    const instances = [
+      engine('svc', {}, pg[0]),
+      engine('svc', {}, pg[1]),
+      engine('svc'),
+      engine('svc'),
+    ];
+    await Promise.all(instances.map((i) => i.engine.start()));
+    const groups = instances.map((i) => i.engine.reader.groupId);
+    expect(new Set(groups).size).toBe(4);
+    expect(groups.slice(0, 2).sort()).toEqual([
+      'svc.broadcastConsumer-0',
+      'svc.broadcastConsumer-1',
+    ]);
+
+    await instances[0]!.engine.publisher.publish(TOPIC, { id: 1 });
+    await waitFor(() => instances.every((i) => i.received.length === 1), {
+      message: 'every instance received the message',
+    });
+    // Heartbeats flow and every instance's view is fresh: what the health indicator reports.
+    await waitFor(() => instances.some((i) => i.engine.heartbeat.sent > 0));
+    await waitFor(
+      () =>
+        instances.every((i) => {
+          const s = i.engine.reader.status();
+          return s.state === 'ready' && s.lastLatencyMs !== undefined && s.lastLatencyMs < 5_000;
+        }),
+      { message: 'every instance ready and fresh' },
+    );
+    for (const i of instances) expect(loud(i.logger)).toEqual([]);
+
+    await Promise.all(instances.map((i) => i.engine.stop()));
+    const admin = adminKafka(cluster).admin();
+    await admin.connect();
+    const { groups: described } = await admin.describeGroups(groups as string[]);
+    await admin.disconnect();
+    expect(described.every((g) => g.members.length === 0)).toBe(true);
+  });
+
+  it('works without CREATE when the platform team created the topics', async () => {
+    await grantReadme('platform', (a) => a.operation === 'CREATE');
+    await createTopicsAsAdmin(cluster, [`platform.${TOPIC}`, 'platform.broadcast.heartbeat.v1']);
+    const i = engine('platform');
+    await i.engine.start();
+    await i.engine.publisher.publish(TOPIC, { id: 2 });
+    await waitFor(() => i.received.length === 1);
+    expect(loud(i.logger)).toEqual([]);
+    await i.engine.stop();
+  });
+});
+
+describe('one ACL missing: one clear error, no walk over the pool, no flood', () => {
+  it('DELETE on the groups: startup fails naming the group and DELETE', async () => {
+    await grantReadme(
+      'no-group-delete',
+      (a) => a.resourceType === 'group' && a.operation === 'DELETE',
+    );
+    const ds = await openDataSource('postgres', 'secured-acls');
+    dataSources.push(ds);
+    const i = engine('no-group-delete', {}, ds);
+    const { error } = await startupError(i.engine);
+    expect(error.message).toMatch(
+      /denied delete consumer group on group "no-group-delete\.broadcastConsumer-0".*DELETE ACL/,
+    );
+    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+  });
+
+  it('READ on the groups: startup fails naming the group and READ', async () => {
+    await grantReadme('no-group-read', (a) => a.resourceType === 'group' && a.operation === 'READ');
+    const i = engine('no-group-read');
+    const { error } = await startupError(i.engine);
+    expect(error.message).toMatch(
+      /denied join and consume on group "no-group-read\.broadcastLFConsumer-\d+".*READ ACL/,
+    );
+    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+  });
+
+  it('every ACL on the groups (so no DESCRIBE either): startup fails naming the group', async () => {
+    await grantReadme('no-group-acl', (a) => a.resourceType === 'group');
+    const i = engine('no-group-acl', { startupTimeoutMs: 10_000 });
+    const { error } = await startupError(i.engine);
+    expect(error.message).toMatch(
+      /denied delete consumer group \(finding its coordinator\) on group "no-group-acl\.broadcastLFConsumer-\d+".*DESCRIBE ACL/,
+    );
+    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+  });
+
+  it('READ on a topic: reading stops, one error and a health problem naming READ, quiet retries', async () => {
+    await grantReadme(
+      'no-topic-read',
+      (a) =>
+        a.resourceType === 'topic' && a.operation === 'READ' && a.name === `no-topic-read.${TOPIC}`,
+    );
+    const i = engine('no-topic-read');
+    // Joining needs no READ on the topics; the first fetch does, right after the join.
+    await i.engine.start();
+    const problem = await waitFor(() => i.engine.reader.status().problem, {
+      message: 'status names the problem',
+    });
+    expect(problem).toMatch(
+      /denied join and consume on topic "[^"]*no-topic-read\.product\.changed[^"]*".*READ ACL/,
+    );
+    expect(i.engine.reader.status().state).toBe('recovering');
+    // The reader keeps retrying (so a granted ACL heals it) without repeating itself.
+    const since = Date.now();
+    await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
+    expect(i.logger.errors).toEqual([problem]);
+    expect(loud(i.logger).length).toBeLessThanOrEqual(2);
+  });
+
+  it('CREATE while a topic is missing: startup fails naming the topic and CREATE', async () => {
+    await grantReadme('no-create', (a) => a.operation === 'CREATE');
+    const i = engine('no-create');
+    const { error } = await startupError(i.engine);
+    expect(error.message).toMatch(
+      /denied create missing topics on topic "no-create\.[^"]+".*CREATE ACL/,
+    );
+    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+  });
+
+  it('WRITE on the topics: starts, publish rejects naming WRITE, one heartbeat warning, health stays down', async () => {
+    await grantReadme('no-topic-write', (a) => a.operation === 'WRITE');
+    const i = engine('no-topic-write');
+    await i.engine.start();
+    const error = await i.engine.publisher.publish(TOPIC, { id: 3 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    errors.push(error);
+    expect(error).toBeInstanceOf(BroadcastStartupError);
+    expect((error as Error).message).toMatch(
+      /denied publish on topic "no-topic-write\.product\.changed".*WRITE ACL/,
+    );
+    // Several heartbeat intervals (500 ms) pass: still one warning, and no fresh view.
+    const warned = await waitFor(() => i.logger.matching(/heartbeat/i, 'warn'));
+    expect(warned[0]).toMatch(/WRITE ACL/);
+    const since = Date.now();
+    await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
+    expect(i.logger.matching(/heartbeat/i, 'warn')).toHaveLength(1);
+    expect(loud(i.logger)).toHaveLength(1);
+    expect(i.engine.reader.status().lastLatencyMs).toBeUndefined();
+  });
+
+  it('no password appears in any log line or error', () => {
+    expectNoSecrets(Object.values(USERS), {
+      logs: loggers.flatMap((l) => l.lines.map((x) => x.message)),
+      errors: errors.map((e) => (e instanceof Error ? `${e.message}\n${e.stack}` : String(e))),
+      status: engines.map((e) => JSON.stringify(e.reader.status())),
+    });
+  });
+});

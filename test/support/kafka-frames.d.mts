@@ -1,0 +1,33 @@
+// Types for test/support/kafka-frames.mjs.
+export declare const ApiKey: Readonly<{
+  Produce: 0;
+  Fetch: 1;
+  ListOffsets: 2;
+  Metadata: 3;
+  OffsetCommit: 8;
+  OffsetFetch: 9;
+  FindCoordinator: 10;
+  JoinGroup: 11;
+  Heartbeat: 12;
+  LeaveGroup: 13;
+  SyncGroup: 14;
+  DescribeGroups: 15;
+  ListGroups: 16;
+  ApiVersions: 18;
+  CreateTopics: 19;
+  DeleteGroups: 42;
+}>;
+
+export interface RequestHeader {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+}
+
+export declare function requestHeader(frame: Buffer): RequestHeader;
+export declare function responseCorrelationId(frame: Buffer): number;
+
+export declare class FrameSplitter {
+  /** Adds bytes; returns every frame they complete, in order. */
+  push(chunk: Buffer): Buffer[];
+}
