@@ -47,7 +47,17 @@ function appWithoutOpenTelemetry(): string {
     if (name === '@opentelemetry' || name === 'nestjs-kafka-broadcast' || name === '.bin') continue;
     symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
   }
-  cpSync(built, join(modules, 'nestjs-kafka-broadcast'), { recursive: true });
+  const pkg = join(modules, 'nestjs-kafka-broadcast');
+  cpSync(built, pkg, { recursive: true });
+  // The private build is flat (dist/engine.js), not the published dist/esm + dist/cjs layout.
+  writeFileSync(
+    join(pkg, 'package.json'),
+    JSON.stringify({
+      name: 'nestjs-kafka-broadcast',
+      type: 'module',
+      exports: { '.': './dist/index.js', './engine': './dist/engine.js' },
+    }),
+  );
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
   return dir;
 }

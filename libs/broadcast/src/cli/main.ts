@@ -1,20 +1,16 @@
 #!/usr/bin/env node
 // `npx nestjs-kafka-broadcast <command>`: the operator CLI (see the README, "Operating the pool").
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { cleanupCommand } from './commands/cleanup.command.js';
 import { poolCommand } from './commands/pool.command.js';
 import { publishCommand } from './commands/publish.command.js';
 import { rosterCommand } from './commands/roster.command.js';
 import { tailCommand } from './commands/tail.command.js';
-
-const { version } = JSON.parse(
-  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-) as { version: string };
+import { packageVersion } from './package-version.js';
 
 const program = new Command('nestjs-kafka-broadcast')
   .description('Inspect and operate the consumer-group pool of nestjs-kafka-broadcast')
-  .version(version);
+  .version(packageVersion());
 for (const register of [poolCommand, rosterCommand, tailCommand, publishCommand, cleanupCommand])
   register(program);
 
