@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import kafkajs from 'kafkajs';
-import { startSoakBroker } from './soak/broker.mjs';
+import { startProxiedBroker } from '../test/support/proxied-broker.mjs';
 import { FAULTS } from './soak/faults.mjs';
 import { Slot } from './soak/fleet.mjs';
 import { SeqProducer } from './soak/producer.mjs';
@@ -55,7 +55,7 @@ const topic = `${prefix}seq`;
 const topics = [topic, `${mariaPrefix}seq`];
 
 log(`soak: ${minutes} min, seed ${seed}, prefix ${prefix}`);
-const broker = await startSoakBroker();
+const broker = await startProxiedBroker({ dirPrefix: 'soak-kafka-' });
 log(`broker up: direct ${broker.direct}, instances via proxy ${broker.proxied}`);
 const admin = new Kafka({
   clientId: 'soak-admin',

@@ -5,15 +5,9 @@
 // after ready may be skipped, nothing published before start() may arrive, duplicates stay
 // within one fetch. SEAMS_SEED=<seed> replays one trial, SEAMS_TRIALS=<n> runs more.
 import { ApiKey } from './support/tcp-proxy.js';
-import {
-  Faults,
-  frameMoment,
-  runMoments,
-  startProxiedBroker,
-  summarize,
-  type ProxiedBroker,
-  type SeamMoment,
-} from './support/seams.js';
+import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
+import { Faults, frameMoment } from './support/seam-faults.js';
+import { runMoments, summarize, type SeamMoment } from './support/seam-moments.js';
 
 const TRIALS = 5;
 let broker: ProxiedBroker;

@@ -4,14 +4,9 @@
 // while. Kafka goes through the proxied broker, without faults. Sequence-numbered records are
 // published throughout; nothing published after ready may be skipped, nothing published before
 // start() may arrive, and stop() leaves no member behind. SEAMS_SEED=<seed> replays one trial.
-import {
-  runMoments,
-  startProxiedBroker,
-  summarize,
-  type ArmedFault,
-  type ProxiedBroker,
-  type SeamMoment,
-} from './support/seams.js';
+import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
+import { type ArmedFault } from './support/seam-faults.js';
+import { runMoments, summarize, type SeamMoment } from './support/seam-moments.js';
 import type { TcpProxy } from './support/tcp-proxy.js';
 
 const TRIALS = 5;

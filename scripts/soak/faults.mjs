@@ -37,7 +37,7 @@ export const FAULTS = {
         `select pg_terminate_backend(a.pid) as killed, a.pid from pg_stat_activity a
            join pg_locks l on l.pid = a.pid and l.locktype = 'advisory' and l.granted
           where a.application_name = $1`,
-        [`bcast-${slot.name}`],
+        [`bcast-${slot.current.processName}`],
       );
       return `pg-terminate ${slot.name}: ${rows.length} lock session(s) ${rows.map((r) => r.pid).join(',')}`;
     } finally {

@@ -1,5 +1,5 @@
 // The soak's engines: one child process per incarnation (test/support/instance.mjs, which
-// imports the BUILT library), restarted under the same name after a kill. Each incarnation
+// imports the BUILT library), restarted in the same slot after a kill. Each incarnation
 // records when it became ready and every record it handed to its handlers.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -23,6 +23,8 @@ export class Incarnation {
     this.slot = slot;
     this.number = number;
     this.name = slot.name;
+    /** the process's own name: client id and PostgreSQL application_name `bcast-<slot>.<n>` */
+    this.processName = config.name;
     this.child = spawn(process.execPath, [RUNNER], {
       env: { ...process.env, BROADCAST_INSTANCE_CONFIG: JSON.stringify(config) },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -105,7 +107,8 @@ export class Slot {
   spawn() {
     const inc = new Incarnation(this, this.incarnations.length, {
       ...this.baseConfig,
-      name: this.name,
+      // One name per process, so that describeGroups tells a process from its predecessor.
+      name: `${this.name}.${this.incarnations.length}`,
       lock: this.lock,
     });
     this.incarnations.push(inc);

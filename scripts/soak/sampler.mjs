@@ -17,11 +17,11 @@ export function startGroupSampler(
     maxGroups: 0,
     /** most groups seen at once per pool (`<prefix><base>`, the name without `-<id>`) */
     maxGroupsPerPool: {},
-    /** two different instances (client ids bcast-<name>) in one group, beyond what is allowed */
+    /** two of our processes (client ids bcast-<slot>.<n>) in one group, beyond what is allowed */
     violations: [],
     /** lock-free overlaps within the allowed time: { groupId, clients, ms } */
     lockFreeOverlaps: [],
-    /** one instance with two members in a group (an old member the broker kept, e.g. after a restart) */
+    /** one process with two members in a group (an old member the broker kept across a restart) */
     sameInstanceDoubles: 0,
   };
   let stopped = false;

@@ -1,17 +1,21 @@
-// The soak's own one-node broker, with a second listener advertised at a fault-injecting proxy:
-// the instances bootstrap through the proxy and metadata keeps them on it; the soak's producer,
-// admin and stray consumer use the real listener.
+// A private one-node Kafka broker whose clients can be made to go through a fault-injecting
+// proxy (tcp-proxy.mjs). Brokers hand out their advertised address in metadata, so a proxy in
+// front of the usual listener would be bypassed after the bootstrap. This broker gets a second
+// listener, PROXIED, whose advertised address is the proxy's port; the proxy forwards to that
+// listener's real port. Clients that bootstrap at `proxied` are told the proxy's address and stay
+// on it; clients that bootstrap at `direct` (the test's admin and producer) never see the proxy.
+// Plain JavaScript (types in proxied-broker.d.mts): the seam tests and scripts/soak.mjs use it.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster } from '../kafka-cluster.mjs';
-import { TcpProxy } from '../../test/support/tcp-proxy.mjs';
+import { startCluster } from '../../scripts/kafka-cluster.mjs';
+import { TcpProxy } from './tcp-proxy.mjs';
 
-export async function startSoakBroker() {
+export async function startProxiedBroker({ dirPrefix = 'proxied-kafka-' } = {}) {
   const cluster = await startCluster({
     nodes: 1,
     quiet: true,
-    dir: await mkdtemp(join(tmpdir(), 'soak-kafka-')),
+    dir: await mkdtemp(join(tmpdir(), dirPrefix)),
     extraPorts: 2,
     properties: (node) => ({
       listeners: `PLAINTEXT://127.0.0.1:${node.port},PROXIED://127.0.0.1:${node.extraPorts[0]},CONTROLLER://127.0.0.1:${node.controllerPort}`,
