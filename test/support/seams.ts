@@ -12,7 +12,7 @@ import { DataSource } from 'typeorm';
 import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
 import { connectedAdmin, connectedProducer, describe1 } from './faults.js';
-import { RecordingLogger } from './faults-engines.js';
+import { CapturingLogger } from './capturing-logger.js';
 import { createTopics, testPrefix, waitFor } from './kafka.js';
 import { TcpProxy, type FaultAction, type FrameInfo } from './tcp-proxy.js';
 
@@ -299,7 +299,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
             },
       ).initialize()
     : undefined;
-  const logger = new RecordingLogger();
+  const logger = new CapturingLogger();
   const engine = new BroadcastEngine(
     {
       kafka: {
