@@ -7,8 +7,8 @@ import { packLibrary } from './pack-lib.mjs';
 
 const tarball = packLibrary();
 console.log(
-  `packed ${tarball.filename}: ${tarball.entryCount} files, ${(tarball.size / 1024).toFixed(1)} kB packed, ` +
-    `${(tarball.unpackedSize / 1024).toFixed(1)} kB unpacked`,
+  `packed ${tarball.filename}: ${tarball.entryCount} files, ${(tarball.size / 1000).toFixed(1)} kB packed, ` +
+    `${(tarball.unpackedSize / 1000).toFixed(1)} kB unpacked`,
 );
 const run = (bin, args) =>
   execFileSync('npx', ['--no-install', bin, ...args], { stdio: 'inherit' });

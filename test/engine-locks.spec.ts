@@ -5,14 +5,9 @@
  * consumer group may ever have two members meanwhile.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { sampleGroups } from './support/group-sampler.js';
 import { waitFor } from './support/kafka.js';
-import {
-  LockInspector,
-  startGroupSampler,
-  useEngineHarness,
-  watchStates,
-  type LockKind,
-} from './support/engine.js';
+import { LockInspector, useEngineHarness, watchStates, type LockKind } from './support/engine.js';
 
 const TOPIC = 'news';
 const MAX_GROUPS = 4;
@@ -35,7 +30,7 @@ describe('BroadcastEngine: lock lost from the database side', () => {
       const oldGroup = victim.status().groupId!;
 
       const candidates = Array.from({ length: MAX_GROUPS }, (_, id) => h.groupName(lock, id));
-      const sampler = startGroupSampler(candidates, 100);
+      const sampler = sampleGroups(candidates, { intervalMs: 100 });
       h.onCleanup(() => sampler.stop());
       const inspector = await LockInspector.open(lock, h.lockNamespace);
       h.onCleanup(() => inspector.close());

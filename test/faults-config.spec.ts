@@ -19,7 +19,8 @@ import {
   publishJson,
   recordReliability,
 } from './support/faults.js';
-import { LocalEngines, RecordingLogger } from './support/faults-engines.js';
+import { CapturingLogger } from './support/capturing-logger.js';
+import { LocalEngines } from './support/faults-engines.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const brokers = kafkaBrokers();
@@ -27,7 +28,7 @@ const brokers = kafkaBrokers();
 function construct(options: unknown): BroadcastOptionsError {
   try {
     new BroadcastEngine(options as BroadcastModuleOptions, {
-      logger: new RecordingLogger(),
+      logger: new CapturingLogger(),
     });
   } catch (error) {
     expect(error).toBeInstanceOf(BroadcastOptionsError);

@@ -16,7 +16,6 @@ import {
   prefixGroups,
   publishJson,
   recordReliability,
-  sampleGroups,
 } from './support/faults.js';
 import {
   Instances,
@@ -24,6 +23,7 @@ import {
   type InstanceConfig,
   type InstanceEvent,
 } from './support/instances.js';
+import { sampleGroups } from './support/group-sampler.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -81,7 +81,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       ...extra,
     });
     const db = await DbLocks.open(kind);
-    const sampler = sampleGroups(brokers, groups, { intervalMs: 100 });
+    const sampler = sampleGroups(groups, { brokers, intervalMs: 100 });
     let streaming = false;
     let streamer: Promise<void> | undefined;
     const stream: { n: number; ackedAt: number }[] = [];

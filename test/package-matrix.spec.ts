@@ -137,7 +137,9 @@ describe.each(MATRIX)('package matrix: $name', (spec) => {
   });
 
   it('installs from the tarball, builds, and two instances each receive one broadcast, then leave cleanly on SIGTERM', async () => {
-    dir = await createApp(spec, tarball);
+    const timings: Partial<AppTimings> = {};
+    const started = Date.now();
+    dir = await createApp(spec, tarball, timings);
     const env = { KAFKA_BROKERS: kafkaBrokers().join(','), TOPIC_PREFIX: prefix };
     const a = new AppInstance(dir, spec, env);
     instances.push(a);
@@ -177,6 +179,11 @@ describe.each(MATRIX)('package matrix: $name', (spec) => {
     const described = await admin.describeGroups(groups);
     for (const group of described.groups) expect(group.members).toEqual([]);
     if (spec.lock !== 'none') expect(await locksHeld(spec.lock, prefix)).toEqual([]);
+    // CI time of the cell, for the README's figures (not asserted).
+    console.log(
+      `[matrix] ${spec.name}: npm install ${timings.installMs} ms, build ${timings.buildMs} ms, ` +
+        `total ${Date.now() - started} ms`,
+    );
   }, 600_000);
 });
 

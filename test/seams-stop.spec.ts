@@ -9,7 +9,6 @@ import type { Admin } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { BroadcastEngine } from '../libs/broadcast/src/engine/broadcast.engine.js';
 import {
-  CapturingLogger,
   FAST_CONSUMER,
   LockInspector,
   openDataSource,
@@ -17,6 +16,7 @@ import {
   type EngineHarness,
   type LockKind,
 } from './support/engine.js';
+import { CapturingLogger } from './support/capturing-logger.js';
 import { ensureLibBuilt } from './support/faults.js';
 import { kafkaBrokers, waitFor } from './support/kafka.js';
 

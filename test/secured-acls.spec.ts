@@ -8,7 +8,8 @@ import {
   BroadcastStartupError,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
-import { CapturingLogger, FAST_CONSUMER, openDataSource } from './support/engine.js';
+import { CapturingLogger } from './support/capturing-logger.js';
+import { FAST_CONSUMER, openDataSource } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
 import {
   adminKafka,

@@ -12,7 +12,8 @@ import {
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
 import { REPO_ROOT } from '../scripts/kafka-cluster.mjs';
-import { CapturingLogger, FAST_CONSUMER, PG_OPTIONS } from './support/engine.js';
+import { CapturingLogger } from './support/capturing-logger.js';
+import { FAST_CONSUMER, PG_OPTIONS } from './support/engine.js';
 import { kafkaBrokers, testPrefix } from './support/kafka.js';
 import { securedKafka, startSecured, type SecuredCluster } from './support/secured-cluster.js';
 import { expectNoSecrets } from './support/secured-secrets.js';

@@ -15,7 +15,6 @@ import { onTestFailed, onTestFinished } from 'vitest';
 import {
   BroadcastEngine,
   type BroadcastHandler,
-  type BroadcastLogger,
   type BroadcastModuleOptions,
   type BroadcastStatus,
 } from 'nestjs-kafka-broadcast';
@@ -25,6 +24,7 @@ import {
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../../libs/broadcast/src/core/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
+import { CapturingLogger } from './capturing-logger.js';
 import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from './kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
@@ -62,67 +62,6 @@ export async function openDataSource(
   const options: DataSourceOptions =
     kind === 'postgres' ? { ...PG_OPTIONS, applicationName } : MARIADB_OPTIONS;
   return new DataSource(options).initialize();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Logger
-
-export interface LogLine {
-  level: 'log' | 'warn' | 'error' | 'debug';
-  message: string;
-  at: number;
-}
-
-/** Records every line the engine writes; tests assert on warn/error lines. */
-export class CapturingLogger implements BroadcastLogger {
-  readonly lines: LogLine[] = [];
-
-  constructor(readonly label: string) {}
-
-  log(message: string): void {
-    this.push('log', message);
-  }
-
-  warn(message: string): void {
-    this.push('warn', message);
-  }
-
-  error(message: string, stack?: string): void {
-    this.push('error', stack ? `${message}\n${stack}` : message);
-  }
-
-  debug(message: string): void {
-    this.push('debug', message);
-  }
-
-  get warnings(): string[] {
-    return this.lines.filter((l) => l.level === 'warn').map((l) => l.message);
-  }
-
-  get errors(): string[] {
-    return this.lines.filter((l) => l.level === 'error').map((l) => l.message);
-  }
-
-  /** Lines of `level` (any level when omitted) whose message matches `pattern`. */
-  matching(pattern: RegExp, level?: LogLine['level']): string[] {
-    return this.lines
-      .filter((l) => (!level || l.level === level) && pattern.test(l.message))
-      .map((l) => l.message);
-  }
-
-  dump(since = 0): string {
-    return this.lines
-      .filter((l) => l.at >= since)
-      .map(
-        (l) =>
-          `${new Date(l.at).toISOString().slice(11, 23)} ${this.label} ${l.level.toUpperCase()} ${l.message}`,
-      )
-      .join('\n');
-  }
-
-  private push(level: LogLine['level'], message: string): void {
-    this.lines.push({ level, message, at: Date.now() });
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -581,79 +520,6 @@ export class LockInspector {
   async close(): Promise<void> {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Group sampler
-
-export interface GroupSamplerReport {
-  samples: number;
-  /** When each successful sample was taken (epoch ms). */
-  sampledAt: number[];
-  failedSamples: number;
-  /** Largest member count seen in any one group in any one sample. */
-  maxMembers: number;
-  maxMembersPerGroup: Map<string, number>;
-  /** Every sample in which a group had more than one member. */
-  violations: { at: number; groupId: string; memberIds: string[] }[];
-}
-
-/**
- * Describes the candidate groups every `intervalMs` on a dedicated admin client until stopped,
- * and records the largest number of members any group ever had.
- */
-export function startGroupSampler(groupIds: readonly string[], intervalMs = 100) {
-  const report: GroupSamplerReport = {
-    samples: 0,
-    sampledAt: [],
-    failedSamples: 0,
-    maxMembers: 0,
-    maxMembersPerGroup: new Map(groupIds.map((g) => [g, 0])),
-    violations: [],
-  };
-  let stopped = false;
-  const running = (async () => {
-    const admin = await newAdmin();
-    try {
-      while (!stopped) {
-        const at = Date.now();
-        try {
-          const { groups } = await admin.describeGroups([...groupIds]);
-          report.samples++;
-          report.sampledAt.push(at);
-          for (const group of groups) {
-            const count = group.members.length;
-            report.maxMembers = Math.max(report.maxMembers, count);
-            report.maxMembersPerGroup.set(
-              group.groupId,
-              Math.max(report.maxMembersPerGroup.get(group.groupId) ?? 0, count),
-            );
-            if (count > 1)
-              report.violations.push({
-                at,
-                groupId: group.groupId,
-                memberIds: group.members.map((m) => m.memberId),
-              });
-          }
-        } catch {
-          report.failedSamples++;
-        }
-        const wait = intervalMs - (Date.now() - at);
-        if (wait > 0 && !stopped) await delay(wait);
-      }
-    } finally {
-      await admin.disconnect();
-    }
-  })();
-  return {
-    report,
-    /** Stops sampling and returns the report. */
-    async stop(): Promise<GroupSamplerReport> {
-      stopped = true;
-      await running;
-      return report;
-    },
-  };
 }
 
 /** Records every distinct state an engine goes through, polling every `intervalMs`. */

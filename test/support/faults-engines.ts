@@ -5,12 +5,12 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import {
   BroadcastEngine,
   type BroadcastHandler,
-  type BroadcastLogger,
   type BroadcastMessage,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
 import { connectedAdmin, deletePrefix, FAULT_CONSUMER, FAULT_LOCK_CHECK_MS } from './faults.js';
 import type { LockKind } from './instances.js';
+import { CapturingLogger } from './capturing-logger.js';
 
 export const PG_DATA_SOURCE = {
   type: 'postgres',
@@ -36,35 +36,10 @@ export function dataSourceOptions(
   return kind === 'postgres' ? { ...PG_DATA_SOURCE, applicationName } : MARIADB_DATA_SOURCE;
 }
 
-export interface LogLine {
-  level: 'log' | 'warn' | 'error' | 'debug';
-  message: string;
-  at: number;
-}
-
-export class RecordingLogger implements BroadcastLogger {
-  readonly lines: LogLine[] = [];
-  log = (message: string) => void this.lines.push({ level: 'log', message, at: Date.now() });
-  warn = (message: string) => void this.lines.push({ level: 'warn', message, at: Date.now() });
-  error = (message: string, stack?: string) =>
-    void this.lines.push({
-      level: 'error',
-      message: stack ? `${message}\n${stack}` : message,
-      at: Date.now(),
-    });
-  debug = (message: string) => void this.lines.push({ level: 'debug', message, at: Date.now() });
-
-  matching(pattern: RegExp, level?: LogLine['level']): string[] {
-    return this.lines
-      .filter((l) => (!level || l.level === level) && pattern.test(l.message))
-      .map((l) => l.message);
-  }
-}
-
 export interface LocalEngine {
   name: string;
   engine: BroadcastEngine;
-  logger: RecordingLogger;
+  logger: CapturingLogger;
   dataSource: DataSource | undefined;
   /** Messages seen by the collecting handler (registered last), per logical topic. */
   messages: Map<string, { message: BroadcastMessage; at: number }[]>;
@@ -93,7 +68,7 @@ export class LocalEngines {
   ) {}
 
   async create(spec: LocalEngineSpec): Promise<LocalEngine> {
-    const logger = new RecordingLogger();
+    const logger = new CapturingLogger(spec.name);
     const dsOptions =
       spec.dataSource ??
       (spec.lock === 'none'

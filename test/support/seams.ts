@@ -8,7 +8,7 @@ import type { Admin, Producer } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { describe1 } from './faults.js';
-import { RecordingLogger } from './faults-engines.js';
+import { CapturingLogger } from './capturing-logger.js';
 import { createTopics, testPrefix, waitFor } from './kafka.js';
 import type { ProxiedBroker } from './proxied-broker.mjs';
 import { hashName, seededRandom, type ArmedFault } from './seam-faults.js';
@@ -92,7 +92,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
             },
       ).initialize()
     : undefined;
-  const logger = new RecordingLogger();
+  const logger = new CapturingLogger();
   const engine = new BroadcastEngine(
     {
       kafka: {

@@ -34,6 +34,7 @@ export class BroadcastRoster {
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
 
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: RosterSettings,
     private readonly admin: KafkaAdminPort,
