@@ -4,7 +4,6 @@
  * joins no pool group: the engine's group keeps its single member and tail's own throwaway
  * group is gone afterwards.
  */
-import { once } from 'node:events';
 import { cliEntry, runCli, spawnCli } from './support/cli.js';
 import { useEngineHarness } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
@@ -70,9 +69,12 @@ describe('nestjs-kafka-broadcast publish / tail', () => {
       offset: '1',
     });
 
-    const [code] = (await once(tail, 'exit')) as [number | null];
+    await waitFor(() => tail.exitCode !== null, {
+      timeoutMs: 60_000,
+      message: `tail did not print both records: ${JSON.stringify(tail.output())}`,
+    });
     const out = tail.output();
-    expect(code, out.stderr).toBe(0);
+    expect(tail.exitCode, out.stderr).toBe(0);
     const records = lines(out.stdout).map((l) => JSON.parse(l) as TailedRecord);
     expect(records.map((r) => [r.offset, r.key, r.value])).toEqual([
       ['0', 'k1', '{"n":1}'],

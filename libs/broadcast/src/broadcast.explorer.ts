@@ -39,6 +39,7 @@ export class BroadcastExplorer implements OnModuleInit {
       if (requestScoped) {
         this.logger.warn(
           `${name} is @OnBroadcast but its provider is request-scoped; it is not registered.`,
+          { handler: name, reason: 'request-scoped provider' },
         );
         continue;
       }

@@ -1,3 +1,4 @@
+import { decodeMemberInfo } from '../core/member-info.js';
 import type { PoolGroup } from './pool-groups.js';
 
 /** One live instance of the pool. */
@@ -7,7 +8,7 @@ export interface RosterEntry {
   memberId: string;
   clientId: string;
   host: string;
-  /** From the instance's heartbeats, when one was seen. */
+  /** From the member's own info (its user data), else from its heartbeats when one was seen. */
   instance: string | undefined;
 }
 
@@ -28,6 +29,6 @@ export function deriveRoster(
       memberId: g.members[0]!.memberId,
       clientId: g.members[0]!.clientId,
       host: g.members[0]!.clientHost,
-      instance: instances.get(g.groupId),
+      instance: decodeMemberInfo(g.members[0]!.userData)?.id ?? instances.get(g.groupId),
     }));
 }

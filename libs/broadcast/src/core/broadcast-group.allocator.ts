@@ -107,7 +107,13 @@ export class BroadcastGroupAllocator {
         this.exhausted = true;
         this.exhaustions++;
         if (pass === 0)
-          this.logger.warn(`${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Retrying.`);
+          this.logger.warn(
+            `${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Retrying.`,
+            {
+              reason: 'pool exhausted',
+              maxGroups: this.settings.maxGroups,
+            },
+          );
       }
       // A lock-mode pass is one cheap statement, so it retries sooner; a lock-free pass costs
       // a delete per id. The first id freed is found at the next pass.

@@ -93,7 +93,9 @@ export class BroadcastRoster {
       } catch (error) {
         if (this.abort.signal.aborted) return;
         if (failures++ === 0)
-          this.logger.warn(`Could not refresh the broadcast roster: ${errorMessage(error)}`);
+          this.logger.warn(`Could not refresh the broadcast roster: ${errorMessage(error)}`, {
+            reason: errorMessage(error),
+          });
       }
       await pause(this.settings.intervalMs, this.abort.signal);
     }
@@ -144,7 +146,11 @@ export class BroadcastRoster {
       try {
         listener(instance);
       } catch (error) {
-        this.logger.error(`Broadcast roster ${event} listener failed: ${errorMessage(error)}`);
+        this.logger.error(
+          `Broadcast roster ${event} listener failed: ${errorMessage(error)}`,
+          undefined,
+          { reason: errorMessage(error) },
+        );
       }
     }
   }

@@ -2,7 +2,10 @@ import type {
   BroadcastInstrumentation,
   HandlerObservation,
 } from '../interfaces/broadcast-instrumentation.interface.js';
-import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type {
+  BroadcastLogFields,
+  BroadcastLogger,
+} from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
@@ -98,7 +101,12 @@ export class BroadcastDispatcher {
       if (admission.skip === 'filtered') return void this.filtered++;
       this.invalid++;
       const where = `${message.topic}[${message.partition}]@${message.offset}`;
-      this.logger.warn(`Invalid broadcast payload ${where}: ${admission.issues.join('; ')}`);
+      this.logger.warn(`Invalid broadcast payload ${where}: ${admission.issues.join('; ')}`, {
+        topic: message.topic,
+        partition: message.partition,
+        offset: message.offset,
+        reason: admission.issues.join('; '),
+      });
       return admission.settled?.(admission.issues.map((i) => `invalid payload: ${i}`));
     }
     const admitted = { ...message, payload: admission.payload };
@@ -113,17 +121,19 @@ export class BroadcastDispatcher {
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {
     const where = `${topic}[${partition}]@${record.offset}`;
-    if (!record.value || record.value.length === 0) return this.skip(`${where} has an empty value`);
+    const at = { topic, partition, offset: record.offset };
+    if (!record.value || record.value.length === 0)
+      return this.skip(`${where} has an empty value`, at);
     try {
       return JSON.parse(record.value.toString('utf8'));
     } catch (error) {
-      return this.skip(`${where} is not valid JSON (${errorMessage(error)})`);
+      return this.skip(`${where} is not valid JSON (${errorMessage(error)})`, at);
     }
   }
 
-  private skip(reason: string): typeof SKIPPED {
+  private skip(reason: string, at: BroadcastLogFields): typeof SKIPPED {
     this.skipped++;
-    this.logger.warn(`Skipped broadcast: ${reason}`);
+    this.logger.warn(`Skipped broadcast: ${reason}`, { ...at, reason });
     return SKIPPED;
   }
 
@@ -201,6 +211,13 @@ export class BroadcastDispatcher {
     this.logger.error(
       `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
       error instanceof Error ? error.stack : undefined,
+      {
+        topic: message.topic,
+        partition: message.partition,
+        offset: message.offset,
+        handler: handler.name,
+        reason: errorMessage(error),
+      },
     );
   }
 

@@ -182,7 +182,10 @@ export class BroadcastHeartbeat {
         continue;
       }
       if (failures++ === 0)
-        this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(outcome.error)}`);
+        this.logger.warn(`Could not send a broadcast heartbeat: ${errorMessage(outcome.error)}`, {
+          topic: settings.topic,
+          reason: errorMessage(outcome.error),
+        });
       await pause(backoffDelay(failures, 500, settings.intervalMs), signal);
     }
   }

@@ -93,6 +93,8 @@ export class BroadcastReader {
       if (!this.settings.failOnStartupTimeout && !this.abort.signal.aborted) {
         this.deps.logger.error(
           `Broadcast startup failed, retrying in the background: ${errorMessage(error)}`,
+          undefined,
+          { reason: errorMessage(error) },
         );
         this.startLockChecks();
         return this.schedule(() => this.allocateUntilStopped());
@@ -163,7 +165,8 @@ export class BroadcastReader {
    * growing pause instead of a warning per cycle.
    */
   private noteProblem(error: Error): void {
-    if (this.currentProblem() !== error.message) this.deps.logger.error(error.message);
+    if (this.currentProblem() !== error.message)
+      this.deps.logger.error(error.message, undefined, { reason: error.message });
     this.problem = error.message;
     this.problemStreak++;
     this.problemMark = this.deps.dispatcher.received;
@@ -187,6 +190,7 @@ export class BroadcastReader {
     } else
       this.deps.logger.warn(
         `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
+        { group: claim.groupId, lockId: claim.id, reason: cause.message },
       );
     for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
       await claim.value.membership.stop();
@@ -206,7 +210,12 @@ export class BroadcastReader {
       if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
       // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
       if (isBroadcastStartupError(verdict.error)) this.noteProblem(verdict.error);
-      else this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`);
+      else
+        this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`, {
+          group: claim.groupId,
+          lockId: claim.id,
+          reason: verdict.error.message,
+        });
       const cap = this.currentProblem() === undefined ? 5_000 : 30_000;
       await pause(backoffDelay(attempt, 500, cap), this.abort.signal);
     }
@@ -216,7 +225,11 @@ export class BroadcastReader {
   private async moveAway(claim: Claim, reason: string): Promise<void> {
     if (this.claim !== claim) return;
     this.deps.probe?.('recover');
-    this.deps.logger.warn(`Giving up broadcast group ${claim.groupId}: ${reason}`);
+    this.deps.logger.warn(`Giving up broadcast group ${claim.groupId}: ${reason}`, {
+      group: claim.groupId,
+      lockId: claim.id,
+      reason,
+    });
     this.state = 'recovering';
     await this.abandon();
     await this.allocateUntilStopped();
@@ -228,7 +241,11 @@ export class BroadcastReader {
         return await this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
       } catch (error) {
         if (this.abort.signal.aborted) return;
-        this.deps.logger.error(`Could not allocate a new broadcast group: ${errorMessage(error)}`);
+        this.deps.logger.error(
+          `Could not allocate a new broadcast group: ${errorMessage(error)}`,
+          undefined,
+          { reason: errorMessage(error) },
+        );
         await pause(backoffDelay(attempt, 1_000, 10_000), this.abort.signal);
       }
     }
@@ -244,7 +261,13 @@ export class BroadcastReader {
 
   private schedule(transition: () => Promise<void>): void {
     this.transitions = this.transitions.then(transition).catch((error: unknown) => {
-      this.deps.logger.error(`Broadcast reader transition failed: ${errorMessage(error)}`);
+      this.deps.logger.error(
+        `Broadcast reader transition failed: ${errorMessage(error)}`,
+        undefined,
+        {
+          reason: errorMessage(error),
+        },
+      );
     });
   }
 

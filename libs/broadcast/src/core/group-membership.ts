@@ -131,6 +131,7 @@ export class GroupMembership implements GroupConsumerListener {
     if (this.contestTimer) return;
     this.ctx.logger.warn(
       `Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`,
+      { group: this.groupId, reason: 'foreign member', members: foreign.join(',') },
     );
     this.contestTimer = setTimeout(() => {
       this.contestTimer = undefined;
@@ -176,7 +177,10 @@ export class GroupMembership implements GroupConsumerListener {
     try {
       return (await this.ctx.kafka.admin.describeGroup(this.groupId)).memberIds;
     } catch (error) {
-      this.ctx.logger.warn(`describeGroups(${this.groupId}) failed: ${errorMessage(error)}`);
+      this.ctx.logger.warn(`describeGroups(${this.groupId}) failed: ${errorMessage(error)}`, {
+        group: this.groupId,
+        reason: errorMessage(error),
+      });
       return undefined;
     }
   }

@@ -112,7 +112,10 @@ export class ReceiptTracker {
     const ack: ReceiptAck = { r: receiptId, i: this.instanceId };
     if (errors.length > 0) ack.e = [...errors];
     this.send(this.topic, [{ key: to, value: JSON.stringify(ack) }]).catch((error: unknown) =>
-      this.logger.warn(`Could not send a broadcast receipt to ${to}: ${errorMessage(error)}`),
+      this.logger.warn(`Could not send a broadcast receipt to ${to}: ${errorMessage(error)}`, {
+        to,
+        reason: errorMessage(error),
+      }),
     );
   }
 

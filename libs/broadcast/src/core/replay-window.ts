@@ -28,7 +28,9 @@ export class ReplayWindow {
     const latest = await this.admin.latestOffsets(topics);
     if (this.windows.size === 0) return latest;
     if (!this.admin.offsetsForTimestamp) {
-      this.logger.warn('This Kafka client cannot look offsets up by timestamp: no replay window.');
+      this.logger.warn('This Kafka client cannot look offsets up by timestamp: no replay window.', {
+        reason: 'no offsets by timestamp',
+      });
       return latest;
     }
     const now = Date.now();
@@ -57,7 +59,9 @@ export class ReplayWindow {
   async caughtUp(positions: ReadPositions, deadline: number, signal: AbortSignal): Promise<void> {
     while (!signal.aborted && !this.isCaughtUp(positions)) {
       if (Date.now() >= deadline) {
-        this.logger.warn('The replay window was not read through before the startup deadline.');
+        this.logger.warn('The replay window was not read through before the startup deadline.', {
+          reason: 'replay window not read through',
+        });
         return;
       }
       await pause(CATCH_UP_POLL_MS, signal);

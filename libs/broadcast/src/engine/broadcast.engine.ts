@@ -3,7 +3,10 @@ import {
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../core/broadcast.defaults.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
-import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type {
+  BroadcastLogFields,
+  BroadcastLogger,
+} from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
@@ -15,6 +18,7 @@ import { LockFreeProvider } from '../locks/lock-free.js';
 import type { LockSessionSource } from '../locks/lock-session.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
+import { withContextFields } from './contextual-logger.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
 import {
@@ -97,7 +101,11 @@ export class BroadcastEngine {
 
   constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
     const o = (this.options = resolveBroadcastOptions(options));
-    const logger = (this.logger = deps.logger ?? consoleLogger);
+    // Every warning and error also carries this instance's current group and lock id as data.
+    const logger = (this.logger = withContextFields(deps.logger ?? consoleLogger, () => ({
+      group: this.reader?.groupId,
+      lockId: this.reader?.status().lockId,
+    })));
     this.kafka = deps.kafka ?? new KafkajsAdapter(o, logger);
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
@@ -222,7 +230,9 @@ export class BroadcastEngine {
     );
     if (this.options.waitForReady) return reading;
     reading.catch((error: unknown) =>
-      this.logger.error(`Broadcast startup failed: ${errorMessage(error)}`),
+      this.logger.error(`Broadcast startup failed: ${errorMessage(error)}`, undefined, {
+        reason: errorMessage(error),
+      }),
     );
   }
 
@@ -289,13 +299,17 @@ export class BroadcastEngine {
     if (!dataSource)
       this.logger.warn(
         'No TypeORM DataSource is available for broadcast locks; running lock-free.',
+        { reason: 'no DataSource' },
       );
     this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
   }
 }
 
+const withFields = (fields: BroadcastLogFields | undefined) =>
+  fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
 const consoleLogger: BroadcastLogger = {
-  log: (m) => console.log(`[broadcast] ${m}`),
-  warn: (m) => console.warn(`[broadcast] ${m}`),
-  error: (m, stack) => console.error(`[broadcast] ${m}${stack ? `\n${stack}` : ''}`),
+  log: (m, f) => console.log(`[broadcast] ${m}${withFields(f)}`),
+  warn: (m, f) => console.warn(`[broadcast] ${m}${withFields(f)}`),
+  error: (m, stack, f) =>
+    console.error(`[broadcast] ${m}${withFields(f)}${stack ? `\n${stack}` : ''}`),
 };

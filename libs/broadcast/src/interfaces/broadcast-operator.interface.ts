@@ -8,6 +8,8 @@ export interface OperatorGroupMember {
   memberId: string;
   clientId: string;
   clientHost: string;
+  /** The user data of the member's subscription metadata (this library's instances: MemberInfo JSON). */
+  userData?: string;
 }
 
 export interface OperatorGroup {

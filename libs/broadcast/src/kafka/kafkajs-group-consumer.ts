@@ -104,6 +104,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     ).catch((error: unknown) =>
       this.logger.warn(
         `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
+        { group: this.groupId, reason: errorMessage(error) },
       ),
     );
     return this.stopping;

@@ -60,10 +60,11 @@ export function createLogCreator(
       )
         onConnectionError?.(detail);
       const text = `[kafkajs ${namespace}] ${detail}`;
+      const fields = { source: `kafkajs ${namespace}`, reason: detail };
       if (isReportedByEngine(namespace, message)) logger.debug?.(text);
       else if (level === logLevel.ERROR && !isProtocolResponse(namespace, message))
-        logger.error(text);
-      else if (level === logLevel.WARN) logger.warn(text);
+        logger.error(text, undefined, fields);
+      else if (level === logLevel.WARN) logger.warn(text, fields);
       else logger.debug?.(text);
     };
 }

@@ -42,6 +42,7 @@ export class KafkajsOperator implements OperatorKafkaPort {
         memberId: m.memberId,
         clientId: m.clientId,
         clientHost: m.clientHost.replace(/^\//, ''),
+        userData: memberUserData(m.memberMetadata),
       })),
     }));
   }
@@ -96,5 +97,15 @@ export class KafkajsOperator implements OperatorKafkaPort {
       return admin;
     })();
     return this.adminClient;
+  }
+}
+
+/** The user data of a member's subscription metadata, or undefined (other clients). */
+function memberUserData(metadata: Buffer): string | undefined {
+  try {
+    const decoded = kafkajs.AssignerProtocol.MemberMetadata.decode(metadata);
+    return decoded?.userData?.length ? decoded.userData.toString('utf8') : undefined;
+  } catch {
+    return undefined;
   }
 }

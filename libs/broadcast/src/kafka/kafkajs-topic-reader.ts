@@ -32,12 +32,28 @@ export async function readTopic(
   const onAbort = () => finish();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) finish();
+  // The next offset to read per partition, sought again at every join: a seek issued before
+  // the join completes can be lost to it, and kafkajs would then start at the latest offset.
+  const next = new Map(start);
+  let joined = false;
+  let announced = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    for (const [partition, offset] of next) consumer.seek({ topic, partition, offset });
+    joined = true;
+  });
+  // The first fetch after a join reads from the sought positions: reading is positioned.
+  consumer.on(consumer.events.FETCH_START, () => {
+    if (!joined || announced) return;
+    announced = true;
+    options.positioned?.();
+  });
   try {
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: false });
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ partition, message }) => {
+        next.set(partition, (BigInt(message.offset) + 1n).toString());
         options.onRecord({
           topic,
           partition,
@@ -55,9 +71,6 @@ export async function readTopic(
         }
       },
     });
-    // Explicit positions: whatever is written after the watermarks were read is seen.
-    for (const [partition, offset] of start) consumer.seek({ topic, partition, offset });
-    options.positioned?.();
     await finished;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

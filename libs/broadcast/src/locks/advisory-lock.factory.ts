@@ -30,6 +30,7 @@ export function createAdvisoryLockProvider(
       // e.g. sqlite has no advisory locks, and cockroachdb accepts pg_try_advisory_lock but ignores it.
       logger.warn(
         `Broadcast: the '${type}' database driver cannot take advisory locks; the broadcast engine runs lock-free.`,
+        { reason: 'no advisory locks', driver: String(type) },
       );
       return new LockFreeProvider();
   }

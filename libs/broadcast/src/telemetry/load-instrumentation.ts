@@ -25,7 +25,10 @@ export async function loadInstrumentation(
     const missing =
       (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
       errorMessage(error).includes('@opentelemetry/api');
-    if (!missing) logger.warn(`Broadcast telemetry is off: ${errorMessage(error)}`);
+    if (!missing)
+      logger.warn(`Broadcast telemetry is off: ${errorMessage(error)}`, {
+        reason: errorMessage(error),
+      });
     return NO_INSTRUMENTATION;
   }
 }

@@ -3,6 +3,7 @@ import { heldLockIds } from '../../locks/held-lock-ids.js';
 import { addCommonOptions, type CommonOptions, withContext } from '../cli-context.js';
 import { parseDuration } from '../duration.js';
 import { heartbeatInstances } from '../heartbeat-instances.js';
+import { decodeMemberInfo } from '../../core/member-info.js';
 import { listPoolGroups } from '../pool-groups.js';
 import { formatTable } from '../table.js';
 
@@ -16,7 +17,11 @@ export function poolCommand(program: Command): void {
   addCommonOptions(program.command('pool'))
     .description("list the pool's consumer groups: state, members, locks")
     .option('--database-url <url>', 'postgres:// or mysql:// URL: show which ids are locked')
-    .option('--heartbeats <duration>', 'name instances from heartbeats of this window', '10m')
+    .option(
+      '--heartbeats <duration>',
+      'also name instances without member info from heartbeats of this window (e.g. 10m)',
+      '0',
+    )
     .action((options: PoolOptions) =>
       withContext(options, async (ctx) => {
         const groups = await listPoolGroups(ctx.kafka, ctx.prefix, ctx.bases);
@@ -41,7 +46,9 @@ export function poolCommand(program: Command): void {
             memberId: m.memberId,
             clientId: m.clientId,
             host: m.clientHost,
-            instance: g.members.length === 1 ? (instances.get(g.groupId) ?? null) : null,
+            instance:
+              decodeMemberInfo(m.userData)?.id ??
+              (g.members.length === 1 ? (instances.get(g.groupId) ?? null) : null),
           })),
           ...(options.databaseUrl && { locked: lockedOf(g.base, g.id) ?? null }),
         }));

@@ -10,7 +10,11 @@ import { formatTable } from '../table.js';
 export function rosterCommand(program: Command): void {
   addCommonOptions(program.command('roster'))
     .description('list the live instances (each is the only member of its pool group)')
-    .option('--heartbeats <duration>', 'name instances from heartbeats of this window', '10m')
+    .option(
+      '--heartbeats <duration>',
+      'also name instances without member info from heartbeats of this window (e.g. 10m)',
+      '0',
+    )
     .action((options: CommonOptions & { heartbeats: string }) =>
       withContext(options, async (ctx) => {
         const groups = await listPoolGroups(ctx.kafka, ctx.prefix, ctx.bases);
