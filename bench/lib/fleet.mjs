@@ -96,6 +96,8 @@ export async function prepareFleet({ n, processes, ...config }) {
       return {
         requests: replies.reduce((s, r) => s + r.requests, 0),
         heartbeatsSent: replies.reduce((s, r) => s + r.heartbeatsSent, 0),
+        senders: replies.flatMap((r) => r.senders),
+        notReady: replies.reduce((s, r) => s + r.notReady, 0),
         rssKiB: replies.reduce((s, r) => s + r.rssKiB, 0),
       };
     },
