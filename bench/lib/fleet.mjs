@@ -165,7 +165,7 @@ export async function createTopics(brokers, topics) {
       topics: topics.map((topic) => ({ topic, numPartitions: 1 })),
       waitForLeaders: false,
     });
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (const deadline = Date.now() + 60_000; ;) {
       try {
         for (const topic of topics) await admin.fetchTopicOffsets(topic);
         return;
