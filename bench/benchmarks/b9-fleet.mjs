@@ -98,6 +98,9 @@ async function measure({ cluster, mode, n, processes, heartbeatMs, windowMs, db,
       idleBrokerCpuPercent: round((idleCpu * 100) / elapsed),
       heartbeatsPerInterval: mode === 'raw' ? null : round((hb1 - hb0) / (elapsed / heartbeatMs)),
       rssMiBPerInstance: round(start.rssKiBPerInstance / 1024),
+      // Who sent in the window, and instances not 'ready' at its start and end.
+      heartbeatSendersInWindow: s1.senders.filter((k, i) => k > s0.senders[i]).length,
+      notReadyAtWindowStartEnd: [s0.notReady, s1.notReady],
       groupsLeftAfterStop: left.length,
     };
   } catch (error) {

@@ -73,6 +73,7 @@ async function prepareInstance(i) {
     return {
       groupId: () => groupId,
       heartbeatsSent: () => 0,
+      state: () => 'ready',
       start: () =>
         new Promise((resolve, reject) => {
           let joined = false;
@@ -111,6 +112,7 @@ async function prepareInstance(i) {
   return {
     groupId: () => engine.reader.groupId,
     heartbeatsSent: () => engine.heartbeat.sent,
+    state: () => engine.reader.status().state,
     start: () => engine.start(),
     stop: async () => {
       await engine.stop();
@@ -141,6 +143,8 @@ for await (const line of lines) {
     say('STATS', {
       requests,
       heartbeatsSent: instances.reduce((s, x) => s + x.heartbeatsSent(), 0),
+      senders: instances.map((x) => x.heartbeatsSent()),
+      notReady: instances.filter((x) => x.state() !== 'ready').length,
       rssKiB: rssKiB(),
       cpuMs: cpuMs(),
     });

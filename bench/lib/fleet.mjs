@@ -96,6 +96,8 @@ export async function prepareFleet({ n, processes, ...config }) {
       return {
         requests: replies.reduce((s, r) => s + r.requests, 0),
         heartbeatsSent: replies.reduce((s, r) => s + r.heartbeatsSent, 0),
+        senders: replies.flatMap((r) => r.senders),
+        notReady: replies.reduce((s, r) => s + r.notReady, 0),
         rssKiB: replies.reduce((s, r) => s + r.rssKiB, 0),
       };
     },
@@ -163,7 +165,7 @@ export async function createTopics(brokers, topics) {
       topics: topics.map((topic) => ({ topic, numPartitions: 1 })),
       waitForLeaders: false,
     });
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (const deadline = Date.now() + 60_000; ;) {
       try {
         for (const topic of topics) await admin.fetchTopicOffsets(topic);
         return;

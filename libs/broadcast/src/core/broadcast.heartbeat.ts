@@ -151,16 +151,28 @@ export class BroadcastHeartbeat {
       newest: this.source.newestTimestamp(),
       received: this.source.heartbeatsReceived(),
     };
-    let anchor = this.lastActivity(startedAt);
+    // When the latest heartbeat arrived here, in this host's clock (to within `pollMs`). A
+    // backup counts its quiet period from there, not from the sender's timestamp: a delivery
+    // delay that is the same for every heartbeat then shifts both ends alike, and only its
+    // variation has to fit in the backups' guard.
+    const heard = { count: started.received, at: startedAt };
+    const pollMs = Math.max(20, (BACKUP_GUARD * settings.jitter * settings.intervalMs) / 2);
+    let anchor = this.lastActivity(startedAt, heard.at);
     let draw = this.random();
     for (let failures = 0; !signal.aborted;) {
-      const activity = this.lastActivity(startedAt);
+      const count = this.source.heartbeatsReceived();
+      if (count !== heard.count) [heard.count, heard.at] = [count, Date.now()];
+      const activity = this.lastActivity(startedAt, heard.at);
       if (activity !== anchor) [anchor, draw] = [activity, this.random()];
-      const want = heartbeatWait(this.role(started), draw, settings.intervalMs, settings.jitter);
+      const role = this.role(started);
+      const want = heartbeatWait(role, draw, settings.intervalMs, settings.jitter);
+      // The incumbent counts from its own send: what it hears is mostly its own echo.
       const newest = this.source.newestTimestamp();
-      const delay = heartbeatDelay(Date.now(), newest, this.lastSent ?? startedAt, want);
+      const quietSince = role === 'incumbent' ? newest : Math.max(newest ?? -Infinity, heard.at);
+      const delay = heartbeatDelay(Date.now(), quietSince, this.lastSent ?? startedAt, want);
       if (delay > 0) {
-        await pause(delay, signal);
+        // Backups look out for heartbeats while they wait, to know when they arrived.
+        await pause(role === 'backup' ? Math.min(delay, pollMs) : delay, signal);
         continue;
       }
       const receivedBefore = this.source.heartbeatsReceived();
@@ -190,8 +202,12 @@ export class BroadcastHeartbeat {
     }
   }
 
-  private lastActivity(startedAt: number): number {
-    return Math.max(this.source.newestTimestamp() ?? -Infinity, this.lastSent ?? startedAt);
+  private lastActivity(startedAt: number, heardAt: number): number {
+    return Math.max(
+      this.source.newestTimestamp() ?? -Infinity,
+      this.lastSent ?? startedAt,
+      heardAt,
+    );
   }
 }
 
