@@ -6,7 +6,7 @@
 //   - a rolling restart of a 20-instance fleet, one at a time and five at a time: time per
 //     step (stop the oldest b, start b new, all ready) and in total; groups on the broker after.
 //
-//   node bench/benchmarks/b8-production.mjs [--reps=3] [--fleet=20] [--out=bench/results/production.json]
+//   node bench/benchmarks/b10-production.mjs [--reps=3] [--fleet=20] [--out=bench/results/production.json]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +24,7 @@ import {
 import { startPrivatePostgres } from '../lib/fleet-db.mjs';
 import { createTopics, groupsWithPrefix } from '../lib/fleet.mjs';
 import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
-import { PRODUCTION_DEFAULTS, benchCluster } from './b9-fleet.mjs';
+import { PRODUCTION_DEFAULTS, benchCluster } from './b11-fleet.mjs';
 
 const TOPIC = 'events';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // 9. Fleet scale and cost curves: N instances in P child processes, started on one signal.
 //
-//   node bench/benchmarks/b9-fleet.mjs --cluster=single|three --modes=lockfree,raw,postgres,mariadb
+//   node bench/benchmarks/b11-fleet.mjs --cluster=single|three --modes=lockfree,raw,postgres,mariadb
 //        --sizes=1,10,50,100,200 [--lock-sizes=200] [--processes=10] [--heartbeat-ms=2000] [--window-ms=12000]
 //        [--out=bench/results/fleet-single.json]
 //
