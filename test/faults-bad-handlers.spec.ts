@@ -10,8 +10,9 @@ import {
   FAULT_CONSUMER,
   publishJson,
   recordReliability,
+  faultEngines,
 } from './support/faults.js';
-import { LocalEngines } from './support/faults-engines.js';
+import type { EngineHarness } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'work';
@@ -26,7 +27,7 @@ interface Work {
 }
 
 describe('bad handlers', () => {
-  let engines: LocalEngines | undefined;
+  let engines: EngineHarness | undefined;
   let producer: Producer | undefined;
 
   afterEach(async () => {
@@ -38,7 +39,7 @@ describe('bad handlers', () => {
 
   async function startOne(name: string) {
     const prefix = testPrefix(`faults-handlers-${name}`);
-    engines = new LocalEngines(prefix, brokers);
+    engines = faultEngines(prefix, brokers);
     const calls = { hanger: [] as number[], thrower: [] as number[] };
     const hanger: BroadcastHandler<Work> = (work) => {
       calls.hanger.push(work.n);
@@ -59,7 +60,7 @@ describe('bad handlers', () => {
         engine.on(TOPIC, thrower, 'thrower');
       },
     });
-    await engines.start(local);
+    await engines.startEngine(local);
     producer = await connectedProducer(brokers);
     const arrivals = () =>
       local.messages.get(TOPIC)!.map((m) => ({ n: (m.message.payload as Work).n, at: m.at }));
@@ -130,7 +131,7 @@ describe('bad handlers', () => {
     await publishJson(producer!, prefix + TOPIC, work);
     await waitFor(() => arrivals().length === work.length, {
       timeoutMs: 20_000,
-      message: `held up: collector got ${JSON.stringify(arrivals())}\n${engines!.logs()}`,
+      message: `held up: collector got ${JSON.stringify(arrivals())}\n${engines!.dumpLogs()}`,
     });
     const [a1, a2, a3, a4, a5] = arrivals();
     expect(arrivals().map((a) => a.n)).toEqual([1, 2, 3, 4, 5]);
@@ -185,7 +186,7 @@ describe('bad handlers', () => {
       await publishJson(producer!, prefix + TOPIC, work);
       await waitFor(() => arrivals().some((a) => a.n === 101), {
         timeoutMs: 60_000,
-        message: `not delivered: ${JSON.stringify(arrivals().map((a) => a.n))}\n${engines!.logs()}`,
+        message: `not delivered: ${JSON.stringify(arrivals().map((a) => a.n))}\n${engines!.dumpLogs()}`,
       });
       const ns = arrivals().map((a) => a.n);
       const distinct = new Set(ns);

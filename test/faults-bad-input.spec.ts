@@ -2,8 +2,8 @@
 // non-JSON, empty and null values, binary garbage, null keys, a ~1 MB value, binary header
 // values. Every instance logs, counts and skips each bad record and delivers the good ones.
 import type { Producer } from 'kafkajs';
-import { connectedProducer, recordReliability } from './support/faults.js';
-import { LocalEngines, type LocalEngine } from './support/faults-engines.js';
+import { connectedProducer, faultEngines, recordReliability } from './support/faults.js';
+import type { EngineHarness, TestEngine } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -17,7 +17,7 @@ const bigPayload = (() => {
 })();
 
 describe('bad input from a foreign producer', () => {
-  let engines: LocalEngines | undefined;
+  let engines: EngineHarness | undefined;
   let producer: Producer | undefined;
 
   afterEach(async () => {
@@ -28,11 +28,11 @@ describe('bad input from a foreign producer', () => {
   it('skips, counts and logs each bad record, and delivers exactly the good ones', async () => {
     expect(JSON.stringify(bigPayload)).toHaveLength(BIG_BYTES);
     const prefix = testPrefix('faults-bad-input');
-    engines = new LocalEngines(prefix, brokers);
-    const instances: LocalEngine[] = [];
+    engines = faultEngines(prefix, brokers);
+    const instances: TestEngine[] = [];
     for (const name of ['a', 'b'])
       instances.push(await engines.create({ name, lock: 'postgres', topics: [TOPIC] }));
-    await Promise.all(instances.map((e) => engines!.start(e)));
+    await Promise.all(instances.map((e) => engines!.startEngine(e)));
     producer = await connectedProducer(brokers);
 
     type Raw = {
@@ -74,7 +74,7 @@ describe('bad input from a foreign producer', () => {
 
     await waitFor(() => instances.every((e) => e.payloads(TOPIC).length >= good.length), {
       timeoutMs: 30_000,
-      message: `good records not delivered: ${instances.map((e) => e.payloads(TOPIC).length).join(', ')}\n${engines.logs()}`,
+      message: `good records not delivered: ${instances.map((e) => e.payloads(TOPIC).length).join(', ')}\n${engines.dumpLogs()}`,
     });
     await waitFor(() => instances.every((e) => e.engine.reader.status().skipped >= bad), {
       timeoutMs: 10_000,

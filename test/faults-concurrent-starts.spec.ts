@@ -11,8 +11,9 @@ import {
   prefixGroups,
   publishJson,
   recordReliability,
+  faultEngines,
 } from './support/faults.js';
-import { LocalEngines, type LocalEngine } from './support/faults-engines.js';
+import type { EngineHarness, TestEngine } from './support/engine.js';
 import type { LockKind } from './support/instances.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
@@ -33,7 +34,7 @@ afterAll(async () => {
 describe.each(['postgres', 'mariadb', 'none'] as const)(
   '%s: 20 instances starting at once',
   (kind: LockKind) => {
-    let engines: LocalEngines;
+    let engines: EngineHarness;
     // One producer per test: a kafkajs producer keeps every topic it ever sent to in its metadata
     // requests, and fails once one of them (an earlier test's, deleted in cleanup) is gone.
     let producer: Producer | undefined;
@@ -46,19 +47,19 @@ describe.each(['postgres', 'mariadb', 'none'] as const)(
 
     it('all become ready in 20 distinct groups and each receives every broadcast', async () => {
       const prefix = testPrefix(`faults-concurrent-${kind}`);
-      engines = new LocalEngines(prefix, brokers);
+      engines = faultEngines(prefix, brokers);
       // Nothing exists yet: the 20 also race to create the topics.
-      const created: LocalEngine[] = [];
+      const created: TestEngine[] = [];
       for (let n = 0; n < INSTANCES; n++)
         created.push(await engines.create({ name: `i${n}`, lock: kind, topics: [TOPIC] }));
 
       const began = Date.now();
-      const results = await Promise.allSettled(created.map((e) => engines.start(e)));
+      const results = await Promise.allSettled(created.map((e) => engines.startEngine(e)));
       const allStartedMs = Date.now() - began;
       const failures = results
         .filter((r) => r.status === 'rejected')
         .map((r) => String((r as PromiseRejectedResult).reason));
-      expect(failures, engines.logs()).toEqual([]);
+      expect(failures, engines.dumpLogs()).toEqual([]);
 
       const statuses = created.map((e) => e.engine.reader.status());
       expect(statuses.map((s) => s.state)).toEqual(Array(INSTANCES).fill('ready'));
@@ -91,7 +92,7 @@ describe.each(['postgres', 'mariadb', 'none'] as const)(
 
       const groupsOnBroker = await prefixGroups(admin, prefix);
       if (kind !== 'none') expect(groupsOnBroker).toHaveLength(INSTANCES);
-      const startMs = created.map((e) => e.startMs!).sort((a, b) => a - b);
+      const startMs = created.map((e) => e.readyMs!).sort((a, b) => a - b);
       const refusals = created.reduce(
         (sum, e) => sum + e.logger.matching(/Giving up|shared with|still has members/).length,
         0,

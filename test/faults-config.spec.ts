@@ -18,9 +18,9 @@ import {
   prefixGroups,
   publishJson,
   recordReliability,
+  faultEngines,
 } from './support/faults.js';
 import { CapturingLogger } from './support/capturing-logger.js';
-import { LocalEngines } from './support/faults-engines.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const brokers = kafkaBrokers();
@@ -95,7 +95,7 @@ describe('configuration errors fail at startup, naming the option', () => {
 describe('a better-sqlite3 DataSource', () => {
   it('gives lock-free mode (broadcastLFConsumer) with a warning, and still delivers', async () => {
     const prefix = testPrefix('faults-config-sqlite');
-    const engines = new LocalEngines(prefix, brokers);
+    const engines = faultEngines(prefix, brokers);
     try {
       const local = await engines.create({
         name: 'sqlite',
@@ -104,7 +104,7 @@ describe('a better-sqlite3 DataSource', () => {
         dataSource: { type: 'better-sqlite3', database: ':memory:' },
       });
       expect(local.logger.matching(/'better-sqlite3'.*lock-free/, 'warn')).toHaveLength(1);
-      await engines.start(local);
+      await engines.startEngine(local);
       const status = local.engine.reader.status();
       expect(status).toMatchObject({ state: 'ready', lockMode: 'none' });
       expect(status.groupId).toMatch(

@@ -7,8 +7,9 @@ import {
   connectedProducer,
   publishJson,
   recordReliability,
+  faultEngines,
 } from './support/faults.js';
-import { LocalEngines, type LocalEngine } from './support/faults-engines.js';
+import type { EngineHarness, TestEngine } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
 
 const TOPIC = 'news';
@@ -16,7 +17,7 @@ const METADATA_MAX_AGE_MS = 2_000;
 const brokers = kafkaBrokers();
 
 describe('partitions added while running', () => {
-  let engines: LocalEngines | undefined;
+  let engines: EngineHarness | undefined;
   let admin: Admin | undefined;
   let producer: Producer | undefined;
 
@@ -29,8 +30,8 @@ describe('partitions added while running', () => {
   it('are read by every instance, from their first record', async () => {
     const prefix = testPrefix('faults-partitions');
     const fullTopic = prefix + TOPIC;
-    engines = new LocalEngines(prefix, brokers);
-    const instances: LocalEngine[] = [];
+    engines = faultEngines(prefix, brokers);
+    const instances: TestEngine[] = [];
     for (const [name, lock] of [
       ['a', 'postgres'],
       ['b', 'mariadb'],
@@ -52,7 +53,7 @@ describe('partitions added while running', () => {
         }),
       );
     }
-    await Promise.all(instances.map((e) => engines!.start(e)));
+    await Promise.all(instances.map((e) => engines!.startEngine(e)));
     admin = await connectedAdmin(brokers);
     expect((await admin.fetchTopicOffsets(fullTopic)).length).toBe(1);
     producer = await connectedProducer(brokers);
@@ -93,7 +94,7 @@ describe('partitions added while running', () => {
       {
         timeoutMs: 30_000,
         intervalMs: 50,
-        message: `new partitions not consumed: ${instances.map((e) => `${e.name}=${key(e.payloads(TOPIC))}`).join(' ')}\n${engines.logs()}`,
+        message: `new partitions not consumed: ${instances.map((e) => `${e.name}=${key(e.payloads(TOPIC))}`).join(' ')}\n${engines.dumpLogs()}`,
       },
     );
     const seenMs = Date.now() - addedAt;

@@ -1,4 +1,4 @@
-// The one BroadcastLogger of the in-process test harnesses (engine.ts, faults-engines.ts): records
+// The one BroadcastLogger of the in-process test harnesses (engine.ts, seams.ts): records
 // every line the engine writes, so tests assert on warn/error lines and dump them on failure.
 import type { BroadcastLogger } from 'nestjs-kafka-broadcast';
 

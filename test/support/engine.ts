@@ -9,12 +9,13 @@
 // Every engine gets its OWN DataSource (its own pool), as every production instance has, so a
 // connection killed from the database side only affects that engine.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Admin, ITopicConfig, Producer } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type ITopicConfig, type Producer } from 'kafkajs';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { onTestFailed, onTestFinished } from 'vitest';
 import {
   BroadcastEngine,
   type BroadcastHandler,
+  type BroadcastMessage,
   type BroadcastModuleOptions,
   type BroadcastStatus,
 } from 'nestjs-kafka-broadcast';
@@ -25,7 +26,7 @@ import {
 } from '../../libs/broadcast/src/core/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { CapturingLogger } from './capturing-logger.js';
-import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from './kafka.js';
+import { kafkaBrokers, testPrefix, waitFor } from './kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
 
@@ -78,6 +79,8 @@ export interface EngineSpec {
     lock?: { checkIntervalMs?: number };
   };
   name?: string;
+  /** A DataSource other than the lock kind's (e.g. better-sqlite3); the engine picks its locks. */
+  dataSource?: DataSourceOptions;
 }
 
 export interface TestEngine {
@@ -88,6 +91,8 @@ export interface TestEngine {
   readonly dataSource: DataSource | undefined;
   /** Payloads per logical topic, in arrival order. */
   readonly received: Map<string, unknown[]>;
+  /** The whole messages per logical topic, with when each arrived (epoch ms). */
+  readonly messages: Map<string, { message: BroadcastMessage; at: number }[]>;
   /** How long start() took, once it resolved. */
   readyMs: number | undefined;
   /** When start() resolved (epoch ms). */
@@ -114,12 +119,27 @@ export class EngineHarness {
   private counter = 0;
   readonly startedAt = Date.now();
 
+  readonly brokers: string[];
+
   constructor(
     readonly name: string,
     /** Defaults for every engine of this harness. */
     private readonly defaults: EngineSpec['options'] = {},
+    /** Another prefix than testPrefix(name), another broker than the run's shared one. */
+    place: { prefix?: string; brokers?: string[] } = {},
   ) {
-    this.prefix = testPrefix(name);
+    this.prefix = place.prefix ?? testPrefix(name);
+    this.brokers = place.brokers ?? kafkaBrokers();
+  }
+
+  private kafkaClient(clientId: string) {
+    return new Kafka({ clientId, brokers: this.brokers, logLevel: logLevel.NOTHING });
+  }
+
+  private async connectedAdmin(): Promise<Admin> {
+    const admin = this.kafkaClient(`${this.name}-admin`).admin();
+    await admin.connect();
+    return admin;
   }
 
   /** `<prefix><topic>`, the topic as it exists on the broker. */
@@ -142,14 +162,14 @@ export class EngineHarness {
   }
 
   admin(): Promise<Admin> {
-    this.adminClient ??= newAdmin();
+    this.adminClient ??= this.connectedAdmin();
     return this.adminClient;
   }
 
   /** A connected raw kafkajs producer (for values the publisher refuses to write, or for speed). */
   producer(): Promise<Producer> {
     this.producerClient ??= (async () => {
-      const producer = newKafka(`${this.name}-producer`).producer({
+      const producer = this.kafkaClient(`${this.name}-producer`).producer({
         allowAutoTopicCreation: false,
       });
       await producer.connect();
@@ -190,8 +210,9 @@ export class EngineHarness {
   async create(spec: EngineSpec): Promise<TestEngine> {
     const name = spec.name ?? `e${this.counter++}`;
     const logger = new CapturingLogger(name);
-    const dataSource =
-      spec.lock === 'none'
+    const dataSource = spec.dataSource
+      ? await new DataSource(spec.dataSource).initialize()
+      : spec.lock === 'none'
         ? undefined
         : await openDataSource(spec.lock, `${this.prefix}${name}`.slice(0, 63));
     if (dataSource) this.dataSources.add(dataSource);
@@ -200,14 +221,14 @@ export class EngineHarness {
       ...spec.options,
     };
     const options: BroadcastModuleOptions = {
-      kafka: { brokers: kafkaBrokers(), clientId: `${this.name}-${name}` },
+      kafka: { brokers: this.brokers, clientId: `${this.name}-${name}` },
       topicPrefix: this.prefix,
       consumer: FAST_CONSUMER,
       heartbeat: false,
       instanceId: name,
       ...rest,
       lock:
-        spec.lock === 'none'
+        spec.lock === 'none' && !spec.dataSource
           ? false
           : {
               checkIntervalMs: lockOptions?.checkIntervalMs ?? LOCK_CHECK_INTERVAL_MS,
@@ -216,10 +237,20 @@ export class EngineHarness {
     const engine = new BroadcastEngine(options, { dataSource, logger });
     spec.register?.(engine);
     const received = new Map<string, unknown[]>();
+    const messages = new Map<string, { message: BroadcastMessage; at: number }[]>();
     for (const topic of spec.topics ?? []) {
       const list: unknown[] = [];
+      const whole: { message: BroadcastMessage; at: number }[] = [];
       received.set(topic, list);
-      engine.on(topic, (payload: unknown) => void list.push(payload), `collector(${name})`);
+      messages.set(topic, whole);
+      engine.on(
+        topic,
+        (payload: unknown, message: BroadcastMessage) => {
+          list.push(payload);
+          whole.push({ message, at: Date.now() });
+        },
+        `collector(${name})`,
+      );
     }
     let stopping: Promise<void> | undefined;
     const testEngine: TestEngine = {
@@ -229,6 +260,7 @@ export class EngineHarness {
       logger,
       dataSource,
       received,
+      messages,
       readyMs: undefined,
       readyAt: undefined,
       payloads: (topic) => received.get(topic) ?? [],
@@ -360,7 +392,7 @@ export class EngineHarness {
       }
     } else {
       // Engines may have created topics and groups even if the test never asked for an admin.
-      const admin = await newAdmin();
+      const admin = await this.connectedAdmin();
       try {
         await this.deleteGroups(admin, problems);
         const topics = (await admin.listTopics()).filter((t) => t.startsWith(this.prefix));

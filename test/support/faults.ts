@@ -1,6 +1,7 @@
 // Helpers shared by the fault tests (test/faults-*.spec.ts): the built library for child
 // processes, Kafka inspection (groups, members, the group coordinator), a raw publisher, and
 // the RELIABILITY figures each scenario records.
+import { EngineHarness } from './engine.js';
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
@@ -29,6 +30,18 @@ export const FAULT_CONSUMER = {
   maxWaitTimeMs: 100,
 } as const;
 export const FAULT_LOCK_CHECK_MS = 500;
+
+/** EngineHarness defaults of the in-process fault scenarios. */
+export const FAULT_ENGINE_DEFAULTS = {
+  consumer: FAULT_CONSUMER,
+  heartbeat: false,
+  lock: { checkIntervalMs: FAULT_LOCK_CHECK_MS },
+} as const;
+
+/** An EngineHarness for one fault scenario: its prefix, its broker, the fault defaults. */
+export function faultEngines(prefix: string, brokers: string[]): EngineHarness {
+  return new EngineHarness(prefix, FAULT_ENGINE_DEFAULTS, { prefix, brokers });
+}
 
 // ---------------------------------------------------------------------------------------------
 // The built library for child processes
