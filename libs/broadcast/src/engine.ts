@@ -3,9 +3,14 @@
 export { BroadcastEngine, type BroadcastEngineDeps } from './engine/broadcast.engine.js';
 export { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
 export { BroadcastReader } from './core/broadcast.reader.js';
-export { BroadcastHeartbeat, type HeartbeatPayload } from './core/broadcast.heartbeat.js';
+export {
+  BroadcastHeartbeat,
+  type HeartbeatPayload,
+  type HeartbeatRole,
+} from './core/broadcast.heartbeat.js';
 export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
 export type { ResolvedBroadcastOptions } from './core/broadcast-options.resolver.js';
+export type { ResolvedFeatureOptions } from './core/feature-options.resolver.js';
 export { BroadcastAllocationError } from './errors/broadcast-allocation.error.js';
 export { BroadcastOptionsError } from './errors/broadcast-options.error.js';
 export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
@@ -25,7 +30,7 @@ export { BroadcastValidationError } from './errors/broadcast-validation.error.js
 export type * from './interfaces/broadcast-receipt.interface.js';
 export type * from './interfaces/broadcast-roster.interface.js';
 export type * from './interfaces/standard-schema.interface.js';
-export { BroadcastRoster } from './core/broadcast-roster.js';
+export { BroadcastRoster, type RosterListener } from './core/broadcast-roster.js';
 export {
   defineBroadcast,
   type BroadcastDefinition,

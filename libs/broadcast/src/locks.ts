@@ -9,3 +9,4 @@ export {
 export type { DatabaseLockProviderOptions } from './locks/connection-held-lock.js';
 export type * from './interfaces/advisory-lock.interface.js';
 export type * from './interfaces/advisory-lock-factory.interface.js';
+export type { BroadcastLogger } from './interfaces/broadcast-logger.interface.js';

@@ -6,3 +6,5 @@ export { BroadcastClient } from './broadcast.client.js';
 export { BroadcastContext } from './broadcast.context.js';
 export { BroadcastTransport } from './broadcast.transport.js';
 export { BroadcastRecord } from './broadcast-record.js';
+export type { BroadcastMessage } from './interfaces/broadcast-message.interface.js';
+export type { PublishOptions } from './core/broadcast.publisher.js';

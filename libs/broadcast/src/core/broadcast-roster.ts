@@ -14,7 +14,8 @@ export interface RosterSettings {
   intervalMs: number;
 }
 
-type RosterListener = (instance: RosterInstance) => void;
+/** Called with the instance that joined or left. */
+export type RosterListener = (instance: RosterInstance) => void;
 
 /**
  * The instances live now, read from the broker: every live instance is the only member of one
