@@ -31,7 +31,11 @@ function downReason(
   maxGroups: number,
 ): string | undefined {
   if (status.poolExhausted) return BroadcastMessages.poolExhausted(maxGroups);
-  if (status.state !== 'ready') return `reader is ${status.state}`;
+  // A problem retrying cannot fix (e.g. a missing ACL) says more than the state it causes.
+  if (status.state !== 'ready')
+    return status.problem
+      ? `reader is ${status.state}: ${status.problem}`
+      : `reader is ${status.state}`;
   if (status.lastLatencyMs === undefined) return 'no broadcast received yet';
   if (status.lastLatencyMs > maxStalenessMs)
     return `newest broadcast is ${status.lastLatencyMs} ms old`;
