@@ -93,7 +93,9 @@ describe('structured engine logs through Nest', () => {
       reason: 'no such job',
     });
     // Nest's context still names the source.
-    const warn = logger.lines.find((l) => l.level === 'warn' && /^Skipped/.test(String(l.message)));
+    const warn = logger.lines.find(
+      (l) => l.level === 'warn' && String(l.message).startsWith('Skipped'),
+    );
     expect(warn?.params.at(-1)).toBe('Broadcast');
   });
 });
