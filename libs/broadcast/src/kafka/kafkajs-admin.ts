@@ -2,6 +2,12 @@ import type { Admin, Kafka } from 'kafkajs';
 import { backoffDelay, pause } from '../shared/async.utils.js';
 import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
 import { listLiveMembers } from './kafkajs-live-members.js';
+import {
+  adminWithCluster,
+  clusterHasLeaders,
+  readHighWatermarks,
+  type AdminWithCluster,
+} from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection, type KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type {
   DeleteGroupOutcome,
@@ -23,6 +29,8 @@ interface TopicSettings {
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
+  /** Each admin's kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
+  private readonly clusters = new WeakMap<Admin, NonNullable<AdminWithCluster['cluster']>>();
 
   constructor(
     private readonly kafka: Kafka,
@@ -132,7 +140,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     // than costing the claim of a group.
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.withAdmin((admin) => this.highWatermarks(admin, topics));
+        return await this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0));
       } catch (error) {
         const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
         const denied = this.errors?.fatal(error, { ...operation, topics });
@@ -143,7 +151,13 @@ export class KafkajsAdmin implements KafkaAdminPort {
     }
   }
 
-  private async highWatermarks(admin: Admin, topics: readonly string[]): Promise<TopicOffsets> {
+  private async highWatermarks(
+    admin: Admin,
+    topics: readonly string[],
+    retrying: boolean,
+  ): Promise<TopicOffsets> {
+    const cluster = this.clusters.get(admin);
+    if (cluster) return readHighWatermarks(cluster, topics, retrying);
     const entries = await Promise.all(
       topics.map(async (topic) => {
         const partitions = await admin.fetchTopicOffsets(topic);
@@ -172,7 +186,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
 
   private admin(): Promise<Admin> {
     if (!this.connecting) {
-      const admin = this.kafka.admin();
+      const { admin, cluster } = adminWithCluster(this.kafka);
+      if (cluster) this.clusters.set(admin, cluster);
       const connecting = admin.connect().then(() => admin);
       this.connecting = connecting;
       // A failed connect must not poison later calls, nor leave the half-made client behind.
@@ -209,6 +224,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
 
   /** True when every topic exists and every partition has a leader; false when one is missing. */
   private async haveLeaders(admin: Admin, topics: readonly string[]): Promise<boolean> {
+    const cluster = this.clusters.get(admin);
+    if (cluster) return clusterHasLeaders(cluster, topics);
     try {
       const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
       return (
