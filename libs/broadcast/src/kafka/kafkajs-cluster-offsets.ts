@@ -8,6 +8,7 @@ import type { TopicOffsets } from '../interfaces/kafka-port.interface.js';
  * and one ListOffsets per partition leader.
  */
 interface ClusterInternals {
+  targetTopics: Set<string>;
   addMultipleTargetTopics(topics: string[]): Promise<void>;
   refreshMetadata(): Promise<void>;
   findTopicPartitionMetadata(topic: string): { partitionId: number; leader: number }[];
@@ -23,6 +24,10 @@ export interface AdminWithCluster {
 }
 
 const CREATE_CLUSTER = 'private:Kafka:createCluster';
+/** How long metadata read for the topic check serves the offsets snapshot that follows. */
+const METADATA_REUSE_MS = 2_000;
+/** When each Cluster last read metadata for our topics (kafkajs's admin keeps no age). */
+const metadataReadAt = new WeakMap<ClusterInternals, number>();
 
 /**
  * `kafka.admin()`, keeping the Cluster kafkajs makes for it. kafkajs creates it synchronously
@@ -47,7 +52,8 @@ export function adminWithCluster(kafka: Kafka): AdminWithCluster {
 function isClusterInternals(value: unknown): value is ClusterInternals {
   const c = value as Partial<Record<keyof ClusterInternals, unknown>> | undefined;
   return (
-    typeof c?.addMultipleTargetTopics === 'function' &&
+    c?.targetTopics instanceof Set &&
+    typeof c.addMultipleTargetTopics === 'function' &&
     typeof c.refreshMetadata === 'function' &&
     typeof c.findTopicPartitionMetadata === 'function' &&
     typeof c.fetchTopicsOffset === 'function'
@@ -63,9 +69,14 @@ export async function clusterHasLeaders(
   topics: readonly string[],
 ): Promise<boolean> {
   try {
-    await cluster.addMultipleTargetTopics([...topics]);
+    // addMultipleTargetTopics reads metadata only when the set of topics grows: force it otherwise.
+    if (topics.every((t) => cluster.targetTopics.has(t))) await cluster.refreshMetadata();
+    else await cluster.addMultipleTargetTopics([...topics]);
+    metadataReadAt.set(cluster, Date.now());
   } catch (error) {
-    if ((error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
+    // Missing: create it. Just created, no leader yet: wait for one (the caller polls).
+    const type = (error as { type?: string }).type;
+    if (type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE') return false;
     throw error;
   }
   return topics.every((topic) => {
@@ -84,7 +95,14 @@ export async function readHighWatermarks(
   refresh: boolean,
 ): Promise<TopicOffsets> {
   await cluster.addMultipleTargetTopics([...topics]);
-  if (refresh) await cluster.refreshMetadata();
+  // kafkajs's admin reads metadata before every offsets request (new partitions, moved leaders).
+  // Right after clusterHasLeaders read it (a start: topic check, lock, delete, snapshot), the
+  // snapshot reuses that answer instead.
+  const readAt = metadataReadAt.get(cluster);
+  if (refresh || readAt === undefined || Date.now() - readAt > METADATA_REUSE_MS) {
+    await cluster.refreshMetadata();
+    metadataReadAt.set(cluster, Date.now());
+  }
   const request = topics.map((topic) => ({
     topic,
     fromBeginning: false,
