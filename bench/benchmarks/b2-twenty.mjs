@@ -109,7 +109,7 @@ async function lockWalk(n, namespace) {
 export async function run(ctx) {
   const prefix = ctx.prefix(id);
   const n = 20;
-  const reps = 3;
+  const reps = 5;
   await prepare(ctx, prefix);
   // The single-instance baseline comes from benchmark 1 of this run; without it, measure it here.
   let single = ctx.results['1']?.summary;
@@ -132,6 +132,12 @@ export async function run(ctx) {
   }
   const ours = [];
   const raw = [];
+  // One discarded round of each first: the first 20-at-once of a process pays JIT and first-use
+  // costs (its CPU per start came out about 1.5x the later rounds'), on both sides.
+  await oursTwenty(ctx, prefix, n);
+  await sleep(500);
+  await rawTwenty(ctx, prefix, n);
+  await sleep(500);
   for (let i = 0; i < reps; i++) {
     ours.push(await oursTwenty(ctx, prefix, n));
     await sleep(500);
@@ -145,6 +151,10 @@ export async function run(ctx) {
   const oursS = summary(ours.map((r) => r.allMs));
   const rawS = summary(raw.map((r) => r.allMs));
   const rawLoS = summary(raw.map((r) => r.allListOffsetsMs));
+  const cpuRatio = ratio(
+    summary(ours.map((r) => r.cpuMsPerInstance)).median,
+    summary(raw.map((r) => r.cpuMsPerInstance)).median,
+  );
   const rows = [
     {
       metric: `ours: all ${n} ready vs 1 instance (median ${single.oursMedianMs} ms)`,
@@ -180,7 +190,9 @@ export async function run(ctx) {
       ours: oursS,
       base: rawS,
       ratio: ratio(oursS.median, rawS.median),
-      target: 'info',
+      // Issue 11's target.
+      target: '<= 0.8',
+      pass: ratio(oursS.median, rawS.median) <= 0.8,
     },
     {
       metric: `all ${n} ready: ours vs R (ListOffsets)`,
@@ -210,10 +222,10 @@ export async function run(ctx) {
       unit: 'ms',
       ours: summary(ours.map((r) => r.cpuMsPerInstance)),
       base: summary(raw.map((r) => r.cpuMsPerInstance)),
-      ratio: ratio(
-        summary(ours.map((r) => r.cpuMsPerInstance)).median,
-        summary(raw.map((r) => r.cpuMsPerInstance)).median,
-      ),
+      ratio: cpuRatio,
+      // Issue 11's target.
+      target: '<= 2',
+      pass: cpuRatio <= 2,
       sub: true,
       note: 'process.cpuUsage() of the one process hosting all instances, start -> all ready',
     },

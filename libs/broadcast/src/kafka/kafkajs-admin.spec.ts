@@ -19,7 +19,12 @@ function adminOver(script: Record<string, (...args: unknown[]) => Promise<unknow
             },
     },
   );
-  const kafka = { admin: () => admin } as unknown as Kafka;
+  const kafka = {
+    admin: () => {
+      calls.push('new admin');
+      return admin;
+    },
+  } as unknown as Kafka;
   return { adapter: new KafkajsAdmin(kafka, { numPartitions: 1, replicationFactor: 1 }), calls };
 }
 
@@ -45,6 +50,7 @@ describe('KafkajsAdmin and the abort signal', () => {
 
   it('stops waiting for topic creation when the signal aborts', async () => {
     const { adapter } = adminOver({
+      fetchTopicMetadata: () => Promise.reject(unknownTopic()),
       listTopics: async () => [],
       createTopics: never,
     });
@@ -53,5 +59,42 @@ describe('KafkajsAdmin and the abort signal', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     abort.abort();
     await expect(ensuring).resolves.toBeUndefined();
+  });
+});
+
+function unknownTopic() {
+  return Object.assign(new Error('This server does not host this topic-partition'), {
+    type: 'UNKNOWN_TOPIC_OR_PARTITION',
+  });
+}
+
+describe('KafkajsAdmin and a broken client', () => {
+  it('asks for its own topics only, and lists the cluster only when one is missing', async () => {
+    const leader = { partitions: [{ leader: 1 }] };
+    const { adapter, calls } = adminOver({
+      fetchTopicMetadata: async () => ({ topics: [leader, leader] }),
+    });
+    await adapter.ensureTopics(['a', 'b']);
+    expect(calls).toEqual(['new admin', 'connect', 'fetchTopicMetadata']);
+  });
+
+  it('replaces a client that answers "Broker not connected", keeps one that answered', async () => {
+    let failures = 1;
+    const { adapter, calls } = adminOver({
+      describeGroups: async () => {
+        if (failures-- > 0) throw new Error('Broker not connected');
+        return { groups: [] };
+      },
+      deleteGroups: () =>
+        Promise.reject(
+          Object.assign(new Error('x'), { groups: [{ groupId: 'g', errorCode: 69 }] }),
+        ),
+    });
+    await expect(adapter.describeGroup('g')).rejects.toThrow('Broker not connected');
+    await expect(adapter.describeGroup('g')).resolves.toEqual({ state: 'Dead', memberIds: [] });
+    await expect(adapter.deleteGroup('g', Date.now() + 1_000)).resolves.toBe('not-found');
+    await expect(adapter.describeGroup('g')).resolves.toEqual({ state: 'Dead', memberIds: [] });
+    expect(calls.filter((c) => c === 'new admin')).toHaveLength(2);
+    expect(calls.filter((c) => c === 'disconnect')).toHaveLength(1);
   });
 });

@@ -2,7 +2,13 @@ import type { Admin, Kafka } from 'kafkajs';
 import { backoffDelay, pause } from '../shared/async.utils.js';
 import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
 import { listLiveMembers } from './kafkajs-live-members.js';
-import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import {
+  adminWithCluster,
+  clusterHasLeaders,
+  readHighWatermarks,
+  type AdminWithCluster,
+} from './kafkajs-cluster-offsets.js';
+import { isBrokenConnection, type KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
@@ -12,6 +18,8 @@ import type {
 
 const NON_EMPTY_GROUP = 68;
 const GROUP_ID_NOT_FOUND = 69;
+/** Snapshot attempts before the claim of a group gives up on this one. */
+const LATEST_OFFSETS_ATTEMPTS = 5;
 
 interface TopicSettings {
   numPartitions: number;
@@ -21,6 +29,8 @@ interface TopicSettings {
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
+  /** Each admin's kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
+  private readonly clusters = new WeakMap<Admin, NonNullable<AdminWithCluster['cluster']>>();
 
   constructor(
     private readonly kafka: Kafka,
@@ -44,9 +54,17 @@ export class KafkajsAdmin implements KafkaAdminPort {
     return this.createMissingTopics(topics, signal);
   }
 
-  private async createMissingTopics(topics: readonly string[], signal?: AbortSignal) {
-    const admin = await this.admin();
-    if (signal?.aborted) return;
+  private createMissingTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    return this.withAdmin(async (admin) => {
+      if (signal?.aborted) return;
+      // Usually every topic exists: one Metadata request for just these topics says so (and that
+      // they have leaders). Only when one is missing is the whole cluster's topic list read.
+      if (await this.haveLeaders(admin, topics)) return;
+      await this.createThenWait(admin, topics, signal);
+    });
+  }
+
+  private async createThenWait(admin: Admin, topics: readonly string[], signal?: AbortSignal) {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length > 0) {
@@ -88,7 +106,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
-        await (await this.admin()).deleteGroups([groupId]);
+        await this.withAdmin((admin) => admin.deleteGroups([groupId]));
         return 'deleted';
       } catch (error) {
         const code = groupErrorCode(error, groupId);
@@ -109,7 +127,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const { groups } = await (await this.admin()).describeGroups([groupId]);
+    const { groups } = await this.withAdmin((admin) => admin.describeGroups([groupId]));
     const group = groups.find((g) => g.groupId === groupId);
     return {
       state: group?.state ?? 'Dead',
@@ -118,13 +136,31 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
-    const admin = await this.admin();
+    // A lost connection or a leader moving is retried here (a fresh client each time), rather
+    // than costing the claim of a group.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0));
+      } catch (error) {
+        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+        const denied = this.errors?.fatal(error, { ...operation, topics });
+        if (denied) throw denied;
+        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors?.transient(error)) throw error;
+        await pause(backoffDelay(attempt, 100, 1_000));
+      }
+    }
+  }
+
+  private async highWatermarks(
+    admin: Admin,
+    topics: readonly string[],
+    retrying: boolean,
+  ): Promise<TopicOffsets> {
+    const cluster = this.clusters.get(admin);
+    if (cluster) return readHighWatermarks(cluster, topics, retrying);
     const entries = await Promise.all(
       topics.map(async (topic) => {
-        const partitions = await admin.fetchTopicOffsets(topic).catch((error: unknown) => {
-          const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
-          throw this.errors?.fatal(error, { ...operation, topics: [topic] }) ?? error;
-        });
+        const partitions = await admin.fetchTopicOffsets(topic);
         return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
       }),
     );
@@ -132,12 +168,14 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
-    const offsets = await (await this.admin()).fetchTopicOffsetsByTimestamp(topic, timestamp);
+    const offsets = await this.withAdmin((admin) =>
+      admin.fetchTopicOffsetsByTimestamp(topic, timestamp),
+    );
     return new Map(offsets.map((o) => [o.partition, o.offset]));
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    return listLiveMembers(await this.admin(), groupPrefix);
+    return this.withAdmin((admin) => listLiveMembers(admin, groupPrefix));
   }
 
   async disconnect(): Promise<void> {
@@ -148,12 +186,57 @@ export class KafkajsAdmin implements KafkaAdminPort {
 
   private admin(): Promise<Admin> {
     if (!this.connecting) {
-      const admin = this.kafka.admin();
-      this.connecting = admin.connect().then(() => admin);
-      // A failed connect must not poison later calls.
-      this.connecting.catch(() => (this.connecting = undefined));
+      const { admin, cluster } = adminWithCluster(this.kafka);
+      if (cluster) this.clusters.set(admin, cluster);
+      const connecting = admin.connect().then(() => admin);
+      this.connecting = connecting;
+      // A failed connect must not poison later calls, nor leave the half-made client behind.
+      connecting.catch(() => {
+        this.discard(connecting);
+        return admin.disconnect().catch(() => undefined);
+      });
     }
     return this.connecting;
+  }
+
+  /**
+   * Runs `use` on the shared admin. When its connections broke, kafkajs can keep a broker it never
+   * connected in its pool and answer "Broker not connected" to every later call: the client is
+   * then dropped, and the next call connects a new one.
+   */
+  private async withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
+    const connecting = this.admin();
+    try {
+      return await use(await connecting);
+    } catch (error) {
+      if (isBrokenConnection(error) && this.discard(connecting))
+        void connecting.then((admin) => admin.disconnect()).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Forgets `connecting` if it is still the shared client; true when it was. */
+  private discard(connecting: Promise<Admin>): boolean {
+    if (this.connecting !== connecting) return false;
+    this.connecting = undefined;
+    return true;
+  }
+
+  /** True when every topic exists and every partition has a leader; false when one is missing. */
+  private async haveLeaders(admin: Admin, topics: readonly string[]): Promise<boolean> {
+    const cluster = this.clusters.get(admin);
+    if (cluster) return clusterHasLeaders(cluster, topics);
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+      return (
+        metadata.length === topics.length &&
+        metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+      );
+    } catch (error) {
+      // A missing topic answers UNKNOWN_TOPIC_OR_PARTITION: create it. Anything else is the caller's.
+      if ((error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
+      throw error;
+    }
   }
 
   /** Topics created by another instance a moment ago may not have leaders yet. */

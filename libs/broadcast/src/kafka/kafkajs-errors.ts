@@ -36,6 +36,27 @@ function* chain(error: unknown, depth = 0): Generator<KafkajsErrorLike> {
   for (const group of e.groups ?? []) yield* chain(group.error, depth + 1);
 }
 
+/**
+ * Failures after which a kafkajs client may be stuck: its broker pool can keep a broker it never
+ * connected ("Broker not connected" on every call), and when every broker failed its metadata
+ * call answers null (a TypeError on `topicMetadata`). The client is discarded and made afresh.
+ */
+const BROKEN_CLIENT = new Set([
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSBrokerNotFound',
+  'KafkaJSNumberOfRetriesExceeded',
+]);
+const BROKEN_MESSAGE = /not connected|topicMetadata/i;
+
+/** True when `error` says the client's connections broke, not that Kafka answered no. */
+export function isBrokenConnection(error: unknown): boolean {
+  return [...chain(error)].some(
+    (e) => BROKEN_CLIENT.has(e.name ?? '') || BROKEN_MESSAGE.test(e.message ?? ''),
+  );
+}
+
 /** Rejection of an attempt still pending at the startup deadline. */
 const OUT_OF_TIME = new Error('no answer before startupTimeoutMs');
 
@@ -130,6 +151,15 @@ export class KafkajsErrorClassifier {
     );
   }
 
+  /** Worth another attempt: unreachable, a broken client, or an error kafkajs calls retriable. */
+  transient(error: unknown): boolean {
+    return (
+      this.unreachable(error) ||
+      isBrokenConnection(error) ||
+      [...chain(error)].some((e) => (e as { retriable?: boolean }).retriable === true)
+    );
+  }
+
   /**
    * Runs `attempt` until it succeeds. Unreachable brokers are retried until startupTimeoutMs
    * has passed, then reported once naming kafka.brokers; fatal failures are thrown at once.
@@ -153,7 +183,7 @@ export class KafkajsErrorClassifier {
       if (signal?.aborted) throw failure;
       const fatal = this.fatal(failure, during);
       if (fatal) throw fatal;
-      if (failure !== OUT_OF_TIME && !this.unreachable(failure)) throw failure;
+      if (failure !== OUT_OF_TIME && !this.transient(failure)) throw failure;
       const wait = backoffDelay(attempts, 500, 5_000);
       if (failure === OUT_OF_TIME || Date.now() + wait >= deadline) {
         const cause =

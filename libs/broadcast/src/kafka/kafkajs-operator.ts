@@ -64,13 +64,9 @@ export class KafkajsOperator implements OperatorKafkaPort {
     topic: string,
     record: { key: string | null; value: string; headers: Record<string, string> },
   ): Promise<{ partition: number; offset: string }> {
-    this.producerClient ??= (async () => {
-      const producer = this.kafka.producer({
-        createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
-      });
-      await producer.connect();
-      return producer;
-    })();
+    this.producerClient ??= this.connectOnce('producerClient', () =>
+      this.kafka.producer({ createPartitioner: kafkajs.Partitioners.DefaultPartitioner }),
+    );
     const [meta] = await (await this.producerClient).send({ topic, acks: -1, messages: [record] });
     return { partition: meta?.partition ?? 0, offset: meta?.baseOffset ?? '' };
   }
@@ -91,12 +87,22 @@ export class KafkajsOperator implements OperatorKafkaPort {
   }
 
   private admin(): Promise<Admin> {
-    this.adminClient ??= (async () => {
-      const admin = this.kafka.admin();
-      await admin.connect();
-      return admin;
-    })();
+    this.adminClient ??= this.connectOnce('adminClient', () => this.kafka.admin());
     return this.adminClient;
+  }
+
+  /** Connects a new client; a failed connect is forgotten, so the next call tries again. */
+  private connectOnce<C extends Admin | Producer>(
+    slot: 'adminClient' | 'producerClient',
+    make: () => C,
+  ): Promise<C> {
+    const client = make();
+    const connecting = client.connect().then(() => client);
+    connecting.catch(() => {
+      if (this[slot] === connecting) this[slot] = undefined;
+      return client.disconnect().catch(() => undefined);
+    });
+    return connecting;
   }
 }
 

@@ -10,7 +10,7 @@ import type {
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
-import { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { isBrokenConnection, KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
 
 export interface KafkajsAdapterOptions {
@@ -59,10 +59,16 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   async send(topic: string, records: OutgoingRecord[]): Promise<void> {
+    const connecting = this.connectedProducer();
     try {
-      const producer = await this.connectedProducer();
+      const producer = await connecting;
       await producer.send({ topic, acks: -1, messages: records });
     } catch (error) {
+      // A client whose connections broke can stay stuck ("Broker not connected"): make a new one.
+      if (isBrokenConnection(error) && this.producer === connecting) {
+        this.producer = undefined;
+        void connecting.then((p) => p.disconnect()).catch(() => undefined);
+      }
       const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
       throw this.errors.fatal(error, publishing) ?? error;
     }
@@ -83,8 +89,13 @@ export class KafkajsAdapter implements KafkaPort {
         createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
         allowAutoTopicCreation: true,
       });
-      this.producer = producer.connect().then(() => producer);
-      this.producer.catch(() => (this.producer = undefined));
+      const connecting = producer.connect().then(() => producer);
+      this.producer = connecting;
+      // A failed connect must not poison later sends, nor leave the half-made client behind.
+      connecting.catch(() => {
+        if (this.producer === connecting) this.producer = undefined;
+        return producer.disconnect().catch(() => undefined);
+      });
     }
     return this.producer;
   }
