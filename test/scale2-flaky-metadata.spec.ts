@@ -6,8 +6,8 @@
 import { ApiKey, type FaultAction, type FrameInfo } from './support/tcp-proxy.js';
 import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
 import { seededRandom } from './support/seam-faults.js';
-import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { LocalEngines, type LocalEngine, type LocalEngineSpec } from './support/faults-engines.js';
+import type { TestEngine } from './support/engine.js';
+import { faultEngines } from './support/faults.js';
 import { testPrefix } from './support/kafka.js';
 
 const ENGINES = 6;
@@ -49,30 +49,22 @@ describe('engines starting against a flaky broker', () => {
     'seed %i: no unhandled rejection, all ready in distinct groups',
     async (seed) => {
       const prefix = testPrefix(`scale2-flaky-${seed}`);
-      const engines = new LocalEngines(prefix, broker.proxied);
+      const engines = faultEngines(prefix, broker.proxied);
       try {
-        const created: LocalEngine[] = [];
+        const created: TestEngine[] = [];
         for (let n = 0; n < ENGINES; n++)
           created.push(
             await engines.create({
               name: `f${n}`,
               lock: 'none',
               topics: ['news'],
-              // Short timeouts, so a swallowed request fails fast (LocalEngines sets `kafka` itself;
-              // these replace it).
-              options: {
-                kafka: {
-                  brokers: broker.proxied,
-                  clientId: `${prefix}f${n}`,
-                  connectionTimeoutMs: 500,
-                  requestTimeoutMs: 1_000,
-                },
-                startupTimeoutMs: 90_000,
-              } as Partial<BroadcastModuleOptions> as LocalEngineSpec['options'],
+              // Short timeouts, so a swallowed request fails fast.
+              kafka: { connectionTimeoutMs: 500, requestTimeoutMs: 1_000 },
+              options: { startupTimeoutMs: 90_000 },
             }),
           );
         broker.proxy.onFrame = flaky(seed, 40);
-        const results = await Promise.allSettled(created.map((e) => engines.start(e)));
+        const results = await Promise.allSettled(created.map((e) => engines.startEngine(e)));
         const faults = broker.proxy.applied.length;
         broker.proxy.onFrame = undefined;
         // Give late losers of kafkajs's internal races a turn to reject.

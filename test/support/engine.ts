@@ -79,6 +79,8 @@ export interface EngineSpec {
     lock?: { checkIntervalMs?: number };
   };
   name?: string;
+  /** Kafka client options on top of the harness's brokers and client id (e.g. short timeouts). */
+  kafka?: Partial<BroadcastModuleOptions['kafka']>;
   /** A DataSource other than the lock kind's (e.g. better-sqlite3); the engine picks its locks. */
   dataSource?: DataSourceOptions;
 }
@@ -221,7 +223,7 @@ export class EngineHarness {
       ...spec.options,
     };
     const options: BroadcastModuleOptions = {
-      kafka: { brokers: this.brokers, clientId: `${this.name}-${name}` },
+      kafka: { brokers: this.brokers, clientId: `${this.name}-${name}`, ...spec.kafka },
       topicPrefix: this.prefix,
       consumer: FAST_CONSUMER,
       heartbeat: false,
