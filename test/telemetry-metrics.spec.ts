@@ -79,6 +79,12 @@ describe('demo GET /metrics (Prometheus text format)', () => {
     const engine = app.get(BroadcastEngine);
     await engine.publisher.publish(PRODUCT_CHANGED, { id: 1, changedAt: Date.now() });
     await engine.publisher.publish(PRODUCT_CHANGED, { name: 'no id: the handler throws' });
+    // Targeted at another instance: skipped before any handler, counted as filtered.
+    await engine.publisher.publish(
+      PRODUCT_CHANGED,
+      { id: 2, changedAt: Date.now() },
+      { to: { instances: ['elsewhere'] } },
+    );
     const producer = newKafka('otel-metrics-raw').producer();
     await producer.connect();
     try {
@@ -88,7 +94,13 @@ describe('demo GET /metrics (Prometheus text format)', () => {
     }
     await waitFor(() => {
       const s = engine.reader.status();
-      return s.received === 2 && s.failed === 1 && s.skipped === 1 && engine.heartbeat.sent > 0;
+      return (
+        s.received === 3 &&
+        s.failed === 1 &&
+        s.skipped === 1 &&
+        s.filtered === 1 &&
+        engine.heartbeat.sent > 0
+      );
     });
 
     const { text, families } = await scrape();
@@ -96,8 +108,10 @@ describe('demo GET /metrics (Prometheus text format)', () => {
     const instance = { broadcast_instance: 'metrics-a' };
     expect(value(families, 'broadcast_messages_handled_total', topic), text).toBe(1);
     expect(value(families, 'broadcast_messages_failed_total', topic), text).toBe(1);
-    expect(value(families, 'broadcast_messages_received_total', instance), text).toBe(2);
+    expect(value(families, 'broadcast_messages_received_total', instance), text).toBe(3);
     expect(value(families, 'broadcast_messages_skipped_total', instance), text).toBe(1);
+    expect(value(families, 'broadcast_messages_filtered_total', instance), text).toBe(1);
+    expect(value(families, 'broadcast_messages_invalid_total', instance), text).toBe(0);
     expect(value(families, 'broadcast_heartbeats_sent_total', instance)).toBeGreaterThan(0);
     expect(value(families, 'broadcast_heartbeats_received_total', instance)).toBeGreaterThan(0);
     expect(value(families, 'broadcast_state', { ...instance, broadcast_state: 'ready' })).toBe(1);

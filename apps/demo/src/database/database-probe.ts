@@ -23,7 +23,9 @@ export async function chooseDatabase(
     }
     const problem = await probe(url);
     if (problem)
-      throw new DemoConfigError(`DATABASE_URL ${redact(url)} does not answer: ${problem}`);
+      throw new DemoConfigError(
+        `DATABASE_URL ${redact(url)} does not answer: ${problem}. Check DATABASE_URL: it holds the products and the broadcast advisory locks (the module's lock.dataSource).`,
+      );
     return { url, source: 'DATABASE_URL' };
   }
   return (await probe(LOCAL_DATABASE_URL))

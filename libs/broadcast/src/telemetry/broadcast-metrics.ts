@@ -64,6 +64,12 @@ export class BroadcastMetrics {
     const skipped = meter.createObservableCounter('broadcast.messages.skipped', {
       description: 'Broadcasts skipped: empty or not JSON',
     });
+    const filtered = meter.createObservableCounter('broadcast.messages.filtered', {
+      description: 'Broadcasts targeted at other instances, skipped before any handler',
+    });
+    const invalid = meter.createObservableCounter('broadcast.messages.invalid', {
+      description: "Broadcasts whose payload failed the topic's schema, skipped before any handler",
+    });
     const sent = meter.createObservableCounter('broadcast.heartbeats.sent', {
       description: 'Heartbeats this instance sent',
     });
@@ -87,6 +93,8 @@ export class BroadcastMetrics {
       ...Object.values(outcomes),
       received,
       skipped,
+      filtered,
+      invalid,
       sent,
       heard,
       state,
@@ -105,6 +113,8 @@ export class BroadcastMetrics {
       const beats = source.heartbeats();
       result.observe(received, s.received, instance);
       result.observe(skipped, s.skipped, instance);
+      result.observe(filtered, s.filtered, instance);
+      result.observe(invalid, s.invalid, instance);
       result.observe(sent, beats.sent, instance);
       result.observe(heard, beats.received, instance);
       for (const name of STATES)
