@@ -1,7 +1,12 @@
 import type { Attributes, BatchObservableCallback, Meter, Observable } from '@opentelemetry/api';
-import type { HandlerOutcome } from '../interfaces/broadcast-instrumentation.interface.js';
+import type {
+  HandlerObservation,
+  HandlerOutcome,
+} from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastTelemetrySource } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastState } from '../interfaces/broadcast-status.interface.js';
+import { CountingObservation } from './counting-observation.js';
+import { RecordingBudget } from './recording-budget.js';
 
 /** One (topic, handler) pair: its attributes are built once, its outcome counts kept here. */
 export interface HandlerSeries {
@@ -12,7 +17,14 @@ export interface HandlerSeries {
   /** Histograms are per topic only: the SDK hashes the attributes of every recorded value. */
   readonly topicAttributes: Attributes;
   readonly outcomes: Record<HandlerOutcome, number>;
+  /** Shared by the topic's handlers: how many latency values per second reach the SDK. */
+  readonly budget: RecordingBudget;
+  /** The observation of a call with no span and no latency to record: it only counts. */
+  readonly untimed: HandlerObservation;
 }
+
+/** Latency values recorded per topic and second at most (see RecordingBudget). */
+export const HISTOGRAM_VALUES_PER_SECOND = 1_000;
 
 const STATES: readonly BroadcastState[] = ['starting', 'ready', 'recovering', 'stopped'];
 /** Fan-out on loopback is a few ms; a stalled instance shows up in the seconds buckets. */
@@ -24,6 +36,7 @@ const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_
  * skipped, heartbeats) and its state are read by observable instruments at collection time.
  */
 export class BroadcastMetrics {
+  /** Logical topic → handler name → series. */
   private readonly handlerSeries = new Map<string, Map<string, HandlerSeries>>();
   private readonly fanOutLatency;
   private readonly handlerDuration;
@@ -31,12 +44,14 @@ export class BroadcastMetrics {
   private readonly observe: BatchObservableCallback;
 
   private readonly instanceId: string;
+  private readonly topicPrefix: string;
 
   constructor(
     private readonly meter: Meter,
     source: BroadcastTelemetrySource,
   ) {
     this.instanceId = source.instanceId;
+    this.topicPrefix = source.topicPrefix;
     // Outcomes are counted in plain numbers per series and observed at collection time:
     // recording each one through the SDK would hash its attributes on every message.
     const counter = (name: string, description: string) =>
@@ -133,12 +148,18 @@ export class BroadcastMetrics {
     meter.addBatchObservableCallback(this.observe, this.observables);
   }
 
-  /** The series of a topic (prefix included) and handler, made on first use. */
-  series(fullTopic: string, handler: string): HandlerSeries {
-    let byHandler = this.handlerSeries.get(fullTopic);
-    if (!byHandler) this.handlerSeries.set(fullTopic, (byHandler = new Map()));
+  /**
+   * The series of a topic and handler, made on first use. Looked up by the logical topic, as
+   * messages carry it: building the full name on every call would cost a string per message.
+   */
+  series(topic: string, handler: string): HandlerSeries {
+    let byHandler = this.handlerSeries.get(topic);
+    if (!byHandler) this.handlerSeries.set(topic, (byHandler = new Map()));
     let series = byHandler.get(handler);
     if (!series) {
+      const sibling = byHandler.values().next().value;
+      const outcomes: Record<HandlerOutcome, number> = { handled: 0, failed: 0, 'timed-out': 0 };
+      const fullTopic = this.topicPrefix + topic;
       series = {
         fullTopic,
         handler,
@@ -148,24 +169,21 @@ export class BroadcastMetrics {
           'broadcast.handler': handler,
           'broadcast.instance': this.instanceId,
         },
-        topicAttributes: byHandler.values().next().value?.topicAttributes ?? {
-          'messaging.destination.name': fullTopic,
-        },
-        outcomes: { handled: 0, failed: 0, 'timed-out': 0 },
+        topicAttributes: sibling?.topicAttributes ?? { 'messaging.destination.name': fullTopic },
+        outcomes,
+        untimed: new CountingObservation(outcomes),
+        budget: sibling?.budget ?? new RecordingBudget(HISTOGRAM_VALUES_PER_SECOND),
       };
       byHandler.set(handler, series);
     }
     return series;
   }
 
-  /** One handler call ended; `producedAt` is the record's timestamp (epoch ms). */
-  handlerEnded(
-    series: HandlerSeries,
-    outcome: HandlerOutcome,
-    durationMs: number,
-    producedAt: number,
-  ): void {
-    series.outcomes[outcome]++;
+  /**
+   * One handler call ended; `producedAt` is the record's timestamp (epoch ms). Its latencies
+   * are recorded when the call was given a token at its start (`budget.take`).
+   */
+  latenciesRecorded(series: HandlerSeries, durationMs: number, producedAt: number): void {
     this.handlerDuration.record(durationMs, series.topicAttributes);
     this.fanOutLatency.record(Math.max(0, Date.now() - producedAt), series.topicAttributes);
   }

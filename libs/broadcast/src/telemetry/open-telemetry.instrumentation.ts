@@ -1,7 +1,9 @@
 import {
   type Attributes,
   context,
+  INVALID_SPAN_CONTEXT,
   metrics,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -19,9 +21,13 @@ import type {
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { BroadcastMetrics, type HandlerSeries } from './broadcast-metrics.js';
-import { extractTraceContext, injectTraceContext } from './trace-context.js';
+import { injectTraceContext, TraceContextExtractor } from './trace-context.js';
 
 const CONSUMER = { kind: SpanKind.CONSUMER } as const;
+/** The API's no-op provider: the delegate of a proxy no SDK was registered with. */
+const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** How many handler calls go by before looking again whether a tracer provider was registered. */
+const TRACING_RECHECK_CALLS = 1_024;
 
 /** Instrumentation scope name of every span and metric the library records. */
 export const TELEMETRY_SCOPE = 'nestjs-kafka-broadcast';
@@ -35,6 +41,8 @@ export const TELEMETRY_SCOPE = 'nestjs-kafka-broadcast';
 export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   private readonly tracer: Tracer;
   private readonly metrics: BroadcastMetrics;
+  private tracing = { on: true, callsToRecheck: 0 };
+  private readonly extractor = new TraceContextExtractor();
 
   constructor(private readonly source: BroadcastTelemetrySource) {
     this.tracer = trace.getTracer(TELEMETRY_SCOPE);
@@ -56,20 +64,45 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   }
 
   handler(message: BroadcastMessage, handlerName: string): HandlerObservation {
-    const series = this.metrics.series(this.source.topicPrefix + message.topic, handlerName);
-    const parent = extractTraceContext(ROOT_CONTEXT, message.headers);
+    const series = this.metrics.series(message.topic, handlerName);
+    const started = series.budget.take();
+    // Only metrics and no latency to record: no span, no context, nothing allocated. This is
+    // the path of most messages when the application collects metrics but not traces.
+    if (!this.tracingOn(started !== undefined) && started === undefined) return series.untimed;
+    const parent = hasAny(message.headers)
+      ? this.extractor.extract(ROOT_CONTEXT, message.headers)
+      : ROOT_CONTEXT;
     const span = this.tracer.startSpan(series.spanName, CONSUMER, parent);
     // Attributes only for spans that are recorded: building them costs more than the span.
     if (span.isRecording()) span.setAttributes(this.consumerAttributes(series, message));
-    const active = trace.setSpan(parent, span);
-    const started = performance.now();
+    // An invalid span with no parent has nothing for the handler's own spans to nest under.
+    const active =
+      parent === ROOT_CONTEXT && span.spanContext() === INVALID_SPAN_CONTEXT
+        ? undefined
+        : trace.setSpan(parent, span);
     return {
-      run: (call) => context.with(active, call),
+      run: active ? (call) => context.with(active, call) : (call) => call(),
       end: (outcome, error) => {
         endSpan(span, outcome, error);
-        this.metrics.handlerEnded(series, outcome, performance.now() - started, message.timestamp);
+        series.outcomes[outcome]++;
+        if (started !== undefined)
+          this.metrics.latenciesRecorded(series, performance.now() - started, message.timestamp);
       },
     };
+  }
+
+  /**
+   * Whether the application registered a tracer provider: without one every span would be the
+   * API's no-op. Looked up again on `look` (calls whose latencies are recorded: all of them at
+   * ordinary rates, at most the budget per second) and every TRACING_RECHECK_CALLS calls.
+   */
+  private tracingOn(look: boolean): boolean {
+    if (look || this.tracing.callsToRecheck-- <= 0) {
+      const provider = trace.getTracerProvider();
+      const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+      this.tracing = { on: delegate !== NO_TRACER_PROVIDER, callsToRecheck: TRACING_RECHECK_CALLS };
+    }
+    return this.tracing.on;
   }
 
   private consumerAttributes(series: HandlerSeries, message: BroadcastMessage): Attributes {
@@ -92,6 +125,11 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   close(): void {
     this.metrics.close();
   }
+}
+
+function hasAny(headers: Readonly<Record<string, string>>): boolean {
+  for (const _ in headers) return true;
+  return false;
 }
 
 function endSpan(span: Span, outcome: HandlerOutcome, error: unknown): void {

@@ -1,6 +1,8 @@
 import {
   type Context,
   createTraceState,
+  INVALID_SPANID,
+  INVALID_TRACEID,
   isSpanContextValid,
   propagation,
   type SpanContext,
@@ -9,7 +11,7 @@ import {
 
 const TRACEPARENT = 'traceparent';
 const TRACESTATE = 'tracestate';
-const TRACEPARENT_FORMAT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const TRACEPARENT_FORMAT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
  * Writes the W3C trace context of `ctx` into Kafka headers. Done here rather than only through
@@ -27,23 +29,56 @@ export function injectTraceContext(ctx: Context, headers: Record<string, string>
   propagation.inject(ctx, headers);
 }
 
-/** The publisher's context from a received message's headers, on top of `base`. */
-export function extractTraceContext(
-  base: Context,
-  headers: Readonly<Record<string, string>>,
-): Context {
-  let ctx = base;
-  const traceparent = headers[TRACEPARENT];
-  const parsed = traceparent === undefined ? null : TRACEPARENT_FORMAT.exec(traceparent);
-  if (parsed) {
-    const remote: SpanContext = {
-      traceId: parsed[1]!,
-      spanId: parsed[2]!,
-      traceFlags: parseInt(parsed[3]!, 16),
-      isRemote: true,
-      ...(headers[TRACESTATE] && { traceState: createTraceState(headers[TRACESTATE]) }),
-    };
-    if (isSpanContextValid(remote)) ctx = trace.setSpanContext(ctx, remote);
+/** Extractions between two looks at which headers the global propagator reads. */
+const RECHECK_CALLS = 1_024;
+
+/**
+ * Reads the publisher's context from a received message's headers. The W3C trace context is
+ * parsed here, so that it works before (or without) an SDK's propagator; the application's
+ * propagator, when it has one, extracts too (baggage, B3), and when it reads `traceparent`
+ * itself this parse is skipped, so no header is parsed twice on the per-message path.
+ */
+export class TraceContextExtractor {
+  private reads = { traceparent: false, other: false, callsToRecheck: 0 };
+
+  extract(base: Context, headers: Readonly<Record<string, string>>): Context {
+    const reads = this.propagatorReads();
+    let ctx = base;
+    if (!reads.traceparent) {
+      const remote = parseTraceparent(headers[TRACEPARENT], headers[TRACESTATE]);
+      if (remote) ctx = trace.setSpanContext(ctx, remote);
+    }
+    return reads.traceparent || reads.other ? propagation.extract(ctx, headers) : ctx;
   }
-  return propagation.extract(ctx, headers);
+
+  private propagatorReads() {
+    if (this.reads.callsToRecheck-- <= 0) {
+      const fields = propagation.fields();
+      this.reads = {
+        traceparent: fields.includes(TRACEPARENT),
+        other: fields.some((field) => field !== TRACEPARENT && field !== TRACESTATE),
+        callsToRecheck: RECHECK_CALLS,
+      };
+    }
+    return this.reads;
+  }
+}
+
+/** A valid remote span context from a version-00 `traceparent`, or undefined. */
+function parseTraceparent(
+  traceparent: string | undefined,
+  tracestate: string | undefined,
+): SpanContext | undefined {
+  if (traceparent === undefined || !TRACEPARENT_FORMAT.test(traceparent)) return undefined;
+  const traceId = traceparent.slice(3, 35);
+  const spanId = traceparent.slice(36, 52);
+  // The format already checked the hex digits; all zeros is the one invalid value left.
+  if (traceId === INVALID_TRACEID || spanId === INVALID_SPANID) return undefined;
+  return {
+    traceId,
+    spanId,
+    traceFlags: parseInt(traceparent.slice(53, 55), 16),
+    isRemote: true,
+    ...(tracestate && { traceState: createTraceState(tracestate) }),
+  };
 }

@@ -1,0 +1,84 @@
+// In-process cost of the dispatch path per message (no broker): the dispatcher's sink fed with
+// records shaped like kafkajs's, instrumentation off / metrics only / every span sampled.
+// Usage: node bench/lib/dispatch-micro.mjs [off|metrics|ratio|on] [messages]
+// (ratio: traces sampled 1 in 100 at the root, ParentBased; on: every span sampled)
+import { metrics, trace, context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
+import { BroadcastDispatcher } from '../../libs/broadcast/dist/esm/core/broadcast.dispatcher.js';
+import { BroadcastHandlerRegistry } from '../../libs/broadcast/dist/esm/core/broadcast-handler.registry.js';
+import { OpenTelemetryInstrumentation } from '../../libs/broadcast/dist/esm/telemetry/open-telemetry.instrumentation.js';
+
+const side = process.argv[2] ?? 'off';
+const total = Number(process.argv[3] ?? 300_000);
+if (side !== 'off') {
+  if (side === 'on' || side === 'ratio') {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const exporter = { export: (_s, done) => done({ code: 0 }), shutdown: async () => undefined };
+    trace.setGlobalTracerProvider(
+      new BasicTracerProvider({
+        spanProcessors: [new BatchSpanProcessor(exporter)],
+        ...(side === 'ratio' && {
+          sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.01) }),
+        }),
+      }),
+    );
+  }
+  metrics.setGlobalMeterProvider(
+    new MeterProvider({ readers: [new PrometheusExporter({ preventServerStart: true })] }),
+  );
+}
+const registry = new BroadcastHandlerRegistry();
+let handled = 0;
+registry.add('otel', () => void handled++, 'noop');
+const logger = { log() {}, warn() {}, error() {}, debug() {} };
+const dispatcher = new BroadcastDispatcher(
+  registry,
+  { topicPrefix: 'p.', heartbeatTopic: 'hb', handlerTimeoutMs: 1000 },
+  logger,
+);
+if (side !== 'off')
+  dispatcher.instrumentation = new OpenTelemetryInstrumentation({
+    instanceId: 'i1',
+    topicPrefix: 'p.',
+    groupId: () => 'p.svc-1',
+    status: () => ({}),
+    heartbeats: () => ({ sent: 0, received: 0 }),
+  });
+const records = Array.from({ length: 1000 }, (_, i) => ({
+  key: null,
+  value: Buffer.from(`{"i":${i}}`),
+  // parented: a traceparent as the engine's publisher writes it, 1 in 100 sampled.
+  headers: process.env.PARENTED
+    ? {
+        traceparent: `00-${'ab'.repeat(15)}${String(i).padStart(2, '0').slice(-2)}-${'cd'.repeat(8)}-0${i % 100 === 0 ? 1 : 0}`,
+      }
+    : {},
+  timestamp: String(Date.now()),
+  offset: String(i),
+}));
+function round(n) {
+  for (let i = 0; i < n; i++) dispatcher.sink('p.otel', 0, records[i % 1000]);
+}
+round(50_000); // warm up
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+round(total);
+const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+console.log(
+  JSON.stringify({
+    side,
+    us: +((ms * 1000) / total).toFixed(3),
+    cpuUs: +((cpu.user + cpu.system) / total).toFixed(3),
+    handled,
+  }),
+);
+process.exit(0);
