@@ -8,7 +8,8 @@ import {
   readHighWatermarks,
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
-import { isBrokenConnection, type KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { isBrokenConnection } from './kafkajs-error-chain.js';
+import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
