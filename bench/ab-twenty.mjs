@@ -7,19 +7,11 @@
 //   node bench/ab-twenty.mjs --a=<copy-a>/esm/index.js --b=<copy-b>/esm/index.js [--label=name] [--reps=6]
 //
 // Writes bench/results/ab-twenty-<label>.json.
-import { writeFile, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import {
-  BENCH_DIR,
   cleanupPrefix,
-  createTopics,
-  findBroker,
   libraryRevision,
   machineInfo,
   newDataSource,
-  newRunId,
   now,
   ratio,
   round,
@@ -27,31 +19,16 @@ import {
   startRawConsumer,
   summary,
 } from './lib/common.mjs';
-import { engineTopics, loadBuild } from './lib/ours.mjs';
+import { AB_TOPIC as TOPIC, sidesInTurn, startAbRun, writeResults } from './lib/ab-runs.mjs';
+import { engineTopics } from './lib/ours.mjs';
 
-const { values: args } = parseArgs({
-  options: {
-    a: { type: 'string' },
-    b: { type: 'string' },
-    label: { type: 'string', default: 'change' },
-    reps: { type: 'string', default: '6' },
-    n: { type: 'string', default: '20' },
-  },
+const { args, builds, broker, brokers, prefix } = await startAbRun({
+  usage: 'usage: node bench/ab-twenty.mjs --a=<index.js> --b=<index.js> [--label] [--reps]',
+  reps: '6',
+  options: { n: { type: 'string', default: '20' } },
+  tag: 'abt',
 });
-if (!args.a || !args.b) {
-  console.error('usage: node bench/ab-twenty.mjs --a=<index.js> --b=<index.js> [--label] [--reps]');
-  process.exit(2);
-}
-const builds = {
-  A: await loadBuild(pathToFileURL(resolve(args.a)).href),
-  B: await loadBuild(pathToFileURL(resolve(args.b)).href),
-};
 const N = Number(args.n);
-const TOPIC = 'ready';
-const broker = await findBroker();
-const brokers = broker.brokers;
-const prefix = `${newRunId()}-abt-`;
-await createTopics(brokers, engineTopics(prefix, TOPIC));
 
 /** N engines of `build` (PostgreSQL locks, one DataSource each, made before the clock starts). */
 async function ours(build) {
@@ -100,13 +77,8 @@ try {
   await ours('A');
   await ours('B');
   await raw();
-  const orders = [
-    ['A', 'B', 'R'],
-    ['B', 'R', 'A'],
-    ['R', 'A', 'B'],
-  ];
   for (let i = 0; i < Number(args.reps); i++) {
-    for (const side of orders[i % 3]) {
+    for (const side of sidesInTurn(i)) {
       samples[side].push(side === 'R' ? await raw() : await ours(side));
       await sleep(500);
     }
@@ -166,8 +138,5 @@ for (const s of ['A', 'B'])
   console.log(
     `${s}/R: cpu ${out.ratios[s].cpuPerStartVsR}  all-ready ${out.ratios[s].allReadyVsR}`,
   );
-const file = join(BENCH_DIR, 'results', `ab-twenty-${args.label}.json`);
-await mkdir(join(BENCH_DIR, 'results'), { recursive: true });
-await writeFile(file, JSON.stringify(out, null, 1) + '\n');
-console.log(`wrote ${file}`);
+await writeResults(`ab-twenty-${args.label}`, out);
 process.exit(0);

@@ -5,19 +5,11 @@
 //   node bench/ab.mjs --a=path/to/a/dist/esm/index.js --b=path/to/b/dist/esm/index.js [--label=name] [--reps=20] [--twenty=3]
 //
 // Writes bench/results/ab-<label>.json (raw samples and the phase breakdown of each build).
-import { writeFile, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import {
-  BENCH_DIR,
   cleanupPrefix,
-  createTopics,
-  findBroker,
   libraryRevision,
   machineInfo,
   newDataSource,
-  newRunId,
   now,
   ratio,
   round,
@@ -25,33 +17,16 @@ import {
   startRawConsumer,
   summary,
 } from './lib/common.mjs';
-import { engineTopics, instrument, loadBuild, phases } from './lib/ours.mjs';
+import { AB_TOPIC as TOPIC, sidesInTurn, startAbRun, writeResults } from './lib/ab-runs.mjs';
+import { engineTopics, instrument, phases } from './lib/ours.mjs';
 
-const { values: args } = parseArgs({
-  options: {
-    a: { type: 'string' },
-    b: { type: 'string' },
-    label: { type: 'string', default: 'change' },
-    reps: { type: 'string', default: '20' },
-    twenty: { type: 'string', default: '0' },
-  },
-});
-if (!args.a || !args.b) {
-  console.error(
+const { args, builds, broker, brokers, prefix } = await startAbRun({
+  usage:
     'usage: node bench/ab.mjs --a=<index.js> --b=<index.js> [--label=name] [--reps=20] [--twenty=3]',
-  );
-  process.exit(2);
-}
-const builds = {
-  A: await loadBuild(pathToFileURL(resolve(args.a)).href),
-  B: await loadBuild(pathToFileURL(resolve(args.b)).href),
-};
-const TOPIC = 'ready';
-const broker = await findBroker();
-const brokers = broker.brokers;
-const runId = newRunId();
-const prefix = `${runId}-ab-`;
-await createTopics(brokers, engineTopics(prefix, TOPIC));
+  reps: '20',
+  options: { twenty: { type: 'string', default: '0' } },
+  tag: 'ab',
+});
 
 function engine(build, dataSource, i = 0) {
   return builds[build]
@@ -111,12 +86,7 @@ try {
   await raw();
   const reps = Number(args.reps);
   for (let i = 0; i < reps; i++) {
-    const order = [
-      ['A', 'B', 'R'],
-      ['B', 'R', 'A'],
-      ['R', 'A', 'B'],
-    ][i % 3];
-    for (const side of order) {
+    for (const side of sidesInTurn(i)) {
       samples[side].push(side === 'R' ? await raw() : await one(side));
       await sleep(100);
     }
@@ -189,8 +159,5 @@ for (const p of phaseNames)
   );
 if (samples.twentyA.length)
   console.log(`20 at once  A: ${fmt(out.twenty.A)}   B: ${fmt(out.twenty.B)}`);
-const file = join(BENCH_DIR, 'results', `ab-${args.label}.json`);
-await mkdir(join(BENCH_DIR, 'results'), { recursive: true });
-await writeFile(file, JSON.stringify(out, null, 1) + '\n');
-console.log(`wrote ${file}`);
+await writeResults(`ab-${args.label}`, out);
 process.exit(0);

@@ -5,22 +5,12 @@
 // after ready may be skipped, nothing published before start() may arrive, duplicates stay
 // within one fetch. SEAMS_SEED=<seed> replays one trial, SEAMS_TRIALS=<n> runs more.
 import { ApiKey } from './support/tcp-proxy.js';
-import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
+import type { ProxiedBroker } from './support/proxied-broker.mjs';
 import { Faults, frameMoment } from './support/seam-faults.js';
-import { runMoments, summarize, type SeamMoment } from './support/seam-moments.js';
+import type { SeamMoment } from './support/seam-moments.js';
+import { describeSeams } from './support/seam-suite.js';
 
-const TRIALS = 5;
-let broker: ProxiedBroker;
-
-beforeAll(async () => {
-  broker = await startProxiedBroker();
-});
-
-afterAll(async () => {
-  await broker?.stop();
-});
-
-const moments: SeamMoment[] = [
+const moments = (broker: ProxiedBroker): SeamMoment[] => [
   {
     name: 'first-fetch-request',
     arm: ({ rnd }) =>
@@ -62,11 +52,4 @@ const moments: SeamMoment[] = [
   },
 ];
 
-describe('faults at the fetch seams', () => {
-  it(`keeps every record published after ready, without replay (${TRIALS} trials per moment)`, async () => {
-    const { results, violations } = await runMoments(broker, moments, TRIALS);
-    console.log(`SEAMS-SUMMARY ${JSON.stringify(summarize(results))}`);
-    expect(results.some((r) => r.fired)).toBe(true);
-    expect(violations).toEqual([]);
-  }, 600_000);
-});
+describeSeams('faults at the fetch seams', 'moment', moments);

@@ -4,21 +4,10 @@
 // while. Kafka goes through the proxied broker, without faults. Sequence-numbered records are
 // published throughout; nothing published after ready may be skipped, nothing published before
 // start() may arrive, and stop() leaves no member behind. SEAMS_SEED=<seed> replays one trial.
-import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
 import { type ArmedFault } from './support/seam-faults.js';
-import { runMoments, summarize, type SeamMoment } from './support/seam-moments.js';
+import type { SeamMoment } from './support/seam-moments.js';
+import { describeSeams } from './support/seam-suite.js';
 import type { TcpProxy } from './support/tcp-proxy.js';
-
-const TRIALS = 5;
-let broker: ProxiedBroker;
-
-beforeAll(async () => {
-  broker = await startProxiedBroker();
-});
-
-afterAll(async () => {
-  await broker?.stop();
-});
 
 /** Resets or stalls every database connection once, 0–3 s after start() was called. */
 function lockConnectionFault(dbProxy: TcpProxy | undefined, rnd: () => number): ArmedFault {
@@ -56,11 +45,4 @@ const moments: SeamMoment[] = [
   },
 ];
 
-describe('faults on the lock connection', () => {
-  it(`keeps every record published after ready, without replay (${TRIALS} trials per database)`, async () => {
-    const { results, violations } = await runMoments(broker, moments, TRIALS);
-    console.log(`SEAMS-SUMMARY ${JSON.stringify(summarize(results))}`);
-    expect(results.filter((r) => r.fired).length).toBeGreaterThan(0);
-    expect(violations).toEqual([]);
-  }, 600_000);
-});
+describeSeams('faults on the lock connection', 'database', () => moments);

@@ -1,6 +1,7 @@
 // `nestjs-kafka-broadcast/engine`: the engine without the Nest layer. Loads neither @nestjs/* nor
 // any optional peer: `new BroadcastEngine(options).on(topic, handler).start()`.
-export { BroadcastEngine, type BroadcastEngineDeps } from './engine/broadcast.engine.js';
+export { BroadcastEngine } from './engine/broadcast.engine.js';
+export type { BroadcastEngineDeps } from './engine/broadcast-engine.deps.js';
 export { BroadcastGroupAllocator } from './core/broadcast-group.allocator.js';
 export { BroadcastReader } from './core/broadcast.reader.js';
 export {

@@ -6,6 +6,9 @@ import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types
 import { describeRefusal, GroupJoins } from './group-joins.js';
 import { GroupMembership } from './group-membership.js';
 import { LockWatch } from './lock-watch.js';
+import { ReaderProblem } from './reader-problem.js';
+import { claimFields, readerStatus } from './reader-status.js';
+import { TransitionChain } from './transition-chain.js';
 
 export type { ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
 
@@ -20,15 +23,12 @@ export class BroadcastReader {
   private started = false;
   private readonly abort = new AbortController();
   private readonly ready = deferred<void>();
-  private transitions: Promise<void> = Promise.resolve();
+  private readonly transitions: TransitionChain;
   private lockWatch: LockWatch | undefined;
   private topics: string[] = [];
   private readonly joins: GroupJoins;
   /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
-  private problem: string | undefined;
-  /** Crashes in a row with that problem, and how many messages had arrived at the last one. */
-  private problemStreak = 0;
-  private problemMark = 0;
+  private readonly problem: ReaderProblem;
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
@@ -37,6 +37,8 @@ export class BroadcastReader {
   ) {
     this.ready.promise.catch(() => {});
     this.joins = new GroupJoins(settings, deps, () => this.topics, this.abort.signal);
+    this.transitions = new TransitionChain(deps.logger);
+    this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.received);
   }
 
   /** The consumer group in use; undefined until one is allocated. */
@@ -50,24 +52,7 @@ export class BroadcastReader {
   }
 
   status(): BroadcastStatus {
-    const { dispatcher } = this.deps;
-    const newest = dispatcher.newestTimestamp;
-    return {
-      state: this.state,
-      groupId: this.claim?.groupId,
-      lockId: this.claim?.id,
-      lockMode: this.deps.locks.mode,
-      lastLatencyMs: newest === undefined ? undefined : Math.max(0, Date.now() - newest),
-      poolExhausted: this.state !== 'ready' && this.deps.allocator.exhausted,
-      poolExhaustions: this.deps.allocator.exhaustions,
-      received: dispatcher.received,
-      heartbeats: dispatcher.heartbeats,
-      failed: dispatcher.failed,
-      skipped: dispatcher.skipped,
-      filtered: dispatcher.filtered,
-      invalid: dispatcher.invalid,
-      ...(this.currentProblem() !== undefined && { problem: this.problem }),
-    };
+    return readerStatus(this.state, this.claim, this.deps, this.problem.current());
   }
 
   /** Creates missing topics, allocates a group and resolves when ready. */
@@ -82,10 +67,7 @@ export class BroadcastReader {
     // Part of the transition chain, so stop() waits for an allocation in flight and then
     // releases whatever it produced: a group claimed during shutdown is never leaked.
     const startup = this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
-    this.transitions = startup.then(
-      () => undefined,
-      () => undefined,
-    );
+    this.transitions.begin(startup);
     try {
       await startup;
       this.startLockChecks();
@@ -97,7 +79,7 @@ export class BroadcastReader {
           { reason: errorMessage(error) },
         );
         this.startLockChecks();
-        return this.schedule(() => this.allocateUntilStopped());
+        return this.transitions.schedule(() => this.allocateUntilStopped());
       }
       this.ready.reject(this.abort.signal.aborted ? new Error(BroadcastMessages.stopped()) : error);
       throw error;
@@ -114,12 +96,11 @@ export class BroadcastReader {
 
   /** Leaves the group, then frees the lock. Idempotent. */
   async stop(): Promise<void> {
-    if (this.abort.signal.aborted) return this.transitions;
+    if (this.abort.signal.aborted) return this.transitions.settled;
     this.abort.abort();
     this.lockWatch?.stop();
     this.ready.reject(new Error(BroadcastMessages.stopped()));
-    this.transitions = this.transitions.then(() => this.abandon());
-    await this.transitions;
+    await this.transitions.finish(() => this.abandon());
     this.state = 'stopped';
   }
 
@@ -138,14 +119,10 @@ export class BroadcastReader {
       if (verdict.kind === 'ready') return this.becomeReady(claim);
       this.state = 'recovering';
       if (verdict.kind === 'foreign') {
-        this.schedule(() =>
-          this.moveAway(
-            claim,
-            `member(s) ${verdict.memberIds.join(', ')} of another instance joined`,
-          ),
-        );
+        const reason = `member(s) ${verdict.memberIds.join(', ')} of another instance joined`;
+        this.transitions.schedule(() => this.moveAway(claim, reason));
       } else {
-        this.schedule(() => this.rejoin(claim, verdict.error));
+        this.transitions.schedule(() => this.rejoin(claim, verdict.error));
       }
     });
   }
@@ -153,44 +130,22 @@ export class BroadcastReader {
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
     this.deps.positions.fix();
-    if (this.state !== 'ready' && this.currentProblem() === undefined)
+    if (this.state !== 'ready' && this.problem.current() === undefined)
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
     this.ready.resolve();
-  }
-
-  /**
-   * A missing ACL (BroadcastStartupError) fails every attempt alike, and a join can look ready
-   * just before the first fetch is refused: log it once, keep it in status(), and retry with a
-   * growing pause instead of a warning per cycle.
-   */
-  private noteProblem(error: Error): void {
-    if (this.currentProblem() !== error.message)
-      this.deps.logger.error(error.message, undefined, { reason: error.message });
-    this.problem = error.message;
-    this.problemStreak++;
-    this.problemMark = this.deps.dispatcher.received;
-  }
-
-  /** The problem, until messages arrive again (the ACL was granted). */
-  private currentProblem(): string | undefined {
-    if (this.problem !== undefined && this.deps.dispatcher.received > this.problemMark) {
-      this.problem = undefined;
-      this.problemStreak = 0;
-    }
-    return this.problem;
   }
 
   /** After a crash or an outage: the same group, a new member, positions kept. */
   private async rejoin(claim: Claim, cause: Error): Promise<void> {
     this.deps.probe?.('rejoin');
     if (isBroadcastStartupError(cause)) {
-      this.noteProblem(cause);
-      await pause(backoffDelay(this.problemStreak, 1_000, 30_000), this.abort.signal);
+      this.problem.note(cause);
+      await pause(this.problem.crashPause(), this.abort.signal);
     } else
       this.deps.logger.warn(
         `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
-        { group: claim.groupId, lockId: claim.id, reason: cause.message },
+        claimFields(claim, cause.message),
       );
     for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
       await claim.value.membership.stop();
@@ -209,15 +164,13 @@ export class BroadcastReader {
       }
       if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
       // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
-      if (isBroadcastStartupError(verdict.error)) this.noteProblem(verdict.error);
+      if (isBroadcastStartupError(verdict.error)) this.problem.note(verdict.error);
       else
-        this.deps.logger.warn(`Rejoining ${claim.groupId} failed: ${verdict.error.message}`, {
-          group: claim.groupId,
-          lockId: claim.id,
-          reason: verdict.error.message,
-        });
-      const cap = this.currentProblem() === undefined ? 5_000 : 30_000;
-      await pause(backoffDelay(attempt, 500, cap), this.abort.signal);
+        this.deps.logger.warn(
+          `Rejoining ${claim.groupId} failed: ${verdict.error.message}`,
+          claimFields(claim, verdict.error.message),
+        );
+      await pause(this.problem.rejoinPause(attempt), this.abort.signal);
     }
   }
 
@@ -225,11 +178,10 @@ export class BroadcastReader {
   private async moveAway(claim: Claim, reason: string): Promise<void> {
     if (this.claim !== claim) return;
     this.deps.probe?.('recover');
-    this.deps.logger.warn(`Giving up broadcast group ${claim.groupId}: ${reason}`, {
-      group: claim.groupId,
-      lockId: claim.id,
-      reason,
-    });
+    this.deps.logger.warn(
+      `Giving up broadcast group ${claim.groupId}: ${reason}`,
+      claimFields(claim, reason),
+    );
     this.state = 'recovering';
     await this.abandon();
     await this.allocateUntilStopped();
@@ -259,18 +211,6 @@ export class BroadcastReader {
     await claim.lock.release();
   }
 
-  private schedule(transition: () => Promise<void>): void {
-    this.transitions = this.transitions.then(transition).catch((error: unknown) => {
-      this.deps.logger.error(
-        `Broadcast reader transition failed: ${errorMessage(error)}`,
-        undefined,
-        {
-          reason: errorMessage(error),
-        },
-      );
-    });
-  }
-
   /** A lock whose connection died may already belong to someone else: stop using its group. */
   private startLockChecks(): void {
     if (this.deps.locks.mode === 'none') return;
@@ -282,7 +222,7 @@ export class BroadcastReader {
         if (!claim) return;
         this.state = 'recovering';
         void claim.value.membership.stop();
-        this.schedule(() => this.moveAway(claim, 'the advisory lock was lost'));
+        this.transitions.schedule(() => this.moveAway(claim, 'the advisory lock was lost'));
       },
     );
     this.lockWatch.start();

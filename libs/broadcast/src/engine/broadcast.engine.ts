@@ -3,22 +3,19 @@ import {
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../core/broadcast.defaults.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
-import type {
-  BroadcastLogFields,
-  BroadcastLogger,
-} from '../interfaces/broadcast-logger.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
-import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
-import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
 import { LockBinding } from '../locks/lock-binding.js';
-import { LockFreeProvider } from '../locks/lock-free.js';
-import type { LockSessionSource } from '../locks/lock-session.js';
 import { errorMessage } from '../shared/async.utils.js';
-import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
+import type { BroadcastEngineDeps } from './broadcast-engine.deps.js';
+import { consoleLogger } from './console-logger.js';
 import { withContextFields } from './contextual-logger.js';
+import { EngineFeatures } from './engine-features.js';
+import { bindEngineLocks } from './engine-locks.js';
+import { instrumentEngine, type InstrumentedParts } from './engine-telemetry.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
 import {
@@ -30,38 +27,8 @@ import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/broadcast.publisher.js';
 import { BroadcastReader } from '../core/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
-import { BroadcastGate } from '../core/broadcast-gate.js';
 import { BroadcastRoster } from '../core/broadcast-roster.js';
-import { encodeMemberInfo } from '../core/member-info.js';
-import { PublishFeatures } from '../core/publish-features.js';
-import { ReceiptTracker } from '../core/receipt-tracker.js';
-import { ReplayWindow } from '../core/replay-window.js';
-import type { StepProbe } from '../core/group-membership.js';
 import { ReadPositions } from '../core/read-positions.js';
-
-/** What the engine is built from besides its options. */
-export interface BroadcastEngineDeps {
-  /**
-   * A TypeORM DataSource that supplies advisory locks unless options.lock is false or names a
-   * provider. A function is called once, at start(), so a DataSource created later in the
-   * application's bootstrap can be used.
-   */
-  dataSource?: LockSessionSource | (() => LockSessionSource | undefined);
-  logger?: BroadcastLogger;
-  /** @internal A Kafka client other than the bundled kafkajs adapter (tests and future adapters). */
-  kafka?: KafkaPort;
-  /**
-   * Traces and metrics. Default: OpenTelemetry through @opentelemetry/api when it is installed
-   * (a no-op until the application registers an SDK); `false` turns instrumentation off.
-   */
-  instrumentation?: BroadcastInstrumentation | false;
-  /**
-   * @internal Test hook, not an option: called with the name of each startup and recovery
-   * step (allocate, lock, delete, snapshot, connect, subscribe, run, joined, verify, rejoin,
-   * recover) as it begins, so a test can stop the engine exactly there.
-   */
-  probe?: StepProbe;
-}
 
 /**
  * The whole broadcast engine without Nest: allocator, reader, heartbeat and publisher,
@@ -86,12 +53,9 @@ export class BroadcastEngine {
   private readonly dispatcher: BroadcastDispatcher;
   /** Where every partition is read from: the engine's, never the broker's committed offsets. */
   private readonly positions = new ReadPositions();
-  private readonly receipts: ReceiptTracker | undefined;
-  /** The opt-in replay window at start (option `replay`). */
-  private readonly replay: ReplayWindow;
+  /** Roster, receipts, replay window and schemas (see EngineFeatures). */
+  private readonly features: EngineFeatures;
   private readonly stopSignal = new AbortController();
-  /** Schemas of the topics defined with one (defineBroadcast), by logical topic. */
-  private readonly schemas = new Map<string, StandardSchemaV1>();
   private startedAt = Date.now();
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
@@ -122,12 +86,8 @@ export class BroadcastEngine {
       deps.probe,
     );
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
-    this.wireFeatures();
-    this.replay = new ReplayWindow(
-      new Map([...o.replay].map(([topic, ms]) => [o.topicPrefix + topic, ms])),
-      this.kafka.admin,
-      logger,
-    );
+    const features = (this.features = new EngineFeatures(o, this.kafka, logger));
+    features.wire(this.kafka, this.registry, () => this.startedAt);
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,
@@ -147,35 +107,15 @@ export class BroadcastEngine {
         locks: this.locks,
         logger,
         probe: deps.probe,
-        startOffsets: (topics) => this.replay.startOffsets(topics),
+        startOffsets: (topics) => features.replay.startOffsets(topics),
       },
     );
-    this.roster = new BroadcastRoster(
-      { topicPrefix: o.topicPrefix, intervalMs: o.roster.intervalMs },
-      this.kafka.admin,
-      logger,
-    );
-    this.receipts = o.receipts
-      ? new ReceiptTracker(
-          o.instanceId,
-          o.topicPrefix + o.receipts.topic,
-          (topic, records) => this.kafka.send(topic, records),
-          logger,
-        )
-      : undefined;
-    this.dispatcher.gate = new BroadcastGate(this.receipts, this.schemas, () => ({
-      instanceId: o.instanceId,
-      service: this.service(),
-    }));
+    this.roster = features.roster;
+    this.dispatcher.gate = features.gate(() => this.reader.groupId);
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,
-      new PublishFeatures({
-        instanceId: o.instanceId,
-        roster: this.roster,
-        receipts: this.receipts,
-        reading: () => this.reader.status().state === 'ready',
-      }),
+      features.publishing(() => this.reader.status().state === 'ready'),
     );
     this.heartbeat = new BroadcastHeartbeat(
       o.heartbeat && {
@@ -192,7 +132,7 @@ export class BroadcastEngine {
         this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
       logger,
     );
-    this.instrumentation = this.instrument(deps.instrumentation);
+    this.instrumentation = instrumentEngine(deps.instrumentation, o, this.instrumented(), logger);
   }
 
   /**
@@ -201,7 +141,7 @@ export class BroadcastEngine {
    */
   on<T = unknown>(topic: BroadcastTopic<T>, handler: BroadcastHandler<T>, name?: string): this {
     const logical = topicName(topic);
-    if (typeof topic !== 'string' && topic.schema) this.schemas.set(logical, topic.schema);
+    if (typeof topic !== 'string' && topic.schema) this.features.schemas.set(logical, topic.schema);
     this.registry.add(logical, handler as BroadcastHandler, name);
     return this;
   }
@@ -219,7 +159,7 @@ export class BroadcastEngine {
     // With a replay window, ready also means the replayed records were handed to the handlers.
     const reading = this.reader
       .start()
-      .then(() => this.replay.caughtUp(this.positions, deadline, this.stopSignal.signal));
+      .then(() => this.features.replay.caughtUp(this.positions, deadline, this.stopSignal.signal));
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
       () => {
@@ -242,74 +182,21 @@ export class BroadcastEngine {
       this.stopSignal.abort();
       // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
       await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
-      this.receipts?.stop();
+      this.features.receipts?.stop();
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
     })();
     return this.stopping;
   }
 
-  /** Member info for the roster; the receipts topic read through the same group. */
-  private wireFeatures(): void {
-    const o = this.options;
-    this.kafka.memberUserData = () =>
-      encodeMemberInfo(o.instanceId, this.startedAt, o.receipts !== false);
-    // Read like a broadcast topic; the gate consumes its records before any handler.
-    if (o.receipts) this.registry.add(o.receipts.topic, () => undefined, 'receipts');
-  }
-
-  /** The group base this instance reads through: what targeting calls its service. */
-  private service(): string | undefined {
-    const groupId = this.reader.groupId;
-    if (!groupId) return undefined;
-    return groupId.slice(this.options.topicPrefix.length, groupId.lastIndexOf('-'));
-  }
-
-  private async instrument(
-    given: BroadcastInstrumentation | false | undefined,
-  ): Promise<BroadcastInstrumentation> {
-    const o = this.options;
-    const instrumentation = await loadInstrumentation(
-      given,
-      {
-        instanceId: o.instanceId,
-        topicPrefix: o.topicPrefix,
-        groupId: () => this.reader.groupId,
-        status: () => this.reader.status(),
-        heartbeats: () => ({ sent: this.heartbeat.sent, received: this.dispatcher.heartbeats }),
-      },
-      this.logger,
-    );
-    this.publisher.instrumentation = this.dispatcher.instrumentation = instrumentation;
-    return instrumentation;
+  private instrumented(): InstrumentedParts {
+    const { reader, heartbeat, dispatcher, publisher } = this;
+    return { reader, heartbeat, dispatcher, publisher };
   }
 
   private bindLocks(): void {
-    const o = this.options;
-    if (o.lock === false) return this.locks.bind(new LockFreeProvider());
-    const namespace = o.topicPrefix + (o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE);
-    const { provider } = o.lock;
-    if (provider) {
-      const logger = this.logger;
-      return this.locks.bind(
-        typeof provider === 'function' ? provider({ namespace, logger }) : provider,
-      );
-    }
-    const dataSource = typeof this.dataSource === 'function' ? this.dataSource() : this.dataSource;
-    if (!dataSource)
-      this.logger.warn(
-        'No TypeORM DataSource is available for broadcast locks; running lock-free.',
-        { reason: 'no DataSource' },
-      );
-    this.locks.bind(createAdvisoryLockProvider(dataSource, namespace, this.logger));
+    const given = this.dataSource;
+    const dataSource = () => (typeof given === 'function' ? given() : given);
+    bindEngineLocks(this.locks, this.options, dataSource, this.logger);
   }
 }
-
-const withFields = (fields: BroadcastLogFields | undefined) =>
-  fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-const consoleLogger: BroadcastLogger = {
-  log: (m, f) => console.log(`[broadcast] ${m}${withFields(f)}`),
-  warn: (m, f) => console.warn(`[broadcast] ${m}${withFields(f)}`),
-  error: (m, stack, f) =>
-    console.error(`[broadcast] ${m}${withFields(f)}${stack ? `\n${stack}` : ''}`),
-};

@@ -4,11 +4,12 @@ import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.j
 import { listLiveMembers } from './kafkajs-live-members.js';
 import {
   adminWithCluster,
-  clusterHasLeaders,
   readHighWatermarks,
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
-import { isBrokenConnection, type KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { isBrokenConnection } from './kafkajs-error-chain.js';
+import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { KafkajsTopicSetup, type TopicSettings } from './kafkajs-topic-setup.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
@@ -21,22 +22,21 @@ const GROUP_ID_NOT_FOUND = 69;
 /** Snapshot attempts before the claim of a group gives up on this one. */
 const LATEST_OFFSETS_ATTEMPTS = 5;
 
-interface TopicSettings {
-  numPartitions: number;
-  replicationFactor: number | undefined;
-}
-
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
   /** Each admin's kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
   private readonly clusters = new WeakMap<Admin, NonNullable<AdminWithCluster['cluster']>>();
+  /** Creates missing topics and waits for their leaders. */
+  private readonly topics: KafkajsTopicSetup;
 
   constructor(
     private readonly kafka: Kafka,
-    private readonly topicSettings: TopicSettings,
+    topicSettings: TopicSettings,
     private readonly errors?: KafkajsErrorClassifier,
-  ) {}
+  ) {
+    this.topics = new KafkajsTopicSetup(topicSettings, errors);
+  }
 
   async ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
@@ -57,45 +57,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private createMissingTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     return this.withAdmin(async (admin) => {
       if (signal?.aborted) return;
-      // Usually every topic exists: one Metadata request for just these topics says so (and that
-      // they have leaders). Only when one is missing is the whole cluster's topic list read.
-      if (await this.haveLeaders(admin, topics)) return;
-      await this.createThenWait(admin, topics, signal);
+      await this.topics.ensure(admin, this.clusters.get(admin), topics, signal);
     });
-  }
-
-  private async createThenWait(admin: Admin, topics: readonly string[], signal?: AbortSignal) {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t));
-    if (missing.length > 0) {
-      const { numPartitions, replicationFactor } = this.topicSettings;
-      // Another instance may create the same topic at the same moment; kafkajs then
-      // answers false instead of failing, which is what we want.
-      const creating = admin
-        .createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({
-            topic,
-            numPartitions,
-            replicationFactor: replicationFactor ?? -1,
-          })),
-        })
-        .catch((error: unknown) => {
-          const denied = this.errors?.fatal(error, {
-            operation: 'create missing topics',
-            acl: { topic: 'CREATE', cluster: 'CREATE' },
-            topics: missing,
-          });
-          if (denied) throw denied;
-          // kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE; a topic created a
-          // moment ago can still answer UNKNOWN_TOPIC_OR_PARTITION. waitForLeaders keeps polling.
-          if (!(error as { retriable?: boolean }).retriable) throw error;
-        });
-      // kafkajs's wait for leaders cannot be cancelled; stop waiting for it when `signal` aborts.
-      await untilAborted(creating, signal);
-      if (signal?.aborted) return;
-    }
-    await this.waitForLeaders(admin, topics, signal);
   }
 
   async deleteGroup(
@@ -221,59 +184,6 @@ export class KafkajsAdmin implements KafkaAdminPort {
     this.connecting = undefined;
     return true;
   }
-
-  /** True when every topic exists and every partition has a leader; false when one is missing. */
-  private async haveLeaders(admin: Admin, topics: readonly string[]): Promise<boolean> {
-    const cluster = this.clusters.get(admin);
-    if (cluster) return clusterHasLeaders(cluster, topics);
-    try {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
-      return (
-        metadata.length === topics.length &&
-        metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
-      );
-    } catch (error) {
-      // A missing topic answers UNKNOWN_TOPIC_OR_PARTITION: create it. Anything else is the caller's.
-      if ((error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
-      throw error;
-    }
-  }
-
-  /** Topics created by another instance a moment ago may not have leaders yet. */
-  private async waitForLeaders(
-    admin: Admin,
-    topics: readonly string[],
-    signal?: AbortSignal,
-  ): Promise<void> {
-    for (let attempt = 0; attempt < 50 && !signal?.aborted; attempt++) {
-      let ready = false;
-      try {
-        const { topics: metadata } = await admin.fetchTopicMetadata({
-          topics: [...topics],
-        });
-        ready = metadata.every(
-          (t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0),
-        );
-      } catch (error) {
-        // createTopics answers TOPIC_ALREADY_EXISTS as soon as the controller has the topic, but
-        // the broker's metadata may not list it yet: UNKNOWN_TOPIC_OR_PARTITION, which is retriable.
-        if (!(error as { retriable?: boolean }).retriable || attempt === 49) throw error;
-      }
-      if (ready) return;
-      await pause(backoffDelay(attempt, 50, 500), signal);
-    }
-  }
-}
-
-/** Settles with `promise`, or resolves as soon as `signal` aborts (the promise is left to finish). */
-async function untilAborted(promise: Promise<unknown>, signal?: AbortSignal): Promise<void> {
-  if (!signal) return void (await promise);
-  promise.catch(() => undefined);
-  const aborted = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await Promise.race([promise, aborted]);
 }
 
 function groupErrorCode(error: unknown, groupId: string): number | undefined {

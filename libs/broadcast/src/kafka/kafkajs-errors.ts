@@ -1,74 +1,21 @@
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
-import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
-
-/** What the engine was doing when Kafka said no: names the ACL it needs for it. */
-export interface KafkaOperation {
-  /** e.g. 'create topics', 'delete consumer group', 'read (consume)' */
-  operation: string;
-  /** The ACL the operation needs on each resource type it touches. */
-  acl: { topic?: string; group?: string; cluster?: string };
-  topics?: readonly string[];
-  groupId?: string;
-}
-
-interface KafkajsErrorLike {
-  name?: string;
-  message?: string;
-  type?: string;
-  code?: string;
-  topic?: string;
-  cause?: unknown;
-  originalError?: unknown;
-  errors?: unknown[];
-  groups?: { error?: unknown }[];
-}
-
-/** The error, its causes and the errors it aggregates, depth first. */
-function* chain(error: unknown, depth = 0): Generator<KafkajsErrorLike> {
-  if (!error || typeof error !== 'object' || depth > 5) return;
-  const e = error as KafkajsErrorLike;
-  yield e;
-  yield* chain(e.cause, depth + 1);
-  yield* chain(e.originalError, depth + 1);
-  for (const inner of e.errors ?? []) yield* chain(inner, depth + 1);
-  for (const group of e.groups ?? []) yield* chain(group.error, depth + 1);
-}
-
-/**
- * Failures after which a kafkajs client may be stuck: its broker pool can keep a broker it never
- * connected ("Broker not connected" on every call), and when every broker failed its metadata
- * call answers null (a TypeError on `topicMetadata`). The client is discarded and made afresh.
- */
-const BROKEN_CLIENT = new Set([
-  'KafkaJSConnectionError',
-  'KafkaJSConnectionClosedError',
-  'KafkaJSRequestTimeoutError',
-  'KafkaJSBrokerNotFound',
-  'KafkaJSNumberOfRetriesExceeded',
-]);
-const BROKEN_MESSAGE = /not connected|topicMetadata/i;
-
-/** True when `error` says the client's connections broke, not that Kafka answered no. */
-export function isBrokenConnection(error: unknown): boolean {
-  return [...chain(error)].some(
-    (e) => BROKEN_CLIENT.has(e.name ?? '') || BROKEN_MESSAGE.test(e.message ?? ''),
-  );
-}
+import { backoffDelay, pause } from '../shared/async.utils.js';
+import { chain, isBrokenConnection, rootMessage } from './kafkajs-error-chain.js';
+import {
+  brokerList,
+  clean,
+  refusalOf,
+  TLS_FAILURE,
+  type KafkaOperation,
+} from './kafkajs-startup-errors.js';
 
 /** Rejection of an attempt still pending at the startup deadline. */
 const OUT_OF_TIME = new Error('no answer before startupTimeoutMs');
 
-const TLS_FAILURE =
-  /certificate|CERT_|self[- ]signed|unable to verify|altnames|wrong version number|SSL routines|EPROTO/i;
 const UNREACHABLE =
   /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ECONNRESET|Connection timeout|Connection error|Failed to connect|Connection closed|Closed connection|seed broker|Not connected/i;
-const DENIED: Record<string, 'topic' | 'group' | 'cluster'> = {
-  TOPIC_AUTHORIZATION_FAILED: 'topic',
-  GROUP_AUTHORIZATION_FAILED: 'group',
-  CLUSTER_AUTHORIZATION_FAILED: 'cluster',
-};
 
 /**
  * Turns kafkajs's errors into the library's: login, TLS and ACL failures become one
@@ -114,21 +61,8 @@ export class KafkajsErrorClassifier {
   fatal(error: unknown, during?: KafkaOperation): BroadcastStartupError | undefined {
     for (const e of chain(error)) {
       if (e instanceof BroadcastStartupError) return e;
-      if (e.name === 'KafkaJSSASLAuthenticationError') {
-        const sasl = this.kafka.sasl;
-        const who = sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client';
-        return new BroadcastStartupError(
-          'kafka.sasl',
-          BroadcastMessages.kafkaLoginRefused(this.brokers(), who, clean(e.message)),
-        );
-      }
-      if (TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`) && this.kafka.ssl !== undefined)
-        return new BroadcastStartupError(
-          'kafka.ssl',
-          BroadcastMessages.kafkaTlsFailed(this.brokers(), clean(e.message)),
-        );
-      const resourceType = e.type ? DENIED[e.type] : undefined;
-      if (resourceType) return this.denied(resourceType, e, during);
+      const refusal = refusalOf(e, this.kafka, during);
+      if (refusal) return refusal;
     }
     return undefined;
   }
@@ -193,7 +127,7 @@ export class KafkajsErrorClassifier {
         throw new BroadcastStartupError(
           'kafka.brokers',
           BroadcastMessages.kafkaUnreachable(
-            this.brokers(),
+            brokerList(this.kafka),
             attempts,
             Date.now() - started,
             clean(cause),
@@ -221,41 +155,4 @@ export class KafkajsErrorClassifier {
       this.wake = undefined;
     });
   }
-
-  private denied(
-    resourceType: 'topic' | 'group' | 'cluster',
-    e: KafkajsErrorLike,
-    during: KafkaOperation | undefined,
-  ): BroadcastStartupError {
-    const resource =
-      resourceType === 'group'
-        ? (during?.groupId ?? 'the consumer group')
-        : resourceType === 'cluster'
-          ? 'kafka-cluster'
-          : (e.topic ?? during?.topics?.join(', ') ?? 'the broadcast topics');
-    const acl = during?.acl[resourceType] ?? 'the needed';
-    return BroadcastStartupError.missingAcl(
-      during?.operation ?? 'an operation',
-      resourceType,
-      resource,
-      acl,
-    );
-  }
-
-  private brokers(): string {
-    const { brokers } = this.kafka;
-    return typeof brokers === 'function' ? 'the brokers from kafka.brokers()' : brokers.join(',');
-  }
-}
-
-/** The innermost message: kafkajs wraps the socket error in retry errors that add nothing. */
-function rootMessage(error: unknown): string {
-  let message = errorMessage(error);
-  for (const e of chain(error)) if (e.message) message = e.message;
-  return message;
-}
-
-/** kafkajs prefixes; what is left is the cause in the broker's or Node's words. */
-function clean(message: string | undefined): string {
-  return (message ?? 'unknown error').replace(/^(Connection error|Failed to connect): /, '');
 }

@@ -3,7 +3,8 @@ import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { memberInfoAssigner } from './member-info-assigner.js';
-import type { KafkajsErrorClassifier, KafkaOperation } from './kafkajs-errors.js';
+import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import type { KafkaOperation } from './kafkajs-startup-errors.js';
 
 export interface ConsumerTimings {
   sessionTimeoutMs: number;

@@ -10,7 +10,8 @@ import type {
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
-import { isBrokenConnection, KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { isBrokenConnection } from './kafkajs-error-chain.js';
+import { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
 
 export interface KafkajsAdapterOptions {

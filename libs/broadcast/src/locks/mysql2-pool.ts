@@ -1,6 +1,7 @@
 import type { AdvisoryLockFactory } from '../interfaces/advisory-lock-factory.interface.js';
 import type { DatabaseLockProviderOptions } from './connection-held-lock.js';
-import type { LockSession, LockSessionSource } from './lock-session.js';
+import type { LockSessionSource } from './lock-session.js';
+import { poolSessions } from './pool-sessions.js';
 import { MysqlAdvisoryLockProvider } from './mysql-advisory-lock.js';
 
 /** The members of a `mysql2/promise` `PoolConnection` the locks use. */
@@ -18,30 +19,17 @@ export interface Mysql2PoolLike {
 
 /** Lends `mysql2/promise` pool connections in the shape of TypeORM query runners. */
 export function mysql2PoolSessions(pool: Mysql2PoolLike): LockSessionSource {
-  return {
-    options: { type: 'mysql' },
-    createQueryRunner(): LockSession {
-      let connection: Mysql2PoolConnectionLike | undefined;
-      return {
-        get databaseConnection() {
-          return connection?.connection;
-        },
-        async connect() {
-          connection = await pool.getConnection();
-          return connection;
-        },
-        async query(sql, params) {
-          if (!connection) throw new Error('mysql2 lock session used before connect()');
-          const [rows] = (await connection.query(sql, params)) as [unknown, unknown];
-          return rows;
-        },
-        async release() {
-          connection?.release();
-          connection = undefined;
-        },
-      };
+  return poolSessions<Mysql2PoolConnectionLike>({
+    type: 'mysql',
+    name: 'mysql2',
+    borrow: () => pool.getConnection(),
+    rows: async (connection, sql, params) => {
+      const [rows] = (await connection.query(sql, params)) as [unknown, unknown];
+      return rows;
     },
-  };
+    driverConnection: (connection) => connection.connection,
+    giveBack: (connection) => connection.release(),
+  });
 }
 
 /**

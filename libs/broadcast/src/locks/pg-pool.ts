@@ -1,6 +1,7 @@
 import type { AdvisoryLockFactory } from '../interfaces/advisory-lock-factory.interface.js';
 import type { DatabaseLockProviderOptions } from './connection-held-lock.js';
-import type { LockSession, LockSessionSource } from './lock-session.js';
+import type { LockSessionSource } from './lock-session.js';
+import { poolSessions } from './pool-sessions.js';
 import { PostgresAdvisoryLockProvider } from './postgres-advisory-lock.js';
 
 /** The members of a `pg` `PoolClient` the locks use. */
@@ -16,29 +17,14 @@ export interface PgPoolLike {
 
 /** Lends `pg` pool clients in the shape of TypeORM query runners, which is what the locks run on. */
 export function pgPoolSessions(pool: PgPoolLike): LockSessionSource {
-  return {
-    options: { type: 'postgres' },
-    createQueryRunner(): LockSession {
-      let client: PgPoolClientLike | undefined;
-      return {
-        get databaseConnection() {
-          return client;
-        },
-        async connect() {
-          client = await pool.connect();
-          return client;
-        },
-        async query(sql, params) {
-          if (!client) throw new Error('pg lock session used before connect()');
-          return (await client.query(sql, params)).rows;
-        },
-        async release() {
-          client?.release();
-          client = undefined;
-        },
-      };
-    },
-  };
+  return poolSessions<PgPoolClientLike>({
+    type: 'postgres',
+    name: 'pg',
+    borrow: () => pool.connect(),
+    rows: async (client, sql, params) => (await client.query(sql, params)).rows,
+    driverConnection: (client) => client,
+    giveBack: (client) => client.release(),
+  });
 }
 
 /**

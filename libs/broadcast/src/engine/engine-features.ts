@@ -1,0 +1,86 @@
+import { BroadcastGate } from '../core/broadcast-gate.js';
+import type { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
+import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import { BroadcastRoster } from '../core/broadcast-roster.js';
+import { encodeMemberInfo } from '../core/member-info.js';
+import { PublishFeatures } from '../core/publish-features.js';
+import { ReceiptTracker } from '../core/receipt-tracker.js';
+import { ReplayWindow } from '../core/replay-window.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
+
+/**
+ * The features around plain broadcast, built for one engine: the roster, receipts, the replay
+ * window at start and the schemas of defined topics. They reach the reader through three
+ * seams only: the member info of the group membership, the dispatcher's gate and the publisher.
+ */
+export class EngineFeatures {
+  /** The instances live now (see BroadcastRoster). */
+  readonly roster: BroadcastRoster;
+  /** Receipts asked for and given; undefined with option `receipts: false`. */
+  readonly receipts: ReceiptTracker | undefined;
+  /** The opt-in replay window at start (option `replay`). */
+  readonly replay: ReplayWindow;
+  /** Schemas of the topics defined with one (defineBroadcast), by logical topic. */
+  readonly schemas = new Map<string, StandardSchemaV1>();
+
+  constructor(
+    private readonly options: ResolvedBroadcastOptions,
+    kafka: KafkaPort,
+    logger: BroadcastLogger,
+  ) {
+    const o = options;
+    this.replay = new ReplayWindow(
+      new Map([...o.replay].map(([topic, ms]) => [o.topicPrefix + topic, ms])),
+      kafka.admin,
+      logger,
+    );
+    this.roster = new BroadcastRoster(
+      { topicPrefix: o.topicPrefix, intervalMs: o.roster.intervalMs },
+      kafka.admin,
+      logger,
+    );
+    this.receipts = o.receipts
+      ? new ReceiptTracker(
+          o.instanceId,
+          o.topicPrefix + o.receipts.topic,
+          (topic, records) => kafka.send(topic, records),
+          logger,
+        )
+      : undefined;
+  }
+
+  /** Member info for the roster; the receipts topic read through the same group. */
+  wire(kafka: KafkaPort, registry: BroadcastHandlerRegistry, startedAt: () => number): void {
+    const o = this.options;
+    kafka.memberUserData = () => encodeMemberInfo(o.instanceId, startedAt(), o.receipts !== false);
+    // Read like a broadcast topic; the gate consumes its records before any handler.
+    if (o.receipts) registry.add(o.receipts.topic, () => undefined, 'receipts');
+  }
+
+  /** The dispatcher's gate: receipts, schemas and targeting, for the group read now. */
+  gate(groupId: () => string | undefined): BroadcastGate {
+    const o = this.options;
+    return new BroadcastGate(this.receipts, this.schemas, () => ({
+      instanceId: o.instanceId,
+      service: serviceOf(groupId(), o.topicPrefix),
+    }));
+  }
+
+  /** Validation, targeting and receipts for the publisher; `reading`: whether acks can be seen. */
+  publishing(reading: () => boolean): PublishFeatures {
+    return new PublishFeatures({
+      instanceId: this.options.instanceId,
+      roster: this.roster,
+      receipts: this.receipts,
+      reading,
+    });
+  }
+}
+
+/** The group base this instance reads through: what targeting calls its service. */
+function serviceOf(groupId: string | undefined, topicPrefix: string): string | undefined {
+  if (!groupId) return undefined;
+  return groupId.slice(topicPrefix.length, groupId.lastIndexOf('-'));
+}

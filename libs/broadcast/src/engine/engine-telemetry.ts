@@ -1,0 +1,42 @@
+import type { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
+import type { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
+import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import type { BroadcastPublisher } from '../core/broadcast.publisher.js';
+import type { BroadcastReader } from '../core/broadcast.reader.js';
+import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
+
+/** The parts of an engine its telemetry reads from or records through. */
+export interface InstrumentedParts {
+  reader: BroadcastReader;
+  heartbeat: BroadcastHeartbeat;
+  dispatcher: BroadcastDispatcher;
+  publisher: BroadcastPublisher;
+}
+
+/**
+ * Loads the engine's instrumentation (a dynamic import, so the constructor starts it in the
+ * background and start() waits for it) and hands it to the publisher and the dispatcher.
+ */
+export async function instrumentEngine(
+  given: BroadcastInstrumentation | false | undefined,
+  o: ResolvedBroadcastOptions,
+  parts: InstrumentedParts,
+  logger: BroadcastLogger,
+): Promise<BroadcastInstrumentation> {
+  const { reader, heartbeat, dispatcher, publisher } = parts;
+  const instrumentation = await loadInstrumentation(
+    given,
+    {
+      instanceId: o.instanceId,
+      topicPrefix: o.topicPrefix,
+      groupId: () => reader.groupId,
+      status: () => reader.status(),
+      heartbeats: () => ({ sent: heartbeat.sent, received: dispatcher.heartbeats }),
+    },
+    logger,
+  );
+  publisher.instrumentation = dispatcher.instrumentation = instrumentation;
+  return instrumentation;
+}
