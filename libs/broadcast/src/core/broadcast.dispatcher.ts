@@ -1,7 +1,4 @@
-import type {
-  BroadcastInstrumentation,
-  HandlerObservation,
-} from '../interfaces/broadcast-instrumentation.interface.js';
+import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type {
   BroadcastLogFields,
   BroadcastLogger,
@@ -9,9 +6,10 @@ import type {
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
-import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
 import type { Admission, DispatchGate } from './dispatch-gate.js';
+import { HandlerCalls } from './handler-calls.js';
+import { isThenable, toMessage } from './incoming-message.js';
 import { ReadPositions } from './read-positions.js';
 
 export interface DispatcherSettings {
@@ -27,15 +25,12 @@ export interface DispatcherSettings {
  */
 export class BroadcastDispatcher {
   received = 0;
-  failed = 0;
   skipped = 0;
   heartbeats = 0;
   /** Targeted at other instances, skipped before any handler. */
   filtered = 0;
   /** Failed the topic's schema, skipped before any handler. */
   invalid = 0;
-  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
-  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
   /**
    * Freshness of this instance's view: the newest record timestamp seen, each timestamp
    * clamped to the local receive time. A record stamped in the future (a producer clock
@@ -46,8 +41,7 @@ export class BroadcastDispatcher {
   newestTimestamp: number | undefined;
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
-  /** Handler failures of messages whose gate wants them (receipts), by message. */
-  private readonly failuresOf = new WeakMap<BroadcastMessage, string[]>();
+  private readonly calls: HandlerCalls;
   /** Targeting, validation and receipts; set by the engine. */
   gate: DispatchGate | undefined;
 
@@ -59,6 +53,21 @@ export class BroadcastDispatcher {
     readonly positions: ReadPositions = new ReadPositions(),
   ) {
     this.fullHeartbeatTopic = settings.topicPrefix + settings.heartbeatTopic;
+    this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger);
+  }
+
+  /** Handler calls that threw, rejected or timed out. */
+  get failed(): number {
+    return this.calls.failed;
+  }
+
+  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
+  get instrumentation(): BroadcastInstrumentation {
+    return this.calls.instrumentation;
+  }
+
+  set instrumentation(instrumentation: BroadcastInstrumentation) {
+    this.calls.instrumentation = instrumentation;
   }
 
   readonly sink = (
@@ -83,7 +92,7 @@ export class BroadcastDispatcher {
     const handlers = this.registry.handlersFor(topic);
     if (!handlers) return;
     const message = toMessage(topic, partition, record, timestamp, payload);
-    if (!this.gate) return this.invoke(handlers, message);
+    if (!this.gate) return this.calls.invoke(handlers, message);
     const admission = this.gate.admit(message);
     return isThenable(admission)
       ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, a))
@@ -96,7 +105,7 @@ export class BroadcastDispatcher {
     message: BroadcastMessage,
     admission: Admission,
   ): void | Promise<void> {
-    if (admission === undefined) return this.invoke(handlers, message);
+    if (admission === undefined) return this.calls.invoke(handlers, message);
     if ('skip' in admission) {
       if (admission.skip === 'filtered') return void this.filtered++;
       this.invalid++;
@@ -111,10 +120,10 @@ export class BroadcastDispatcher {
     }
     const admitted = { ...message, payload: admission.payload };
     const { settled } = admission;
-    if (!settled) return this.invoke(handlers, admitted);
+    if (!settled) return this.calls.invoke(handlers, admitted);
     const failures: string[] = [];
-    this.failuresOf.set(admitted, failures);
-    const running = this.invoke(handlers, admitted);
+    this.calls.failuresOf.set(admitted, failures);
+    const running = this.calls.invoke(handlers, admitted);
     if (!running) return settled(failures);
     return running.then(() => settled(failures));
   }
@@ -137,90 +146,6 @@ export class BroadcastDispatcher {
     return SKIPPED;
   }
 
-  private invoke(
-    handlers: readonly RegisteredHandler[],
-    message: BroadcastMessage,
-  ): void | Promise<void> {
-    let pending: Promise<void>[] | undefined;
-    for (const handler of handlers) {
-      const observed = this.instrumentation.handler(message, handler.name);
-      try {
-        const result = observed.run(() => handler.handle(message.payload, message)) as unknown;
-        if (isThenable(result))
-          (pending ??= []).push(this.track(handler, message, result, observed));
-        else observed.end('handled');
-      } catch (error) {
-        this.fail(handler, message, error, observed);
-      }
-    }
-    if (pending) return this.awaitBounded(pending);
-  }
-
-  /** Marks the call settled so a late rejection after a timeout is not counted twice. */
-  private track(
-    handler: RegisteredHandler,
-    message: BroadcastMessage,
-    result: PromiseLike<unknown>,
-    observed: HandlerObservation,
-  ) {
-    const call = { settled: false };
-    const done = Promise.resolve(result).then(
-      () => {
-        if (!call.settled) observed.end('handled');
-        call.settled = true;
-      },
-      (error: unknown) => {
-        if (!call.settled) this.fail(handler, message, error, observed);
-        call.settled = true;
-      },
-    );
-    return Object.assign(done, { call, handler, message, observed });
-  }
-
-  private async awaitBounded(pending: Promise<void>[]): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>(
-      (resolve) => (timer = setTimeout(resolve, this.settings.handlerTimeoutMs)),
-    );
-    await Promise.race([Promise.all(pending), timeout]);
-    clearTimeout(timer);
-    for (const p of pending as TrackedCall[]) {
-      if (p.call.settled) continue;
-      p.call.settled = true;
-      this.fail(
-        p.handler,
-        p.message,
-        new Error(`timed out after ${this.settings.handlerTimeoutMs} ms`),
-        p.observed,
-        'timed-out',
-      );
-    }
-  }
-
-  private fail(
-    handler: RegisteredHandler,
-    message: BroadcastMessage,
-    error: unknown,
-    observed: HandlerObservation,
-    outcome: 'failed' | 'timed-out' = 'failed',
-  ): void {
-    this.failed++;
-    this.failuresOf.get(message)?.push(`${handler.name}: ${errorMessage(error)}`);
-    observed.end(outcome, error);
-    const where = `${message.topic}[${message.partition}]@${message.offset}`;
-    this.logger.error(
-      `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
-      error instanceof Error ? error.stack : undefined,
-      {
-        topic: message.topic,
-        partition: message.partition,
-        offset: message.offset,
-        handler: handler.name,
-        reason: errorMessage(error),
-      },
-    );
-  }
-
   private logicalTopic(fullTopic: string): string {
     let topic = this.logicalTopics.get(fullTopic);
     if (topic === undefined) {
@@ -232,45 +157,4 @@ export class BroadcastDispatcher {
   }
 }
 
-type TrackedCall = Promise<void> & {
-  call: { settled: boolean };
-  handler: RegisteredHandler;
-  message: BroadcastMessage;
-  observed: HandlerObservation;
-};
-
 const SKIPPED = Symbol('skipped');
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-}
-
-function toMessage(
-  topic: string,
-  partition: number,
-  record: IncomingRecord,
-  timestamp: number,
-  payload: unknown,
-): BroadcastMessage {
-  return {
-    topic,
-    key: record.key ? record.key.toString('utf8') : null,
-    headers: decodeHeaders(record.headers),
-    timestamp,
-    partition,
-    offset: record.offset,
-    payload,
-  };
-}
-
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-
-function decodeHeaders(headers: IncomingRecord['headers']): Readonly<Record<string, string>> {
-  if (!headers) return NO_HEADERS;
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    result[name] = Array.isArray(value) ? value.map(String).join(',') : value.toString();
-  }
-  return result;
-}
