@@ -21,6 +21,7 @@ import type {
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { BroadcastMetrics, type HandlerSeries } from './broadcast-metrics.js';
+import { RecheckedValue } from './rechecked-value.js';
 import { injectTraceContext, TraceContextExtractor } from './trace-context.js';
 
 const CONSUMER = { kind: SpanKind.CONSUMER } as const;
@@ -41,7 +42,16 @@ export const TELEMETRY_SCOPE = 'nestjs-kafka-broadcast';
 export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   private readonly tracer: Tracer;
   private readonly metrics: BroadcastMetrics;
-  private tracing = { on: true, callsToRecheck: 0 };
+  /**
+   * Whether the application registered a tracer provider: without one every span would be the
+   * API's no-op. Looked up again on calls whose latencies are recorded (all of them at ordinary
+   * rates, at most the budget per second) and every TRACING_RECHECK_CALLS calls.
+   */
+  private readonly tracing = new RecheckedValue(() => {
+    const provider = trace.getTracerProvider();
+    const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+    return delegate !== NO_TRACER_PROVIDER;
+  }, TRACING_RECHECK_CALLS);
   private readonly extractor = new TraceContextExtractor();
 
   constructor(private readonly source: BroadcastTelemetrySource) {
@@ -68,7 +78,7 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
     const started = series.budget.take();
     // Only metrics and no latency to record: no span, no context, nothing allocated. This is
     // the path of most messages when the application collects metrics but not traces.
-    if (!this.tracingOn(started !== undefined) && started === undefined) return series.untimed;
+    if (!this.tracing.get(started !== undefined) && started === undefined) return series.untimed;
     const parent = hasAny(message.headers)
       ? this.extractor.extract(ROOT_CONTEXT, message.headers)
       : ROOT_CONTEXT;
@@ -89,20 +99,6 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
           this.metrics.latenciesRecorded(series, performance.now() - started, message.timestamp);
       },
     };
-  }
-
-  /**
-   * Whether the application registered a tracer provider: without one every span would be the
-   * API's no-op. Looked up again on `look` (calls whose latencies are recorded: all of them at
-   * ordinary rates, at most the budget per second) and every TRACING_RECHECK_CALLS calls.
-   */
-  private tracingOn(look: boolean): boolean {
-    if (look || this.tracing.callsToRecheck-- <= 0) {
-      const provider = trace.getTracerProvider();
-      const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
-      this.tracing = { on: delegate !== NO_TRACER_PROVIDER, callsToRecheck: TRACING_RECHECK_CALLS };
-    }
-    return this.tracing.on;
   }
 
   private consumerAttributes(series: HandlerSeries, message: BroadcastMessage): Attributes {

@@ -8,6 +8,7 @@ import {
   type SpanContext,
   trace,
 } from '@opentelemetry/api';
+import { RecheckedValue } from './rechecked-value.js';
 
 const TRACEPARENT = 'traceparent';
 const TRACESTATE = 'tracestate';
@@ -39,28 +40,23 @@ const RECHECK_CALLS = 1_024;
  * itself this parse is skipped, so no header is parsed twice on the per-message path.
  */
 export class TraceContextExtractor {
-  private reads = { traceparent: false, other: false, callsToRecheck: 0 };
+  /** Which headers the global propagator reads. */
+  private readonly reads = new RecheckedValue(() => {
+    const fields = propagation.fields();
+    return {
+      traceparent: fields.includes(TRACEPARENT),
+      other: fields.some((field) => field !== TRACEPARENT && field !== TRACESTATE),
+    };
+  }, RECHECK_CALLS);
 
   extract(base: Context, headers: Readonly<Record<string, string>>): Context {
-    const reads = this.propagatorReads();
+    const reads = this.reads.get();
     let ctx = base;
     if (!reads.traceparent) {
       const remote = parseTraceparent(headers[TRACEPARENT], headers[TRACESTATE]);
       if (remote) ctx = trace.setSpanContext(ctx, remote);
     }
     return reads.traceparent || reads.other ? propagation.extract(ctx, headers) : ctx;
-  }
-
-  private propagatorReads() {
-    if (this.reads.callsToRecheck-- <= 0) {
-      const fields = propagation.fields();
-      this.reads = {
-        traceparent: fields.includes(TRACEPARENT),
-        other: fields.some((field) => field !== TRACEPARENT && field !== TRACESTATE),
-        callsToRecheck: RECHECK_CALLS,
-      };
-    }
-    return this.reads;
   }
 }
 
