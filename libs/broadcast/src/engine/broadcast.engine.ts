@@ -87,7 +87,7 @@ export class BroadcastEngine {
     );
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
     const features = (this.features = new EngineFeatures(o, this.kafka, logger));
-    features.wire(this.kafka, this.registry, () => this.startedAt);
+    features.wire(this.registry, () => this.startedAt);
     this.reader = new BroadcastReader(
       {
         topicPrefix: o.topicPrefix,

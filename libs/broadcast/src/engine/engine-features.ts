@@ -27,7 +27,7 @@ export class EngineFeatures {
 
   constructor(
     private readonly options: ResolvedBroadcastOptions,
-    kafka: KafkaPort,
+    private readonly kafka: KafkaPort,
     logger: BroadcastLogger,
   ) {
     const o = options;
@@ -52,9 +52,10 @@ export class EngineFeatures {
   }
 
   /** Member info for the roster; the receipts topic read through the same group. */
-  wire(kafka: KafkaPort, registry: BroadcastHandlerRegistry, startedAt: () => number): void {
+  wire(registry: BroadcastHandlerRegistry, startedAt: () => number): void {
     const o = this.options;
-    kafka.memberUserData = () => encodeMemberInfo(o.instanceId, startedAt(), o.receipts !== false);
+    this.kafka.memberUserData = () =>
+      encodeMemberInfo(o.instanceId, startedAt(), o.receipts !== false);
     // Read like a broadcast topic; the gate consumes its records before any handler.
     if (o.receipts) registry.add(o.receipts.topic, () => undefined, 'receipts');
   }
