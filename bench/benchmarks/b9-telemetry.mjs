@@ -10,16 +10,6 @@
 //             three engines, as an application fans out; msg/s and CPU per broadcast.
 //    fan-out: M publishes through the engine's own publisher, 10 ms apart: producer timestamp →
 //             handler, in ms (the publish is traced too when telemetry is on).
-import { context, metrics, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
 import {
   createTopics,
   engineLogger,
@@ -31,44 +21,13 @@ import {
   summary,
   waitFor,
 } from '../lib/common.mjs';
+import { registerSdk } from '../lib/otel-sdk.mjs';
 import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
 
 export const id = '9';
 export const title = 'Telemetry overhead (OpenTelemetry SDK on vs instrumentation off)';
 const TOPIC = 'otel';
 const BATCH = 1000;
-
-/** Spans are built, batched and handed over, then dropped: the SDK's full cost, no I/O. */
-const discardingExporter = {
-  export: (_spans, done) => done({ code: 0 }),
-  shutdown: async () => undefined,
-};
-
-/** `tracing`: false (metrics only), 'ratio' (1 in 100 traces) or 'all' (every span). */
-function registerSdk(tracing) {
-  const contextManager = tracing ? new AsyncLocalStorageContextManager().enable() : undefined;
-  if (contextManager) context.setGlobalContextManager(contextManager);
-  const tracerProvider = tracing
-    ? new BasicTracerProvider({
-        spanProcessors: [new BatchSpanProcessor(discardingExporter)],
-        ...(tracing === 'ratio' && {
-          sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.01) }),
-        }),
-      })
-    : undefined;
-  if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
-  const meterProvider = new MeterProvider({ readers: [prometheus] });
-  metrics.setGlobalMeterProvider(meterProvider);
-  return async () => {
-    // One collection, as a scrape would do, so the observable callbacks run too.
-    await prometheus.collect();
-    await Promise.all([tracerProvider?.shutdown(), meterProvider.shutdown()]);
-    trace.disable();
-    metrics.disable();
-    context.disable();
-  };
-}
 
 async function startEngine(ctx, prefix, telemetry, onMessage) {
   const engine = new BroadcastEngine(

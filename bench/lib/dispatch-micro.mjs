@@ -2,39 +2,14 @@
 // records shaped like kafkajs's, instrumentation off / metrics only / every span sampled.
 // Usage: node bench/lib/dispatch-micro.mjs [off|metrics|ratio|on] [messages]
 // (ratio: traces sampled 1 in 100 at the root, ParentBased; on: every span sampled)
-import { metrics, trace, context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+import { registerSdk } from './otel-sdk.mjs';
 import { BroadcastDispatcher } from '../../libs/broadcast/dist/esm/core/broadcast.dispatcher.js';
 import { BroadcastHandlerRegistry } from '../../libs/broadcast/dist/esm/core/broadcast-handler.registry.js';
 import { OpenTelemetryInstrumentation } from '../../libs/broadcast/dist/esm/telemetry/open-telemetry.instrumentation.js';
 
 const side = process.argv[2] ?? 'off';
 const total = Number(process.argv[3] ?? 300_000);
-if (side !== 'off') {
-  if (side === 'on' || side === 'ratio') {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    const exporter = { export: (_s, done) => done({ code: 0 }), shutdown: async () => undefined };
-    trace.setGlobalTracerProvider(
-      new BasicTracerProvider({
-        spanProcessors: [new BatchSpanProcessor(exporter)],
-        ...(side === 'ratio' && {
-          sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.01) }),
-        }),
-      }),
-    );
-  }
-  metrics.setGlobalMeterProvider(
-    new MeterProvider({ readers: [new PrometheusExporter({ preventServerStart: true })] }),
-  );
-}
+if (side !== 'off') registerSdk(side === 'on' ? 'all' : side === 'ratio' ? 'ratio' : false);
 const registry = new BroadcastHandlerRegistry();
 let handled = 0;
 registry.add('otel', () => void handled++, 'noop');
