@@ -86,7 +86,9 @@ export class FakeGroupConsumer implements GroupConsumerPort {
     this.memberId ??= this.broker.nextMemberId();
     this.broker.members(this.groupId).add(this.memberId);
     this.seeks.length = 0;
-    this.spec.listener.joined(this.memberId, this.broker.assignment(this.spec.topics));
+    // As Kafka's coordinator: the longest-standing member leads.
+    const leader = [...this.broker.members(this.groupId)][0] === this.memberId;
+    this.spec.listener.joined(this.memberId, this.broker.assignment(this.spec.topics), leader);
   }
 
   /**

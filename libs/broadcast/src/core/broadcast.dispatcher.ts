@@ -27,6 +27,8 @@ export class BroadcastDispatcher {
   received = 0;
   skipped = 0;
   heartbeats = 0;
+  /** When the latest heartbeat record was handed over, in this host's clock. */
+  lastHeartbeatAt: number | undefined;
   /** Targeted at other instances, skipped before any handler. */
   filtered = 0;
   /** Failed the topic's schema, skipped before any handler. */
@@ -82,6 +84,7 @@ export class BroadcastDispatcher {
     this.positions.advance(fullTopic, partition, record.offset);
     if (fullTopic === this.fullHeartbeatTopic) {
       this.heartbeats++;
+      this.lastHeartbeatAt = Date.now();
       return;
     }
     if (this.gate?.intercept(fullTopic, record)) return;

@@ -1,5 +1,6 @@
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
+import { ArrivalLateness } from './arrival-lateness.js';
 
 export interface HeartbeatSettings {
   intervalMs: number;
@@ -18,6 +19,8 @@ export interface HeartbeatSource {
   newestTimestamp(): number | undefined;
   /** Heartbeats received so far, this instance's own included. */
   heartbeatsReceived(): number;
+  /** When the latest heartbeat (anyone's) was handed over here, in this host's clock. */
+  lastHeartbeatAt(): number | undefined;
   groupId(): string | undefined;
 }
 
@@ -151,42 +154,60 @@ export class BroadcastHeartbeat {
       newest: this.source.newestTimestamp(),
       received: this.source.heartbeatsReceived(),
     };
-    // When the latest heartbeat arrived here, in this host's clock (to within `pollMs`). A
-    // backup counts its quiet period from there, not from the sender's timestamp: a delivery
-    // delay that is the same for every heartbeat then shifts both ends alike, and only its
-    // variation has to fit in the backups' guard.
+    // When the latest heartbeat arrived here, in this host's clock. A backup counts its quiet
+    // period from there, not from the sender's timestamp: a delivery delay that is the same for
+    // every heartbeat then shifts both ends alike, and only its variation (`lateness`) matters.
     const heard = { count: started.received, at: startedAt };
+    const lateness = new ArrivalLateness(settings.intervalMs);
     const pollMs = Math.max(20, (BACKUP_GUARD * settings.jitter * settings.intervalMs) / 2);
     let anchor = this.lastActivity(startedAt, heard.at);
     let draw = this.random();
+    let readPending = false;
     for (let failures = 0; !signal.aborted;) {
       const count = this.source.heartbeatsReceived();
-      if (count !== heard.count) [heard.count, heard.at] = [count, Date.now()];
+      if (count !== heard.count) {
+        heard.count = count;
+        heard.at = this.source.lastHeartbeatAt() ?? Date.now();
+        lateness.heard(heard.at);
+      }
       const activity = this.lastActivity(startedAt, heard.at);
       if (activity !== anchor) [anchor, draw] = [activity, this.random()];
       const role = this.role(started);
-      const want = heartbeatWait(role, draw, settings.intervalMs, settings.jitter);
+      const want =
+        heartbeatWait(role, draw, settings.intervalMs, settings.jitter) +
+        (role === 'backup' ? lateness.holdBackMs : 0);
       // The incumbent counts from its own send: what it hears is mostly its own echo.
       const newest = this.source.newestTimestamp();
       const quietSince = role === 'incumbent' ? newest : Math.max(newest ?? -Infinity, heard.at);
       const delay = heartbeatDelay(Date.now(), quietSince, this.lastSent ?? startedAt, want);
       if (delay > 0) {
+        readPending = false;
         // Backups look out for heartbeats while they wait, to know when they arrived.
         await pause(role === 'backup' ? Math.min(delay, pollMs) : delay, signal);
         continue;
       }
+      // A timer that fires after the event loop was busy runs before the socket reads that
+      // were waiting meanwhile: let those reads land, then look again, before taking over.
+      if (role !== 'incumbent' && !readPending) {
+        readPending = true;
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      readPending = false;
       const receivedBefore = this.source.heartbeatsReceived();
+      // The period runs from send to send: the broker's acknowledgement time is not added to it.
+      const sentAt = Date.now();
       const outcome = await settleUnlessAborted(
         this.send(settings.topic, {
           groupId: this.source.groupId(),
           instanceId: settings.instanceId,
-          sentAt: Date.now(),
+          sentAt,
         }),
         signal,
       );
       if (outcome === ABORTED) return;
       if (outcome.ok) {
-        this.lastSent = Date.now();
+        this.lastSent = sentAt;
         this.receivedAtSend = receivedBefore;
         this.staysAfterCollision = undefined;
         this.sent++;

@@ -145,6 +145,48 @@ describe('BroadcastReader over a fake KafkaPort', () => {
     expectClean(s, 'after stop');
   });
 
+  it('two newcomers in one generation: the leader keeps the group once the other leaves', async () => {
+    let added = false;
+    const s = setup({
+      probe: (step) => {
+        if (step !== 'joined' || added) return;
+        added = true;
+        // Joined the empty group together with us, after us: we lead this generation.
+        s.kafka.members('p.bc-0').add('other-newcomer');
+        // The other newcomer does not lead, so it leaves at once; the group rebalances.
+        setTimeout(() => {
+          s.kafka.expire('p.bc-0', 'other-newcomer');
+          s.kafka.latest('p.bc-0').join();
+        }, 2);
+      },
+    });
+    await s.reader.start();
+    expect(s.reader.groupId).toBe('p.bc-0');
+    expect(s.kafka.members('p.bc-0').size).toBe(1);
+    expect([...s.locks.held]).toEqual([0]);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
+  it('a newcomer that does not lead its first generation leaves at once, even if the leader goes soon after', async () => {
+    let added = false;
+    const s = setup({
+      probe: (step) => {
+        // Between our delete and our join, another newcomer joined the empty group: it leads.
+        if (step !== 'snapshot' || added) return;
+        added = true;
+        s.kafka.members('p.bc-0').add('leader');
+        setTimeout(() => s.kafka.expire('p.bc-0', 'leader'), 5);
+      },
+    });
+    await s.reader.start();
+    expect(s.reader.groupId).toBe('p.bc-1');
+    expect(s.kafka.consumers[0]!.state).toBe('stopped');
+    await until(() => s.kafka.members('p.bc-0').size === 0, 'the leader left');
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
   it('moves to another group when a foreign member stays, continuing after what it handed over', async () => {
     const s = setup();
     await s.reader.start();

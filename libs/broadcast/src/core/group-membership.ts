@@ -43,6 +43,8 @@ export class GroupMembership implements GroupConsumerListener {
   private readonly abort = new AbortController();
   /** Verified as the only member in some generation: the group is ours, newcomers must yield. */
   private established = false;
+  /** This generation's leader, as the coordinator chose it (the same answer for every member). */
+  private leader = false;
   private contestTimer: NodeJS.Timeout | undefined;
   private observer: (verdict: MembershipVerdict) => void = () => {};
 
@@ -91,12 +93,17 @@ export class GroupMembership implements GroupConsumerListener {
     return this.consumer.stop();
   }
 
-  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void {
+  joined(
+    memberId: string,
+    assignment: ReadonlyMap<string, readonly number[]>,
+    leader: boolean,
+  ): void {
     this.ownMemberIds.add(memberId);
     if (this.stopped) return;
     this.ctx.probe?.('joined');
     const generation = ++this.generation;
     this.memberId = memberId;
+    this.leader = leader;
     this.exclusive = false;
     this.seekAll(assignment);
     void this.verify(generation);
@@ -127,16 +134,36 @@ export class GroupMembership implements GroupConsumerListener {
    * (it never held the group alone); give it time instead of both leaving. If it stays, it is
    * not a newcomer, so we leave too.
    */
-  private contest(foreign: string[]): void {
+  private contest(foreign: string[], graceMs: number): void {
     if (this.contestTimer) return;
-    this.ctx.logger.warn(
-      `Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`,
-      { group: this.groupId, reason: 'foreign member', members: foreign.join(',') },
-    );
     this.contestTimer = setTimeout(() => {
       this.contestTimer = undefined;
       if (!this.stopped) this.observer({ kind: 'foreign', memberIds: foreign });
-    }, this.ctx.contestGraceMs);
+    }, graceMs);
+  }
+
+  /**
+   * Newcomers that joined the same empty group together (lock-free mass starts; on brokers
+   * with an initial rebalance delay, everyone who joins within it): the generation's leader
+   * keeps the group and the others leave at once, so each collision still places one
+   * instance instead of none. The leader waits half as long as an established member would,
+   * so that if the other member is one (it rejoined late and lost the leadership) the
+   * newcomer is the one that gives up. Nobody reads before it is alone either way.
+   */
+  private collided(foreign: string[]): void {
+    if (this.established) {
+      this.ctx.logger.warn(
+        `Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`,
+        { group: this.groupId, reason: 'foreign member', members: foreign.join(',') },
+      );
+      return this.contest(foreign, this.ctx.contestGraceMs);
+    }
+    if (!this.leader) return this.observer({ kind: 'foreign', memberIds: foreign });
+    this.ctx.logger.debug?.(
+      `Joined ${this.groupId} together with member(s) ${foreign.join(', ')}; as the leader, waiting for them to leave`,
+      { group: this.groupId, reason: 'joined together', members: foreign.join(',') },
+    );
+    this.contest(foreign, this.ctx.contestGraceMs / 2);
   }
 
   private async verify(generation: number): Promise<void> {
@@ -147,10 +174,7 @@ export class GroupMembership implements GroupConsumerListener {
       const members = await this.describeMembers();
       if (this.stopped || generation !== this.generation || !members) continue;
       const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
-      if (foreign.length > 0) {
-        if (this.established) return this.contest(foreign);
-        return this.observer({ kind: 'foreign', memberIds: foreign });
-      }
+      if (foreign.length > 0) return this.collided(foreign);
       // A describe that does not list us yet saw the group before our join completed.
       if (!members.includes(this.memberId!)) continue;
       if (members.length > 1) {

@@ -126,6 +126,7 @@ export class BroadcastEngine {
       {
         newestTimestamp: () => this.dispatcher.newestTimestamp,
         heartbeatsReceived: () => this.dispatcher.heartbeats,
+        lastHeartbeatAt: () => this.dispatcher.lastHeartbeatAt,
         groupId: () => this.reader.groupId,
       },
       (topic, payload) =>

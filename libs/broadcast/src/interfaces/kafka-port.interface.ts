@@ -49,8 +49,15 @@ export type RecordSink = (
 ) => void | Promise<void>;
 
 export interface GroupConsumerListener {
-  /** The member (re)joined the group and received this assignment. */
-  joined(memberId: string, assignment: ReadonlyMap<string, readonly number[]>): void;
+  /**
+   * The member (re)joined the group and received this assignment; `leader` when the
+   * coordinator made it this generation's leader (every member of a generation agrees on it).
+   */
+  joined(
+    memberId: string,
+    assignment: ReadonlyMap<string, readonly number[]>,
+    leader: boolean,
+  ): void;
   /** A fetch that started after the latest join has completed (informational). */
   positioned(): void;
   /** The consumer stopped on an error and will not restart by itself. */

@@ -121,7 +121,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.consumer.on(events.GROUP_JOIN, ({ payload }) => {
       this.fetchStartedAfterJoin.clear();
       const assignment = new Map(Object.entries(payload.memberAssignment));
-      listener.joined(payload.memberId, assignment);
+      listener.joined(payload.memberId, assignment, payload.isLeader);
     });
     this.consumer.on(events.FETCH_START, ({ payload }) => {
       this.fetchStartedAfterJoin.add(payload.nodeId);
