@@ -3,6 +3,7 @@
 //
 //   node bench/benchmarks/b11-fleet.mjs --cluster=single|three --modes=lockfree,raw,postgres,mariadb
 //        --sizes=1,10,50,100,200 [--lock-sizes=200] [--processes=10] [--heartbeat-ms=2000] [--window-ms=12000]
+//        [--lockfree-max-groups=N]   (maxGroups for lock-free fleets; the engine's default otherwise)
 //        [--out=bench/results/fleet-single.json]
 //
 // cluster single: a fresh 1-node broker with the test settings (initial rebalance delay 0, one
@@ -51,7 +52,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const brokerCpu = (cluster) =>
   cluster.nodes.reduce((s, n) => s + (n.pid ? processCpuMs(n.pid) : 0), 0);
 
-async function measure({ cluster, mode, n, processes, heartbeatMs, windowMs, db, runId }) {
+async function measure({
+  cluster,
+  mode,
+  n,
+  processes,
+  heartbeatMs,
+  windowMs,
+  db,
+  runId,
+  maxGroups,
+}) {
   const prefix = `${runId}-${mode}-${n}-`;
   await createTopics(cluster.brokers, [`${prefix}events`, `${prefix}broadcast.heartbeat.v1`]);
   const fleet = await prepareFleet({
@@ -63,6 +74,7 @@ async function measure({ cluster, mode, n, processes, heartbeatMs, windowMs, db,
     topic: 'events',
     heartbeatMs,
     db,
+    maxGroups,
     startupTimeoutMs: 180_000,
   });
   try {
@@ -86,6 +98,7 @@ async function measure({ cluster, mode, n, processes, heartbeatMs, windowMs, db,
       mode,
       n,
       processes: Math.min(processes, n),
+      ...(maxGroups && { maxGroups }),
       allReadyMs: start.allReadyMs,
       medianReadyMs: start.readyMs[Math.floor(start.readyMs.length / 2)],
       distinctGroups: start.distinctGroups,
@@ -122,6 +135,7 @@ async function main() {
       processes: { type: 'string', default: '10' },
       'heartbeat-ms': { type: 'string', default: '2000' },
       'window-ms': { type: 'string', default: '12000' },
+      'lockfree-max-groups': { type: 'string' },
       out: { type: 'string' },
     },
   });
@@ -174,6 +188,10 @@ async function main() {
             windowMs: Number(args['window-ms']),
             db: dbs[mode]?.db,
             runId,
+            maxGroups:
+              mode === 'lockfree' && args['lockfree-max-groups']
+                ? Number(args['lockfree-max-groups'])
+                : undefined,
           });
           row.loadavg = machineInfo().loadavg;
           report.rows.push(row);

@@ -3,7 +3,7 @@
 //
 //   node bench/lib/fleet-child.mjs '<json config>'
 //   config: { mode: 'lockfree'|'postgres'|'mariadb'|'raw', count, brokers: [..], prefix, topic,
-//             heartbeatMs?, db?: { host, port, user, password?, database } }
+//             heartbeatMs?, maxGroups?, db?: { host, port, user, password?, database } }
 //
 // stdin commands, one per line; stdout answers, one JSON line each:
 //   (on start)  PREPARED {}                 DataSources initialized, nothing started yet
@@ -106,6 +106,7 @@ async function prepareInstance(i) {
       lock: config.mode === 'lockfree' ? false : {},
       ...(config.heartbeatMs ? { heartbeat: { intervalMs: config.heartbeatMs } } : {}),
       ...(config.startupTimeoutMs ? { startupTimeoutMs: config.startupTimeoutMs } : {}),
+      ...(config.maxGroups ? { maxGroups: config.maxGroups } : {}),
     },
     { dataSource, logger: quiet },
   ).on(config.topic, () => {});

@@ -33,6 +33,10 @@ export class BroadcastRoster {
     leave: new Set<RosterListener>(),
   };
   private running: Promise<void> | undefined;
+  /** start() was called: the engine is up. */
+  private started = false;
+  /** Someone read the roster, listened to it or refreshed it: worth polling from then on. */
+  private demanded = false;
   private readonly abort = new AbortController();
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
@@ -49,6 +53,7 @@ export class BroadcastRoster {
 
   /** The instances seen by the latest refresh, by instance id. */
   instances(): RosterInstance[] {
+    this.demand();
     return [...this.current.values()].sort((a, b) => a.instanceId.localeCompare(b.instanceId));
   }
 
@@ -60,18 +65,37 @@ export class BroadcastRoster {
   /** Calls `listener` for every instance that appears (`join`) or disappears (`leave`). */
   on(event: RosterEvent, listener: RosterListener): () => void {
     this.listeners[event].add(listener);
+    this.demand();
     return () => this.listeners[event].delete(listener);
   }
 
   /** Asks the broker now; concurrent callers share one request. */
   refresh(): Promise<readonly RosterInstance[]> {
+    this.demand();
     this.inFlight ??= this.query().finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
 
-  /** Polls every intervalMs until stop(). */
+  /**
+   * Polls every intervalMs until stop(), from the first use of the roster on: every refresh
+   * describes every pool group, so N instances that all polled unasked would cost the broker
+   * N² member descriptions per period.
+   */
   start(): void {
+    this.started = true;
+    this.pollIfWanted();
+  }
+
+  private demand(): void {
+    if (this.demanded) return;
+    this.demanded = true;
+    this.pollIfWanted();
+  }
+
+  private pollIfWanted(): void {
     if (
+      this.started &&
+      this.demanded &&
       this.settings.intervalMs > 0 &&
       this.supported &&
       !this.running &&

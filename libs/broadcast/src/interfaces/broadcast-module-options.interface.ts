@@ -74,7 +74,10 @@ export interface BroadcastModuleOptions {
   topics?: BroadcastTopicOptions;
   /** Identifies this instance in heartbeats, the roster, receipts and targeting (default: hostname-pid-random). */
   instanceId?: string;
-  /** How often the live roster is read from the broker, in ms (default 3000; 0: only on demand). */
+  /**
+   * How often the live roster is read from the broker, in ms, from its first use on (default
+   * 3000; 0: only on demand).
+   */
   roster?: { intervalMs?: number };
   /** Topic of receipt acknowledgements (default 'broadcast.receipts.v1'), or false: no receipts. */
   receipts?: { topic?: string } | false;
