@@ -3,38 +3,9 @@
 // PostgreSQL locks) and of R, each on a fresh prefix, after one warm-up start of each.
 //
 //   KAFKA_BROKERS=127.0.0.1:31817 node bench/lib/fleet-profile.mjs [--reps=5]
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-
-const require = createRequire(import.meta.url);
-const Connection = require('kafkajs/src/network/connection.js');
-// Kafka API keys (protocol constants) of the requests a start sends.
-const names = {
-  0: 'Produce',
-  1: 'Fetch',
-  2: 'ListOffsets',
-  3: 'Metadata',
-  8: 'OffsetCommit',
-  9: 'OffsetFetch',
-  10: 'FindCoordinator',
-  11: 'JoinGroup',
-  12: 'Heartbeat',
-  13: 'LeaveGroup',
-  14: 'SyncGroup',
-  15: 'DescribeGroups',
-  16: 'ListGroups',
-  18: 'ApiVersions',
-  19: 'CreateTopics',
-  42: 'DeleteGroups',
-};
-let counts = {};
-const send = Connection.prototype.send;
-Connection.prototype.send = function (args) {
-  const api = names[args?.request?.apiKey] ?? args?.request?.apiKey;
-  counts[api] = (counts[api] ?? 0) + 1;
-  return send.apply(this, [args]);
-};
+import { requestCounts, resetRequestCounts } from './request-counter.mjs';
 
 const { createTopics } = await import('./fleet.mjs');
 const { engineLogger, startRawConsumer, summary } = await import('./common.mjs');
@@ -56,7 +27,7 @@ async function one(side, i) {
       database: 'test',
       extra: { max: 2 },
     }).initialize();
-  counts = {};
+  resetRequestCounts();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let stop;
@@ -79,7 +50,7 @@ async function one(side, i) {
   }
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const requests = { ...counts };
+  const requests = requestCounts();
   await stop();
   await dataSource?.destroy();
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, requests };

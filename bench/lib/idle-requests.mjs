@@ -3,36 +3,9 @@
 // one engine (lock-free, heartbeat at its default interval unless --heartbeat-ms) and for R.
 //
 //   KAFKA_BROKERS=127.0.0.1:31817 node bench/lib/idle-requests.mjs [--seconds=10] [--heartbeat-ms=N]
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { requestCounts, resetRequestCounts } from './request-counter.mjs';
 
-const require = createRequire(import.meta.url);
-const Connection = require('kafkajs/src/network/connection.js');
-const names = {
-  0: 'Produce',
-  1: 'Fetch',
-  2: 'ListOffsets',
-  3: 'Metadata',
-  8: 'OffsetCommit',
-  9: 'OffsetFetch',
-  10: 'FindCoordinator',
-  11: 'JoinGroup',
-  12: 'Heartbeat',
-  13: 'LeaveGroup',
-  14: 'SyncGroup',
-  15: 'DescribeGroups',
-  16: 'ListGroups',
-  18: 'ApiVersions',
-  19: 'CreateTopics',
-  42: 'DeleteGroups',
-};
-let counts = {};
-const send = Connection.prototype.send;
-Connection.prototype.send = function (args) {
-  const api = names[args?.request?.apiKey] ?? args?.request?.apiKey;
-  counts[api] = (counts[api] ?? 0) + 1;
-  return send.apply(this, [args]);
-};
 const { createTopics } = await import('./fleet.mjs');
 const { startRawConsumer } = await import('./common.mjs');
 const { BroadcastEngine, engineTopics } = await import('./ours.mjs');
@@ -46,11 +19,14 @@ const quiet = { log() {}, debug() {}, warn() {}, error: (m) => process.stderr.wr
 const windowMs = Number(args.seconds) * 1000;
 
 async function window() {
-  counts = {};
+  resetRequestCounts();
   const t0 = Date.now();
   await new Promise((r) => setTimeout(r, windowMs));
   const perSec = Object.fromEntries(
-    Object.entries(counts).map(([k, v]) => [k, +((v * 1000) / (Date.now() - t0)).toFixed(2)]),
+    Object.entries(requestCounts()).map(([k, v]) => [
+      k,
+      +((v * 1000) / (Date.now() - t0)).toFixed(2),
+    ]),
   );
   return {
     perSec,
