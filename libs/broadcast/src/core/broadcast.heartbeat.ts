@@ -1,5 +1,11 @@
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
+import {
+  ABORTED,
+  backoffDelay,
+  errorMessage,
+  pause,
+  settleUnlessAborted,
+} from '../shared/async.utils.js';
 import { ArrivalLateness } from './arrival-lateness.js';
 
 export interface HeartbeatSettings {
@@ -162,7 +168,6 @@ export class BroadcastHeartbeat {
     const pollMs = Math.max(20, (BACKUP_GUARD * settings.jitter * settings.intervalMs) / 2);
     let anchor = this.lastActivity(startedAt, heard.at);
     let draw = this.random();
-    let readPending = false;
     for (let failures = 0; !signal.aborted;) {
       const count = this.source.heartbeatsReceived();
       if (count !== heard.count) {
@@ -181,19 +186,17 @@ export class BroadcastHeartbeat {
       const quietSince = role === 'incumbent' ? newest : Math.max(newest ?? -Infinity, heard.at);
       const delay = heartbeatDelay(Date.now(), quietSince, this.lastSent ?? startedAt, want);
       if (delay > 0) {
-        readPending = false;
         // Backups look out for heartbeats while they wait, to know when they arrived.
         await pause(role === 'backup' ? Math.min(delay, pollMs) : delay, signal);
         continue;
       }
       // A timer that fires after the event loop was busy runs before the socket reads that
       // were waiting meanwhile: let those reads land, then look again, before taking over.
-      if (role !== 'incumbent' && !readPending) {
-        readPending = true;
+      if (role !== 'incumbent') {
         await new Promise((resolve) => setImmediate(resolve));
-        continue;
+        if (this.source.heartbeatsReceived() !== count || this.source.newestTimestamp() !== newest)
+          continue;
       }
-      readPending = false;
       const receivedBefore = this.source.heartbeatsReceived();
       // The period runs from send to send: the broker's acknowledgement time is not added to it.
       const sentAt = Date.now();
@@ -230,26 +233,4 @@ export class BroadcastHeartbeat {
       heardAt,
     );
   }
-}
-
-const ABORTED = Symbol('aborted');
-
-/** The promise's outcome, or ABORTED as soon as `signal` aborts (the promise is then left to settle alone). */
-function settleUnlessAborted(
-  promise: Promise<void>,
-  signal: AbortSignal,
-): Promise<{ ok: true } | { ok: false; error: unknown } | typeof ABORTED> {
-  const outcome = promise.then(
-    () => ({ ok: true as const }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void outcome.then((result) => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(result);
-    });
-  });
 }

@@ -59,6 +59,19 @@ function setup(options: { mode?: LockMode; probe?: (step: string) => void } = {}
 
 type Setup = ReturnType<typeof setup>;
 
+/** A setup whose probe runs `action` once, the first time the reader reaches `step`. */
+function setupOnceAt(step: string, action: (s: Setup) => void): Setup {
+  let done = false;
+  const s: Setup = setup({
+    probe: (at) => {
+      if (at !== step || done) return;
+      done = true;
+      action(s);
+    },
+  });
+  return s;
+}
+
 /** Polls a condition the fake reaches within a few event-loop turns. */
 async function until(condition: () => boolean, what: string): Promise<void> {
   await vi.waitFor(
@@ -127,15 +140,7 @@ describe('BroadcastReader over a fake KafkaPort', () => {
   });
 
   it('refuses a candidate whose first verification finds a foreign member', async () => {
-    let added = false;
-    const s = setup({
-      probe: (step) => {
-        if (step === 'joined' && !added) {
-          added = true;
-          s.kafka.members('p.bc-0').add('stranger');
-        }
-      },
-    });
+    const s = setupOnceAt('joined', (s) => s.kafka.members('p.bc-0').add('stranger'));
     await s.reader.start();
     expect(s.reader.groupId).toBe('p.bc-1');
     expect([...s.locks.held]).toEqual([1]);
@@ -146,19 +151,14 @@ describe('BroadcastReader over a fake KafkaPort', () => {
   });
 
   it('two newcomers in one generation: the leader keeps the group once the other leaves', async () => {
-    let added = false;
-    const s = setup({
-      probe: (step) => {
-        if (step !== 'joined' || added) return;
-        added = true;
-        // Joined the empty group together with us, after us: we lead this generation.
-        s.kafka.members('p.bc-0').add('other-newcomer');
-        // The other newcomer does not lead, so it leaves at once; the group rebalances.
-        setTimeout(() => {
-          s.kafka.expire('p.bc-0', 'other-newcomer');
-          s.kafka.latest('p.bc-0').join();
-        }, 2);
-      },
+    const s = setupOnceAt('joined', (s) => {
+      // Joined the empty group together with us, after us: we lead this generation.
+      s.kafka.members('p.bc-0').add('other-newcomer');
+      // The other newcomer does not lead, so it leaves at once; the group rebalances.
+      setTimeout(() => {
+        s.kafka.expire('p.bc-0', 'other-newcomer');
+        s.kafka.latest('p.bc-0').join();
+      }, 2);
     });
     await s.reader.start();
     expect(s.reader.groupId).toBe('p.bc-0');
@@ -169,15 +169,10 @@ describe('BroadcastReader over a fake KafkaPort', () => {
   });
 
   it('a newcomer that does not lead its first generation leaves at once, even if the leader goes soon after', async () => {
-    let added = false;
-    const s = setup({
-      probe: (step) => {
-        // Between our delete and our join, another newcomer joined the empty group: it leads.
-        if (step !== 'snapshot' || added) return;
-        added = true;
-        s.kafka.members('p.bc-0').add('leader');
-        setTimeout(() => s.kafka.expire('p.bc-0', 'leader'), 5);
-      },
+    // Between our delete and our join, another newcomer joined the empty group: it leads.
+    const s = setupOnceAt('snapshot', (s) => {
+      s.kafka.members('p.bc-0').add('leader');
+      setTimeout(() => s.kafka.expire('p.bc-0', 'leader'), 5);
     });
     await s.reader.start();
     expect(s.reader.groupId).toBe('p.bc-1');

@@ -130,9 +130,8 @@ export class GroupMembership implements GroupConsumerListener {
   }
 
   /**
-   * A newcomer that deleted the group just before we joined it sees us and leaves by itself
-   * (it never held the group alone); give it time instead of both leaving. If it stays, it is
-   * not a newcomer, so we leave too.
+   * Gives the other members `graceMs` to leave (see collided); if they are still there then,
+   * we leave instead.
    */
   private contest(foreign: string[], graceMs: number): void {
     if (this.contestTimer) return;
@@ -143,7 +142,9 @@ export class GroupMembership implements GroupConsumerListener {
   }
 
   /**
-   * Newcomers that joined the same empty group together (lock-free mass starts; on brokers
+   * A newcomer that deleted the group just before we joined it sees an established member and
+   * leaves by itself (it never held the group alone): the established member waits for that
+   * instead of both leaving. Newcomers that joined the same empty group together (lock-free mass starts; on brokers
    * with an initial rebalance delay, everyone who joins within it): the generation's leader
    * keeps the group and the others leave at once, so each collision still places one
    * instance instead of none. The leader waits half as long as an established member would,

@@ -60,3 +60,26 @@ export function deferred<T>(): Deferred<T> {
   });
   return { promise, resolve, reject };
 }
+
+/** What settleUnlessAborted answers once the signal aborted first. */
+export const ABORTED = Symbol('aborted');
+
+/** The promise's outcome, or ABORTED as soon as `signal` aborts (the promise is then left to settle alone). */
+export function settleUnlessAborted(
+  promise: Promise<void>,
+  signal: AbortSignal,
+): Promise<{ ok: true } | { ok: false; error: unknown } | typeof ABORTED> {
+  const outcome = promise.then(
+    () => ({ ok: true as const }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void outcome.then((result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    });
+  });
+}
