@@ -113,7 +113,7 @@ const report = {
   baseline:
     'R = raw kafkajs consumer per instance, fresh random group `<prefix>svc-<uuid>`, fromBeginning false, ' +
     'sessionTimeout 10000, heartbeatInterval 1000, maxWaitTimeInMs 250, rebalanceTimeout 10000, metadataMaxAge 30000, ' +
-    'same broker, same topics (data + heartbeat topic), one kafkajs client per instance on both sides',
+    'same broker, same topics (data, heartbeat and receipts topics, all created before the clock starts), one kafkajs client per instance on both sides',
   benchmarks: {},
 };
 

@@ -29,6 +29,16 @@ Connection.prototype.send = function (...args) {
 const { default: kafkajs } = await import('kafkajs');
 const say = (tag, data = {}) => process.stdout.write(`${tag} ${JSON.stringify(data)}\n`);
 const quiet = { log() {}, debug() {}, warn() {}, error: (m) => process.stderr.write(`${m}\n`) };
+// FLEET_LOG_DIR=dir: every instance's warnings and errors also go to dir/<pid>.log (for diagnosis).
+if (process.env.FLEET_LOG_DIR) {
+  const { appendFileSync } = await import('node:fs');
+  const file = `${process.env.FLEET_LOG_DIR}/${process.pid}.log`;
+  const line = (level) => (m, fields) =>
+    appendFileSync(file, `${new Date().toISOString()} ${level} ${m} ${fields ? JSON.stringify(fields) : ''}\n`);
+  quiet.warn = line('WARN');
+  const error = quiet.error;
+  quiet.error = (m, f) => (line('ERROR')(m, f), error(m));
+}
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;

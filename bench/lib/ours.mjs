@@ -13,6 +13,8 @@ export const LIB_SPECIFIER = process.env.BENCH_LIB
   : 'nestjs-kafka-broadcast';
 
 export const HEARTBEAT_TOPIC = 'broadcast.heartbeat.v1';
+/** Read by every engine with receipts on (the default), so R subscribes to it too. */
+export const RECEIPTS_TOPIC = 'broadcast.receipts.v1';
 
 /** The recorder of each engine a build's createEngine() made; instrument() switches it on. */
 const recorders = new WeakMap();
@@ -69,8 +71,17 @@ export async function loadBuild(specifier) {
 export const { BroadcastEngine, createAdvisoryLockProvider, createEngine } =
   await loadBuild(LIB_SPECIFIER);
 
-/** Both topics an engine with one handler on `topic` reads (the raw baseline subscribes to the same). */
-export const engineTopics = (prefix, topic) => [prefix + topic, prefix + HEARTBEAT_TOPIC];
+/**
+ * The topics an engine with default options and one handler on `topic` reads: the data topic, the
+ * heartbeat topic and the receipts topic. The raw baseline subscribes to the same, and benches
+ * create all of them before the clock starts (until 2026-12-02 the receipts topic was left out:
+ * ours then read one topic more than R and created it during the first timed start).
+ */
+export const engineTopics = (prefix, topic) => [
+  prefix + topic,
+  prefix + HEARTBEAT_TOPIC,
+  prefix + RECEIPTS_TOPIC,
+];
 
 /**
  * Timestamps around the engine's steps (admin calls, lock attempts, consumer start and join), from

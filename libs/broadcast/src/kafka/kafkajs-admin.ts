@@ -8,6 +8,7 @@ import {
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
+import { GroupCoordinators } from './kafkajs-group-coordinators.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { KafkajsTopicSetup, type TopicSettings } from './kafkajs-topic-setup.js';
 import type {
@@ -27,6 +28,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
   /** Each admin's kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
   private readonly clusters = new WeakMap<Admin, NonNullable<AdminWithCluster['cluster']>>();
+  /** Each admin's group coordinators, found once per group (see kafkajs-group-coordinators.ts). */
+  private readonly coordinators = new WeakMap<Admin, GroupCoordinators>();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
 
@@ -69,7 +72,11 @@ export class KafkajsAdmin implements KafkaAdminPort {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
-        await this.withAdmin((admin) => admin.deleteGroups([groupId]));
+        await this.withAdmin(async (admin) => {
+          const coordinators = this.coordinators.get(admin);
+          if (coordinators) await coordinators.deleteGroup(groupId);
+          else await admin.deleteGroups([groupId]);
+        });
         return 'deleted';
       } catch (error) {
         const code = groupErrorCode(error, groupId);
@@ -90,8 +97,12 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const { groups } = await this.withAdmin((admin) => admin.describeGroups([groupId]));
-    const group = groups.find((g) => g.groupId === groupId);
+    const group = await this.withAdmin(async (admin) => {
+      const coordinators = this.coordinators.get(admin);
+      if (coordinators) return coordinators.describeGroup(groupId);
+      const { groups } = await admin.describeGroups([groupId]);
+      return groups.find((g) => g.groupId === groupId);
+    });
     return {
       state: group?.state ?? 'Dead',
       memberIds: group?.members.map((m) => m.memberId) ?? [],
@@ -151,6 +162,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
     if (!this.connecting) {
       const { admin, cluster } = adminWithCluster(this.kafka);
       if (cluster) this.clusters.set(admin, cluster);
+      const coordinators = GroupCoordinators.of(cluster);
+      if (coordinators) this.coordinators.set(admin, coordinators);
       const connecting = admin.connect().then(() => admin);
       this.connecting = connecting;
       // A failed connect must not poison later calls, nor leave the half-made client behind.
