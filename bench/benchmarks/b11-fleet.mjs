@@ -64,7 +64,12 @@ async function measure({
   maxGroups,
 }) {
   const prefix = `${runId}-${mode}-${n}-`;
-  await createTopics(cluster.brokers, [`${prefix}events`, `${prefix}broadcast.heartbeat.v1`]);
+  // All three topics an engine reads exist before the clock starts, for ours and R alike.
+  await createTopics(cluster.brokers, [
+    `${prefix}events`,
+    `${prefix}broadcast.heartbeat.v1`,
+    `${prefix}broadcast.receipts.v1`,
+  ]);
   const fleet = await prepareFleet({
     n,
     processes,

@@ -34,7 +34,10 @@ if (process.env.FLEET_LOG_DIR) {
   const { appendFileSync } = await import('node:fs');
   const file = `${process.env.FLEET_LOG_DIR}/${process.pid}.log`;
   const line = (level) => (m, fields) =>
-    appendFileSync(file, `${new Date().toISOString()} ${level} ${m} ${fields ? JSON.stringify(fields) : ''}\n`);
+    appendFileSync(
+      file,
+      `${new Date().toISOString()} ${level} ${m} ${fields ? JSON.stringify(fields) : ''}\n`,
+    );
   quiet.warn = line('WARN');
   const error = quiet.error;
   quiet.error = (m, f) => (line('ERROR')(m, f), error(m));
@@ -46,6 +49,8 @@ const cpuMs = () => {
 const rssKiB = () =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${process.pid}/status`, 'utf8'))?.[1]);
 const HEARTBEAT_TOPIC = 'broadcast.heartbeat.v1';
+// Every engine reads the receipts topic too (receipts are on by default), so R subscribes to it.
+const RECEIPTS_TOPIC = 'broadcast.receipts.v1';
 
 async function dataSourceFor(mode) {
   if (mode !== 'postgres' && mode !== 'mariadb') return undefined;
@@ -97,7 +102,11 @@ async function prepareInstance(i) {
             .connect()
             .then(() =>
               consumer.subscribe({
-                topics: [config.prefix + config.topic, config.prefix + HEARTBEAT_TOPIC],
+                topics: [
+                  config.prefix + config.topic,
+                  config.prefix + HEARTBEAT_TOPIC,
+                  config.prefix + RECEIPTS_TOPIC,
+                ],
                 fromBeginning: false,
               }),
             )
