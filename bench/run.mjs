@@ -43,24 +43,17 @@ const { values: args } = parseArgs({
   },
 });
 setVerbose(args.verbose);
-const only = args.only
-  ? new Set(args.only.split(',').map((s) => s.trim()))
-  : undefined;
+const only = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined;
 const skip = new Set((args.skip ?? '').split(',').filter(Boolean));
-const selected = ALL.filter(
-  (b) => (!only || only.has(b.id)) && !skip.has(b.id),
-);
+const selected = ALL.filter((b) => (!only || only.has(b.id)) && !skip.has(b.id));
 if (selected.length === 0) {
-  console.error(
-    `no benchmark selected (ids: ${ALL.map((b) => b.id).join(', ')})`,
-  );
+  console.error(`no benchmark selected (ids: ${ALL.map((b) => b.id).join(', ')})`);
   process.exit(2);
 }
 const partial = args.quick || selected.length !== ALL.length;
 const outFile = resolve(
   REPO_ROOT,
-  args.out ??
-    join(BENCH_DIR, 'results', partial ? 'partial.json.tmp' : 'latest.json'),
+  args.out ?? join(BENCH_DIR, 'results', partial ? 'partial.json.tmp' : 'latest.json'),
 );
 
 process.on('SIGINT', () => {
@@ -82,9 +75,7 @@ if (!pg) {
   process.exit(2);
 }
 const broker = await findBroker();
-info(
-  `Kafka ${broker.version} at ${broker.brokers.join(',')} (${broker.source})`,
-);
+info(`Kafka ${broker.version} at ${broker.brokers.join(',')} (${broker.source})`);
 
 const results = {};
 const report = {
@@ -150,13 +141,10 @@ for (const bench of selected) {
     killAllChildren();
   } finally {
     try {
-      const cleaned = await cleanupPrefix(
-        broker.brokers,
-        ctx.prefix(bench.id),
-        { groupWaitMs: 25_000 },
-      );
-      if (report.benchmarks[bench.id])
-        report.benchmarks[bench.id].cleanup = cleaned;
+      const cleaned = await cleanupPrefix(broker.brokers, ctx.prefix(bench.id), {
+        groupWaitMs: 25_000,
+      });
+      if (report.benchmarks[bench.id]) report.benchmarks[bench.id].cleanup = cleaned;
     } catch (error) {
       info(`[${bench.id}] cleanup failed: ${error.message}`);
     }
@@ -174,16 +162,13 @@ report.table = selected.flatMap((b) =>
 await new Promise((r) => process.stdout.write(formatTable(report) + '\n', r));
 await mkdir(dirname(outFile), { recursive: true });
 await writeFile(outFile, JSON.stringify(report, null, 1) + '\n');
-info(
-  `wrote ${relative(REPO_ROOT, outFile)} (${(report.durationMs / 1000).toFixed(0)} s)`,
-);
+info(`wrote ${relative(REPO_ROOT, outFile)} (${(report.durationMs / 1000).toFixed(0)} s)`);
 process.exit(failed ? 1 : 0);
 
 // ---------------------------------------------------------------- table
 function fmt(v, unit) {
   if (v === undefined || v === null || Number.isNaN(v)) return '-';
-  if (unit === 'msg/s' || unit === 'count' || unit === 'groups')
-    return String(Math.round(v));
+  if (unit === 'msg/s' || unit === 'count' || unit === 'groups') return String(Math.round(v));
   if (Math.abs(v) >= 1000) return String(Math.round(v));
   if (Math.abs(v) >= 100) return v.toFixed(0);
   if (Math.abs(v) >= 10) return v.toFixed(1);
@@ -215,11 +200,8 @@ function formatTable(rep) {
     r.target ?? '',
     r.pass === true ? 'yes' : r.pass === false ? 'NO' : '',
   ]);
-  const widths = head.map((h, i) =>
-    Math.max(h.length, ...lines.map((l) => String(l[i]).length)),
-  );
-  const row = (cells) =>
-    cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ');
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
+  const row = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ');
   const out = [
     '',
     `Benchmark ${rep.runId}  ${rep.date}  Kafka ${rep.software.kafka.version}  kafkajs ${rep.software.kafkajs}  ` +
