@@ -85,7 +85,10 @@ describe('typed broadcasts', () => {
 
       // Someone else's producer writes an invalid one: skipped before the handlers, counted.
       await h.sendJson(ProductChanged.topic, [{ id: 'x' }, { id: 2, name: 'Grinder' }]);
-      await waitFor(() => handled.length === 2);
+      // Each engine reads at its own pace: wait for b too before reading its counters.
+      await waitFor(
+        () => handled.length === 2 && b.status().received >= 3 && b.status().invalid >= 3,
+      );
       expect(handled[1]).toEqual({ id: 2, name: 'Grinder' });
       expect(a.status()).toMatchObject({ received: 3, invalid: 1, failed: 0 });
       expect(b.status()).toMatchObject({ received: 3, invalid: 3, failed: 0 });
