@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { startCluster } from '../../scripts/kafka-cluster.mjs';
 import { REPO_ROOT, machineInfo, otherLoad, round } from '../lib/common.mjs';
 import { startPrivateMariadb, startPrivatePostgres } from '../lib/fleet-db.mjs';
+import { HEARTBEAT_TOPIC, engineTopics } from '../lib/ours.mjs';
 import {
   cleanupPrefix,
   createTopics,
@@ -65,11 +66,7 @@ async function measure({
 }) {
   const prefix = `${runId}-${mode}-${n}-`;
   // All three topics an engine reads exist before the clock starts, for ours and R alike.
-  await createTopics(cluster.brokers, [
-    `${prefix}events`,
-    `${prefix}broadcast.heartbeat.v1`,
-    `${prefix}broadcast.receipts.v1`,
-  ]);
+  await createTopics(cluster.brokers, engineTopics(prefix, 'events'));
   const fleet = await prepareFleet({
     n,
     processes,
@@ -88,7 +85,7 @@ async function measure({
     const brokerStartCpuMs = brokerCpu(cluster) - cpu0;
     // Idle: the first heartbeats after the last start are not steady state.
     await sleep(2 * heartbeatMs);
-    const hb0 = await topicEnd(cluster.brokers, `${prefix}broadcast.heartbeat.v1`);
+    const hb0 = await topicEnd(cluster.brokers, prefix + HEARTBEAT_TOPIC);
     const s0 = await fleet.stats();
     const idleCpu0 = brokerCpu(cluster);
     const t0 = Date.now();
@@ -96,7 +93,7 @@ async function measure({
     const elapsed = Date.now() - t0;
     const idleCpu = brokerCpu(cluster) - idleCpu0;
     const s1 = await fleet.stats();
-    const hb1 = await topicEnd(cluster.brokers, `${prefix}broadcast.heartbeat.v1`);
+    const hb1 = await topicEnd(cluster.brokers, prefix + HEARTBEAT_TOPIC);
     await fleet.stop();
     const left = await groupsWithPrefix(cluster.brokers, prefix);
     return {

@@ -40,7 +40,8 @@ if (process.env.FLEET_LOG_DIR) {
     );
   quiet.warn = line('WARN');
   const error = quiet.error;
-  quiet.error = (m, f) => (line('ERROR')(m, f), error(m));
+  // BroadcastLogger.error(message, stack, fields)
+  quiet.error = (m, stack, fields) => (line('ERROR')(m, fields ?? stack), error(m));
 }
 const cpuMs = () => {
   const u = process.cpuUsage();

@@ -144,11 +144,11 @@ export class GroupMembership implements GroupConsumerListener {
   /**
    * A newcomer that deleted the group just before we joined it sees an established member and
    * leaves by itself (it never held the group alone): the established member waits for that
-   * instead of both leaving. Newcomers that joined the same empty group together (lock-free mass starts; on brokers
-   * with an initial rebalance delay, everyone who joins within it): the generation's leader
-   * keeps the group and the others leave at once, so each collision still places one
-   * instance instead of none. The leader waits half as long as an established member would,
-   * so that if the other member is one (it rejoined late and lost the leadership) the
+   * instead of both leaving. Newcomers that joined the same empty group together (lock-free
+   * mass starts; on brokers with an initial rebalance delay, everyone who joins within it): the
+   * generation's leader keeps the group and the others leave at once, so each collision still
+   * places one instance instead of none. The leader waits half as long as an established member
+   * would, so that if the other member is one (it rejoined late and lost the leadership) the
    * newcomer is the one that gives up. Nobody reads before it is alone either way.
    */
   private collided(foreign: string[]): void {

@@ -8,7 +8,7 @@ import {
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
-import { GroupCoordinators } from './kafkajs-group-coordinators.js';
+import { groupCalls, type GroupCalls } from './kafkajs-group-coordinators.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { KafkajsTopicSetup, type TopicSettings } from './kafkajs-topic-setup.js';
 import type {
@@ -26,10 +26,14 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
-  /** Each admin's kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
-  private readonly clusters = new WeakMap<Admin, NonNullable<AdminWithCluster['cluster']>>();
-  /** Each admin's group coordinators, found once per group (see kafkajs-group-coordinators.ts). */
-  private readonly coordinators = new WeakMap<Admin, GroupCoordinators>();
+  /**
+   * Per admin: its kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts), and its group
+   * calls, straight to each group's coordinator over that Cluster (see kafkajs-group-coordinators.ts).
+   */
+  private readonly extras = new WeakMap<
+    Admin,
+    { cluster: AdminWithCluster['cluster']; groups: GroupCalls }
+  >();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
 
@@ -60,7 +64,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private createMissingTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     return this.withAdmin(async (admin) => {
       if (signal?.aborted) return;
-      await this.topics.ensure(admin, this.clusters.get(admin), topics, signal);
+      await this.topics.ensure(admin, this.extras.get(admin)?.cluster, topics, signal);
     });
   }
 
@@ -72,11 +76,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
-        await this.withAdmin(async (admin) => {
-          const coordinators = this.coordinators.get(admin);
-          if (coordinators) await coordinators.deleteGroup(groupId);
-          else await admin.deleteGroups([groupId]);
-        });
+        await this.withAdmin((admin) => this.groups(admin).deleteGroup(groupId));
         return 'deleted';
       } catch (error) {
         const code = groupErrorCode(error, groupId);
@@ -97,12 +97,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const group = await this.withAdmin(async (admin) => {
-      const coordinators = this.coordinators.get(admin);
-      if (coordinators) return coordinators.describeGroup(groupId);
-      const { groups } = await admin.describeGroups([groupId]);
-      return groups.find((g) => g.groupId === groupId);
-    });
+    const group = await this.withAdmin((admin) => this.groups(admin).describeGroup(groupId));
     return {
       state: group?.state ?? 'Dead',
       memberIds: group?.members.map((m) => m.memberId) ?? [],
@@ -130,7 +125,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     topics: readonly string[],
     retrying: boolean,
   ): Promise<TopicOffsets> {
-    const cluster = this.clusters.get(admin);
+    const cluster = this.extras.get(admin)?.cluster;
     if (cluster) return readHighWatermarks(cluster, topics, retrying);
     const entries = await Promise.all(
       topics.map(async (topic) => {
@@ -158,12 +153,15 @@ export class KafkajsAdmin implements KafkaAdminPort {
     if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
   }
 
+  /** Every admin withAdmin() hands out was made, with its extras, by admin(). */
+  private groups(admin: Admin): GroupCalls {
+    return this.extras.get(admin)!.groups;
+  }
+
   private admin(): Promise<Admin> {
     if (!this.connecting) {
       const { admin, cluster } = adminWithCluster(this.kafka);
-      if (cluster) this.clusters.set(admin, cluster);
-      const coordinators = GroupCoordinators.of(cluster);
-      if (coordinators) this.coordinators.set(admin, coordinators);
+      this.extras.set(admin, { cluster, groups: groupCalls(admin, cluster) });
       const connecting = admin.connect().then(() => admin);
       this.connecting = connecting;
       // A failed connect must not poison later calls, nor leave the half-made client behind.

@@ -42,7 +42,10 @@ describe('GroupCoordinators', () => {
 
   it('throws a refused delete as kafkajs does, with the group error code, and keeps the coordinator', async () => {
     const { coordinators, calls } = clusterOf({
-      deleteGroups: async () => ({ results: [{ groupId: 'g', errorCode: 68 }] }),
+      // As kafkajs decodes it: each failed result with the error made from its code.
+      deleteGroups: async () => ({
+        results: [{ groupId: 'g', errorCode: 68, error: protocolError('NON_EMPTY_GROUP') }],
+      }),
     });
     const error = await coordinators.deleteGroup('g').catch((e: unknown) => e);
     expect(error).toMatchObject({
@@ -56,9 +59,13 @@ describe('GroupCoordinators', () => {
   it('looks the coordinator up again after NOT_COORDINATOR on a delete', async () => {
     let moved = true;
     const { coordinators, calls } = clusterOf({
-      deleteGroups: async () => ({
-        results: [{ groupId: 'g', errorCode: moved ? ((moved = false), 16) : 0 }],
-      }),
+      deleteGroups: async () => {
+        if (!moved) return { results: [{ groupId: 'g', errorCode: 0 }] };
+        moved = false;
+        return {
+          results: [{ groupId: 'g', errorCode: 16, error: protocolError('NOT_COORDINATOR') }],
+        };
+      },
     });
     await expect(coordinators.deleteGroup('g')).rejects.toMatchObject({
       groups: [{ errorCode: 16 }],

@@ -1,4 +1,4 @@
-import kafkajs, { type GroupDescription as KafkajsGroup } from 'kafkajs';
+import kafkajs, { type Admin, type GroupDescription as KafkajsGroup } from 'kafkajs';
 import { chain } from './kafkajs-error-chain.js';
 
 /** A kafkajs 2.2.4 Broker, as far as the two group requests sent to it directly go. */
@@ -16,10 +16,27 @@ interface CoordinatorCluster {
   findBroker(request: { nodeId: number }): Promise<CoordinatorBroker>;
 }
 
+/** The two group calls KafkajsAdmin makes for one group. */
+export interface GroupCalls {
+  /** Deletes the group; a refusal throws kafkajs's KafkaJSDeleteGroupsError. */
+  deleteGroup(groupId: string): Promise<void>;
+  describeGroup(groupId: string): Promise<KafkajsGroup | undefined>;
+}
+
+/** Straight to the coordinator through `cluster` when it has the parts; kafkajs's admin otherwise. */
+export function groupCalls(admin: Admin, cluster: unknown): GroupCalls {
+  return (
+    GroupCoordinators.of(cluster) ?? {
+      deleteGroup: async (groupId) => void (await admin.deleteGroups([groupId])),
+      describeGroup: async (groupId) =>
+        (await admin.describeGroups([groupId])).groups.find((g) => g.groupId === groupId),
+    }
+  );
+}
+
 /** The coordinator moved or is not there (yet): find it again. */
-const COORDINATOR_NOT_AVAILABLE = 15;
-const NOT_COORDINATOR = 16;
 const MOVED_TYPES = new Set(['COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR']);
+const moved = (error: unknown) => MOVED_TYPES.has((error as { type?: string })?.type ?? '');
 /** Pool groups number maxGroups (200 by default); a bound keeps a long-lived admin small. */
 const MAX_REMEMBERED = 1_024;
 
@@ -31,7 +48,7 @@ const MAX_REMEMBERED = 1_024;
  * instead of one. Here each group's coordinator node is found once and reused until the broker
  * says it moved.
  */
-export class GroupCoordinators {
+export class GroupCoordinators implements GroupCalls {
   private readonly nodes = new Map<string, number>();
 
   private constructor(private readonly cluster: CoordinatorCluster) {}
@@ -49,12 +66,8 @@ export class GroupCoordinators {
     const { results } = await this.send(groupId, (broker) => broker.deleteGroups([groupId]));
     const failed = results.filter((r) => r.errorCode !== 0);
     if (failed.length === 0) return;
-    if (
-      failed.some(
-        (r) => r.errorCode === NOT_COORDINATOR || r.errorCode === COORDINATOR_NOT_AVAILABLE,
-      )
-    )
-      this.nodes.delete(groupId);
+    // Each failed result carries kafkajs's error for its code (and so its type).
+    if (failed.some((r) => moved(r.error))) this.nodes.delete(groupId);
     throw new kafkajs.KafkaJSDeleteGroupsError(
       'Error in DeleteGroups',
       failed as ConstructorParameters<typeof kafkajs.KafkaJSDeleteGroupsError>[1],
@@ -63,15 +76,16 @@ export class GroupCoordinators {
 
   /** The group as its coordinator describes it; a coordinator that moved is found again once. */
   async describeGroup(groupId: string): Promise<KafkajsGroup | undefined> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const { groups } = await this.send(groupId, (b) =>
-          b.describeGroups({ groupIds: [groupId] }),
-        );
-        return groups.find((g) => g.groupId === groupId);
-      } catch (error) {
-        if (attempt > 0 || this.nodes.has(groupId)) throw error;
-      }
+    const describe = async () => {
+      const { groups } = await this.send(groupId, (b) => b.describeGroups({ groupIds: [groupId] }));
+      return groups.find((g) => g.groupId === groupId);
+    };
+    try {
+      return await describe();
+    } catch (error) {
+      // send() forgot the coordinator unless the broker refused: then asking again cannot help.
+      if (this.nodes.has(groupId)) throw error;
+      return describe();
     }
   }
 
@@ -80,7 +94,7 @@ export class GroupCoordinators {
     try {
       return await request(await this.coordinator(groupId));
     } catch (error) {
-      const refused = [...chain(error)].some((e) => e.type && !MOVED_TYPES.has(e.type));
+      const refused = [...chain(error)].some((e) => e.type && !moved(e));
       if (!refused) this.nodes.delete(groupId);
       throw error;
     }
