@@ -1,9 +1,15 @@
 // 9. Cost of tracing and metrics: one lock-free instance with the OpenTelemetry SDK registered
-//    as an application would (AsyncLocalStorage context manager; traces through a
-//    BatchSpanProcessor into a discarding exporter; metrics read by the Prometheus exporter):
-//    metrics only, traces sampled 1 in 100 (ParentBased(TraceIdRatio 0.01), the usual production
-//    setting) plus metrics, every span sampled plus metrics, and `instrumentation: false`;
-//    rotating the order, same process.
+//    as an application would (AsyncLocalStorage context manager, made active as an app's HTTP
+//    instrumentation makes it on its first request; W3C trace context and baggage propagators;
+//    traces through a BatchSpanProcessor into a discarding exporter; metrics read by the
+//    Prometheus exporter): metrics only, traces sampled 1 in 100 (ParentBased(TraceIdRatio 0.01),
+//    the usual production setting) plus metrics, every span sampled plus metrics, and
+//    `instrumentation: false`; rotating the order, same process.
+//    Control sides tell the SDK's share from the library's, all with the SDK tracing 1 in 100:
+//    *app traced* (the application traces its own work, the library's instrumentation off),
+//    *library metrics only* (`telemetry: { traces: false }`) and *bare spans* (instrumentation
+//    off, the handler wrapped in the least a per-call CONSUMER span through the SDK takes:
+//    extract, start, make active, end; see otel-sdk.mjs).
 //    backlog (consumer-bound): N messages produced while the first handler call is held, then
 //             drained: msg/s and CPU per message; the worst case, a handler that does nothing.
 //    publish to 3 engines (publisher-bound): broadcasts through the engine's own publisher to
@@ -21,35 +27,43 @@ import {
   summary,
   waitFor,
 } from '../lib/common.mjs';
-import { registerSdk } from '../lib/otel-sdk.mjs';
+import { minimalSpans, registerSdk } from '../lib/otel-sdk.mjs';
 import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
 
 export const id = '9';
 export const title = 'Telemetry overhead (OpenTelemetry SDK on vs instrumentation off)';
 const TOPIC = 'otel';
 const BATCH = 1000;
+/** Backlog drains per round of the publish-bound parts. */
+const BACKLOG_EVERY = 3;
 
-async function startEngine(ctx, prefix, telemetry, onMessage) {
+/** Starts one engine for `side`; the handler is wrapped in bare spans on that control side. */
+async function startEngine(ctx, prefix, side, onMessage) {
+  const telemetry = side.instrumentation !== false;
   const engine = new BroadcastEngine(
     {
-      kafka: { brokers: ctx.brokers, clientId: `bench-otel-${telemetry ? 'on' : 'off'}` },
+      kafka: { brokers: ctx.brokers, clientId: `bench-otel-${side.key}` },
       topicPrefix: prefix,
       lock: false,
       // Holds the first message while the backlog is produced; below the 10 s session timeout.
       handlerTimeoutMs: 9_000,
+      ...(side.telemetry && { telemetry: side.telemetry }),
     },
     { logger: engineLogger, ...(telemetry ? {} : { instrumentation: false }) },
   );
-  engine.on(TOPIC, onMessage);
+  engine.on(
+    TOPIC,
+    side.bareSpans ? minimalSpans(`process ${prefix}${TOPIC}`, onMessage) : onMessage,
+  );
   await engine.start();
   return engine;
 }
 
-async function backlog(ctx, prefix, telemetry, total) {
+async function backlog(ctx, prefix, side, total) {
   let release;
   const gate = new Promise((r) => (release = r));
   const state = { count: 0, first: undefined, last: undefined };
-  const engine = await startEngine(ctx, prefix, telemetry, () => {
+  const engine = await startEngine(ctx, prefix, side, () => {
     state.count++;
     state.last = now();
     if (state.first === undefined) {
@@ -85,9 +99,9 @@ async function backlog(ctx, prefix, telemetry, total) {
   }
 }
 
-async function fanOut(ctx, prefix, telemetry, count) {
+async function fanOut(ctx, prefix, side, count) {
   const latencies = [];
-  const engine = await startEngine(ctx, prefix, telemetry, (_payload, message) => {
+  const engine = await startEngine(ctx, prefix, side, (_payload, message) => {
     latencies.push(Date.now() - message.timestamp);
   });
   try {
@@ -102,12 +116,39 @@ async function fanOut(ctx, prefix, telemetry, count) {
   }
 }
 
-/** The sides measured, in the rotation's order; `sdk` is what registerSdk is given. */
+/**
+ * The sides measured, in the rotation's order; `sdk` is what registerSdk is given (none: no
+ * SDK), `instrumentation: false` turns the library's off, `bareSpans` wraps the handler.
+ */
 const SIDES = [
-  { key: 'off', label: 'instrumentation off' },
+  { key: 'off', label: 'instrumentation off', instrumentation: false },
   { key: 'metrics', label: 'metrics only', sdk: false },
   { key: 'ratio', label: 'metrics + traces sampled 1 in 100', sdk: 'ratio' },
   { key: 'on', label: 'metrics + every span sampled', sdk: 'all' },
+  { key: 'app', label: 'app traced 1 in 100, library off', sdk: 'ratio', instrumentation: false },
+  {
+    key: 'appMetrics',
+    label: 'app traced 1 in 100, library metrics only (telemetry.traces: false)',
+    sdk: 'ratio',
+    telemetry: { traces: false },
+  },
+  {
+    key: 'bare',
+    label: 'app traced 1 in 100, library off, handler in bare spans',
+    sdk: 'ratio',
+    instrumentation: false,
+    bareSpans: true,
+  },
+];
+/** The library's sides, each measured against `off` with the 10 % target. */
+const LIBRARY_SIDES = SIDES.filter((side) => ['metrics', 'ratio', 'on'].includes(side.key));
+/** What the controls compare: [side, against, what the ratio shows]. */
+const CONTROLS = [
+  ['app', 'off', "the SDK's context manager and propagators alone, nothing traced per message"],
+  ['bare', 'app', 'the least a per-call span through the SDK costs (the floor for any library)'],
+  ['ratio', 'app', "the library's traces and metrics in an app that already traces"],
+  ['appMetrics', 'app', "the library's metrics in an app that traces, the library's traces off"],
+  ['ratio', 'bare', "the library's traces and metrics against the floor"],
 ];
 
 /**
@@ -115,12 +156,12 @@ const SIDES = [
  * `concurrency` at a time, to three engines (the publisher's included) in this process;
  * msg/s until the slowest has them all, and process CPU per published broadcast.
  */
-async function endToEnd(ctx, prefix, telemetry, total, concurrency = 200) {
+async function endToEnd(ctx, prefix, side, total, concurrency = 200) {
   const counts = [0, 0, 0];
   const engines = [];
   try {
     for (let i = 0; i < counts.length; i++)
-      engines.push(await startEngine(ctx, prefix, telemetry, () => void counts[i]++));
+      engines.push(await startEngine(ctx, prefix, side, () => void counts[i]++));
     const cpu0 = process.cpuUsage();
     const startedAt = now();
     let next = 0;
@@ -148,23 +189,26 @@ export async function run(ctx) {
   const runs = ctx.quick ? 1 : 5;
   await createTopics(ctx.brokers, engineTopics(prefix, TOPIC));
   // One drain not counted: the first one in a process pays for JIT warm-up, whichever side it is.
-  await backlog(ctx, prefix, false, total);
+  await backlog(ctx, prefix, SIDES[0], total);
   const empty = () => Object.fromEntries(SIDES.map((side) => [side.key, []]));
   const [rates, cpu, latencies, e2eRates, e2eCpu] = [empty(), empty(), empty(), empty(), empty()];
   const e2eTotal = ctx.quick ? 2_000 : 10_000;
-  for (let i = 0; i < runs; i++) {
+  // The backlog drain is short and its rounds vary most (±10 % between rounds of one side), so
+  // it runs BACKLOG_EVERY times as often as the publish-bound parts.
+  for (let i = 0; i < runs * BACKLOG_EVERY; i++) {
     const order = [...SIDES.slice(i % SIDES.length), ...SIDES.slice(0, i % SIDES.length)];
     for (const side of order) {
-      const telemetry = side.key !== 'off';
-      const unregister = telemetry ? registerSdk(side.sdk) : undefined;
+      const unregister = 'sdk' in side ? registerSdk(side.sdk) : undefined;
       try {
-        const drained = await backlog(ctx, prefix, telemetry, total);
+        const drained = await backlog(ctx, prefix, side, total);
         rates[side.key].push(drained.rate);
         cpu[side.key].push(drained.cpuUsPerMsg);
-        latencies[side.key].push(...(await fanOut(ctx, prefix, telemetry, publishes)));
-        const e2e = await endToEnd(ctx, prefix, telemetry, e2eTotal);
-        e2eRates[side.key].push(e2e.rate);
-        e2eCpu[side.key].push(e2e.cpuUsPerMsg);
+        if (i % BACKLOG_EVERY === 0) {
+          latencies[side.key].push(...(await fanOut(ctx, prefix, side, publishes)));
+          const e2e = await endToEnd(ctx, prefix, side, e2eTotal);
+          e2eRates[side.key].push(e2e.rate);
+          e2eCpu[side.key].push(e2e.cpuUsPerMsg);
+        }
       } finally {
         await unregister?.();
       }
@@ -173,7 +217,7 @@ export async function run(ctx) {
   }
   const off = { rate: summary(rates.off), cpu: summary(cpu.off), latency: summary(latencies.off) };
   const rows = [];
-  for (const side of SIDES.slice(1)) {
+  for (const side of LIBRARY_SIDES) {
     const rate = summary(rates[side.key]);
     const r = ratio(rate.median, off.rate.median);
     rows.push({
@@ -186,7 +230,7 @@ export async function run(ctx) {
       pass: r >= 0.9,
     });
   }
-  for (const side of SIDES.slice(1)) {
+  for (const side of LIBRARY_SIDES) {
     const used = summary(cpu[side.key]);
     rows.push({
       metric: `backlog CPU us/msg: ${side.label} vs off`,
@@ -200,7 +244,7 @@ export async function run(ctx) {
     });
   }
   const e2eOff = { rate: summary(e2eRates.off), cpu: summary(e2eCpu.off) };
-  for (const side of SIDES.slice(1)) {
+  for (const side of LIBRARY_SIDES) {
     const rate = summary(e2eRates[side.key]);
     const r = ratio(rate.median, e2eOff.rate.median);
     rows.push({
@@ -216,7 +260,7 @@ export async function run(ctx) {
       }),
     });
   }
-  for (const side of SIDES.slice(1)) {
+  for (const side of LIBRARY_SIDES) {
     const used = summary(e2eCpu[side.key]);
     rows.push({
       metric: `publish to 3 engines CPU us/msg: ${side.label} vs off`,
@@ -227,7 +271,7 @@ export async function run(ctx) {
       sub: true,
     });
   }
-  for (const side of SIDES.slice(1)) {
+  for (const side of LIBRARY_SIDES) {
     const latency = summary(latencies[side.key]);
     rows.push({
       metric: `fan-out latency ms: ${side.label} vs off`,
@@ -240,16 +284,38 @@ export async function run(ctx) {
       }),
     });
   }
+  for (const [key, against, shows] of CONTROLS) {
+    const label = (k) => SIDES.find((side) => side.key === k).label;
+    for (const [name, values, unit] of [
+      ['backlog msg/s', rates, 'msg/s'],
+      ['backlog CPU us/msg', cpu, 'us'],
+      ['publish to 3 engines msg/s', e2eRates, 'msg/s'],
+    ]) {
+      const ours = summary(values[key]);
+      const base = summary(values[against]);
+      rows.push({
+        metric: `control, ${name}: ${label(key)} vs ${label(against)}`,
+        unit,
+        ours,
+        base,
+        ratio: ratio(ours.median, base.median),
+        sub: true,
+        ...(name === 'backlog msg/s' && { note: shows }),
+      });
+    }
+  }
   return {
     params: {
       messages: total,
       publishes,
       runs,
+      backlogRuns: runs * BACKLOG_EVERY,
       warmUp: 'one drain before the runs, not counted',
       lock: 'none',
       payload: '{"i":12345}',
       handler: 'no-op',
       endToEnd: { broadcasts: e2eTotal, concurrency: 200, engines: 3 },
+      sdk: 'ALS context manager made active, W3C trace context + baggage propagators, BatchSpanProcessor into a discarding exporter, Prometheus exporter',
     },
     rows,
     samples: { rates, cpu, latencies, e2eRates, e2eCpu },

@@ -1,25 +1,28 @@
 // In-process cost of the dispatch path per message (no broker): the dispatcher's sink fed with
 // records shaped like kafkajs's, instrumentation off / metrics only / every span sampled.
-// Usage: node bench/lib/dispatch-micro.mjs [off|metrics|ratio|on] [messages]
-// (ratio: traces sampled 1 in 100 at the root, ParentBased; on: every span sampled)
-import { registerSdk } from './otel-sdk.mjs';
+// Usage: node bench/lib/dispatch-micro.mjs [off|metrics|ratio|on|floor] [messages]
+// (ratio: traces sampled 1 in 100 at the root, ParentBased; on: every span sampled; floor: the
+// library's instrumentation off and the handler wrapped in the least a per-call span through the
+// SDK takes, sampled 1 in 100 like ratio: see minimalSpans in otel-sdk.mjs)
+import { minimalSpans, registerSdk } from './otel-sdk.mjs';
 import { BroadcastDispatcher } from '../../libs/broadcast/dist/esm/core/broadcast.dispatcher.js';
 import { BroadcastHandlerRegistry } from '../../libs/broadcast/dist/esm/core/broadcast-handler.registry.js';
 import { OpenTelemetryInstrumentation } from '../../libs/broadcast/dist/esm/telemetry/open-telemetry.instrumentation.js';
 
 const side = process.argv[2] ?? 'off';
 const total = Number(process.argv[3] ?? 300_000);
-if (side !== 'off') registerSdk(side === 'on' ? 'all' : side === 'ratio' ? 'ratio' : false);
+if (side !== 'off') registerSdk(side === 'on' ? 'all' : side === 'metrics' ? false : 'ratio');
 const registry = new BroadcastHandlerRegistry();
 let handled = 0;
-registry.add('otel', () => void handled++, 'noop');
+const noop = () => void handled++;
+registry.add('otel', side === 'floor' ? minimalSpans('process p.otel', noop) : noop, 'noop');
 const logger = { log() {}, warn() {}, error() {}, debug() {} };
 const dispatcher = new BroadcastDispatcher(
   registry,
   { topicPrefix: 'p.', heartbeatTopic: 'hb', handlerTimeoutMs: 1000 },
   logger,
 );
-if (side !== 'off')
+if (side !== 'off' && side !== 'floor')
   dispatcher.instrumentation = new OpenTelemetryInstrumentation({
     instanceId: 'i1',
     topicPrefix: 'p.',

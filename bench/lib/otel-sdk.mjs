@@ -1,8 +1,14 @@
-// The OpenTelemetry SDK as an application registers it, for the telemetry benches: an
-// AsyncLocalStorage context manager, traces through a BatchSpanProcessor into an exporter that
-// drops them (the SDK's full cost, no I/O), metrics read by the Prometheus exporter.
-import { context, metrics, trace } from '@opentelemetry/api';
+// The OpenTelemetry SDK as an application registers it, for the telemetry benches: with traces,
+// what NodeSDK installs (an AsyncLocalStorage context manager, the W3C trace context and baggage
+// propagators) and a BatchSpanProcessor into an exporter that drops spans (the SDK's full cost,
+// no I/O); metrics read by the Prometheus exporter.
+import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  CompositePropagator,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import {
@@ -21,7 +27,18 @@ const discardingExporter = {
 /** `tracing`: false (metrics only), 'ratio' (1 in 100 traces) or 'all' (every span). */
 export function registerSdk(tracing) {
   const contextManager = tracing ? new AsyncLocalStorageContextManager().enable() : undefined;
-  if (contextManager) context.setGlobalContextManager(contextManager);
+  if (contextManager) {
+    context.setGlobalContextManager(contextManager);
+    // An application that traces has made a context active by now (its HTTP instrumentation does
+    // on the first request), which turns on Node's async hooks for every promise from then on:
+    // a cost of the SDK to the whole process, measured apart by bench 9's "app traced" side.
+    context.with(ROOT_CONTEXT, () => undefined);
+    propagation.setGlobalPropagator(
+      new CompositePropagator({
+        propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+      }),
+    );
+  }
   const tracerProvider = tracing
     ? new BasicTracerProvider({
         spanProcessors: [new BatchSpanProcessor(discardingExporter)],
@@ -39,7 +56,28 @@ export function registerSdk(tracing) {
     await prometheus.collect();
     await Promise.all([tracerProvider?.shutdown(), meterProvider.shutdown()]);
     trace.disable();
+    propagation.disable();
     metrics.disable();
     context.disable();
+  };
+}
+
+/**
+ * The least any library can do to run a handler call in its own CONSUMER span through the
+ * application's SDK: extract the publisher's context, start the span, make it active around
+ * the call, end it. No attributes, no status, no metrics. Measured beside the library's
+ * instrumentation to tell the SDK's share of the cost from the library's.
+ */
+export function minimalSpans(name, handler) {
+  const tracer = trace.getTracer('minimal-spans');
+  const kind = { kind: SpanKind.CONSUMER };
+  return (payload, message) => {
+    const parent = propagation.extract(ROOT_CONTEXT, message.headers);
+    const span = tracer.startSpan(name, kind, parent);
+    try {
+      return context.with(trace.setSpan(parent, span), handler, undefined, payload, message);
+    } finally {
+      span.end();
+    }
   };
 }

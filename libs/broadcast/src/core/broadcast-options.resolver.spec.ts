@@ -462,6 +462,7 @@ describe('resolveBroadcastOptions', () => {
       roster: { intervalMs: 3_000 },
       receipts: { topic: 'broadcast.receipts.v1' },
       replay: new Map(),
+      telemetry: { traces: true, metrics: true },
     });
   });
 

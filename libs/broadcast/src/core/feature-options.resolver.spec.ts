@@ -12,6 +12,7 @@ describe('resolveFeatureOptions', () => {
       roster: { intervalMs: 3_000 },
       receipts: { topic: 'broadcast.receipts.v1' },
       replay: new Map(),
+      telemetry: { traces: true, metrics: true },
     });
   });
 
@@ -29,8 +30,18 @@ describe('resolveFeatureOptions', () => {
         ['a', 1],
         ['b', 60_000],
       ]),
+      telemetry: { traces: true, metrics: true },
     });
     expect(resolve({ receipts: false }).receipts).toBe(false);
+    expect(resolve({ telemetry: false }).telemetry).toEqual({ traces: false, metrics: false });
+    expect(resolve({ telemetry: { traces: false } }).telemetry).toEqual({
+      traces: false,
+      metrics: true,
+    });
+    expect(resolve({ telemetry: { metrics: false } }).telemetry).toEqual({
+      traces: true,
+      metrics: false,
+    });
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
@@ -38,6 +49,9 @@ describe('resolveFeatureOptions', () => {
     ['roster.intervalMs', { roster: { intervalMs: -1 } }, /"roster.intervalMs".*integer ≥ 0/],
     ['roster.intervalMs', { roster: { intervalMs: 1.5 } }, /"roster.intervalMs"/],
     ['receipts', { receipts: true }, /"receipts".*or false/],
+    ['telemetry', { telemetry: true }, /"telemetry".*or false/],
+    ['telemetry.traces', { telemetry: { traces: 'no' } }, /"telemetry.traces".*true or false/],
+    ['telemetry.metrics', { telemetry: { metrics: 0 } }, /"telemetry.metrics".*true or false/],
     ['receipts.topic', { receipts: { topic: 'a b' } }, /"receipts.topic"/],
     ['replay', { replay: 'x' }, /"replay"/],
     ['replay window', { replay: { x: 0 } }, /"replay\["x"\]"/],

@@ -36,6 +36,7 @@ export async function instrumentEngine(
       heartbeats: () => ({ sent: heartbeat.sent, received: dispatcher.heartbeats }),
     },
     logger,
+    o.telemetry,
   );
   publisher.instrumentation = dispatcher.instrumentation = instrumentation;
   return instrumentation;

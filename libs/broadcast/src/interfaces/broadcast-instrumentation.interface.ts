@@ -30,6 +30,14 @@ export interface BroadcastInstrumentation {
   close?(): void;
 }
 
+/** Which signals the OpenTelemetry instrumentation records (the `telemetry` option, resolved). */
+export interface TelemetrySignals {
+  /** A PRODUCER span per publish (with W3C trace headers) and a CONSUMER span per handler call. */
+  readonly traces: boolean;
+  /** The broadcast.* instruments. */
+  readonly metrics: boolean;
+}
+
 /** What an instrumentation may read from the engine, for gauges and span attributes. */
 export interface BroadcastTelemetrySource {
   readonly instanceId: string;

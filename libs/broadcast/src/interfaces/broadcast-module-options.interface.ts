@@ -86,4 +86,12 @@ export interface BroadcastModuleOptions {
    * `now − window` (offsets by timestamp) instead of from now. Default: none.
    */
   replay?: Record<string, number>;
+  /**
+   * What the library records through the OpenTelemetry API (each a no-op until the application
+   * registers that SDK provider): `traces` (default true) a PRODUCER span per publish, with its
+   * W3C trace context in the headers, and a CONSUMER span per handler call; `metrics` (default
+   * true) the broadcast.* instruments. `false` turns both off. A tracing application can keep
+   * `traces: false` for high-rate topics: each span costs about as much as consuming the message.
+   */
+  telemetry?: { traces?: boolean; metrics?: boolean } | false;
 }

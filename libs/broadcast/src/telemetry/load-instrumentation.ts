@@ -1,26 +1,30 @@
 import type {
   BroadcastInstrumentation,
   BroadcastTelemetrySource,
+  TelemetrySignals,
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { NO_INSTRUMENTATION } from './no-instrumentation.js';
 
 /**
- * The instrumentation an engine uses: the one given, none for `false`, otherwise the
- * OpenTelemetry one when `@opentelemetry/api` can be imported. The import is dynamic so
- * that @opentelemetry/api stays an optional peer: without it the engine runs uninstrumented.
+ * The instrumentation an engine uses: the one given, none for `false` or when the `telemetry`
+ * option turns traces and metrics off, otherwise the OpenTelemetry one with what `telemetry`
+ * keeps, when `@opentelemetry/api` can be imported. The import is dynamic so that
+ * @opentelemetry/api stays an optional peer: without it the engine runs uninstrumented.
  */
 export async function loadInstrumentation(
   given: BroadcastInstrumentation | false | undefined,
   source: BroadcastTelemetrySource,
   logger: BroadcastLogger,
+  telemetry: TelemetrySignals = { traces: true, metrics: true },
 ): Promise<BroadcastInstrumentation> {
   if (given === false) return NO_INSTRUMENTATION;
   if (given) return given;
+  if (!telemetry.traces && !telemetry.metrics) return NO_INSTRUMENTATION;
   try {
     const { OpenTelemetryInstrumentation } = await import('./open-telemetry.instrumentation.js');
-    return new OpenTelemetryInstrumentation(source);
+    return new OpenTelemetryInstrumentation(source, telemetry);
   } catch (error) {
     const missing =
       (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&

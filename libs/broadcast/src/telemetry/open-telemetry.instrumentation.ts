@@ -1,6 +1,7 @@
 import {
   type Attributes,
   context,
+  createNoopMeter,
   INVALID_SPAN_CONTEXT,
   metrics,
   ProxyTracerProvider,
@@ -17,6 +18,7 @@ import type {
   HandlerObservation,
   HandlerOutcome,
   PublishObservation,
+  TelemetrySignals,
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
@@ -25,6 +27,8 @@ import { RecheckedValue } from './rechecked-value.js';
 import { injectTraceContext, TraceContextExtractor } from './trace-context.js';
 
 const CONSUMER = { kind: SpanKind.CONSUMER } as const;
+/** The observation of a publish that is not traced. */
+const UNTRACED_PUBLISH: PublishObservation = { end: () => undefined };
 /** The API's no-op provider: the delegate of a proxy no SDK was registered with. */
 const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 /** How many handler calls go by before looking again whether a tracer provider was registered. */
@@ -43,23 +47,32 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   private readonly tracer: Tracer;
   private readonly metrics: BroadcastMetrics;
   /**
-   * Whether the application registered a tracer provider: without one every span would be the
-   * API's no-op. Looked up again on calls whose latencies are recorded (all of them at ordinary
-   * rates, at most the budget per second) and every TRACING_RECHECK_CALLS calls.
+   * Whether to trace: the `telemetry.traces` option, and a tracer provider registered by the
+   * application (without one every span would be the API's no-op). Looked up again on calls
+   * whose latencies are recorded (all of them at ordinary rates, at most the budget per second)
+   * and every TRACING_RECHECK_CALLS calls.
    */
   private readonly tracing = new RecheckedValue(() => {
+    if (!this.signals.traces) return false;
     const provider = trace.getTracerProvider();
     const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
     return delegate !== NO_TRACER_PROVIDER;
   }, TRACING_RECHECK_CALLS);
   private readonly extractor = new TraceContextExtractor();
 
-  constructor(private readonly source: BroadcastTelemetrySource) {
+  constructor(
+    private readonly source: BroadcastTelemetrySource,
+    private readonly signals: TelemetrySignals = { traces: true, metrics: true },
+  ) {
     this.tracer = trace.getTracer(TELEMETRY_SCOPE);
-    this.metrics = new BroadcastMetrics(metrics.getMeter(TELEMETRY_SCOPE), source);
+    // Without metrics the series still count outcomes in plain numbers; nothing reads them.
+    const meter = signals.metrics ? metrics.getMeter(TELEMETRY_SCOPE) : createNoopMeter();
+    this.metrics = new BroadcastMetrics(meter, source);
   }
 
   publish(fullTopic: string, headers: Record<string, string>): PublishObservation {
+    // Untraced: no span and no trace headers (the caller's context is not propagated either).
+    if (!this.signals.traces) return UNTRACED_PUBLISH;
     const span = this.tracer.startSpan(`publish ${fullTopic}`, {
       kind: SpanKind.PRODUCER,
       attributes: {
@@ -76,9 +89,15 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   handler(message: BroadcastMessage, handlerName: string): HandlerObservation {
     const series = this.metrics.series(message.topic, handlerName);
     const started = series.budget.take();
+    const tracing = this.tracing.get(started !== undefined);
     // Only metrics and no latency to record: no span, no context, nothing allocated. This is
     // the path of most messages when the application collects metrics but not traces.
-    if (!this.tracing.get(started !== undefined) && started === undefined) return series.untimed;
+    if (!tracing && started === undefined) return series.untimed;
+    if (!tracing)
+      return {
+        run: (call) => call(),
+        end: (outcome) => this.ended(series, outcome, started, message.timestamp),
+      };
     const parent = hasAny(message.headers)
       ? this.extractor.extract(ROOT_CONTEXT, message.headers)
       : ROOT_CONTEXT;
@@ -94,11 +113,21 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
       run: active ? (call) => context.with(active, call) : (call) => call(),
       end: (outcome, error) => {
         endSpan(span, outcome, error);
-        series.outcomes[outcome]++;
-        if (started !== undefined)
-          this.metrics.latenciesRecorded(series, performance.now() - started, message.timestamp);
+        this.ended(series, outcome, started, message.timestamp);
       },
     };
+  }
+
+  /** Counts a call's outcome and, when it was given a token at its start, its latencies. */
+  private ended(
+    series: HandlerSeries,
+    outcome: HandlerOutcome,
+    started: number | undefined,
+    producedAt: number,
+  ): void {
+    series.outcomes[outcome]++;
+    if (started !== undefined)
+      this.metrics.latenciesRecorded(series, performance.now() - started, producedAt);
   }
 
   private consumerAttributes(series: HandlerSeries, message: BroadcastMessage): Attributes {
