@@ -9,7 +9,8 @@
 //    *app traced* (the application traces its own work, the library's instrumentation off),
 //    *library metrics only* (`telemetry: { traces: false }`) and *bare spans* (instrumentation
 //    off, the handler wrapped in the least a per-call CONSUMER span through the SDK takes:
-//    extract, start, make active, end; see otel-sdk.mjs).
+//    extract, start, make active, end; and each publish in a bare PRODUCER span whose context the
+//    propagators write into the headers; see otel-sdk.mjs).
 //    backlog (consumer-bound): N messages produced while the first handler call is held, then
 //             drained: msg/s and CPU per message; the worst case, a handler that does nothing.
 //    publish to 3 engines (publisher-bound): broadcasts through the engine's own publisher to
@@ -27,7 +28,7 @@ import {
   summary,
   waitFor,
 } from '../lib/common.mjs';
-import { minimalSpans, registerSdk } from '../lib/otel-sdk.mjs';
+import { minimalPublishSpan, minimalSpans, registerSdk } from '../lib/otel-sdk.mjs';
 import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
 
 export const id = '9';
@@ -167,7 +168,13 @@ async function endToEnd(ctx, prefix, side, total, concurrency = 200) {
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (next < total) await engines[0].publisher.publish(TOPIC, { i: next++ });
+        while (next < total) {
+          const payload = { i: next++ };
+          const publish = (headers) => engines[0].publisher.publish(TOPIC, payload, { headers });
+          await (side.bareSpans
+            ? minimalPublishSpan(`publish ${prefix}${TOPIC}`, publish)
+            : publish());
+        }
       }),
     );
     const complete = await waitFor(() => counts.every((c) => c >= total), 60_000, 2);

@@ -66,7 +66,8 @@ export function registerSdk(tracing) {
  * The least any library can do to run a handler call in its own CONSUMER span through the
  * application's SDK: extract the publisher's context, start the span, make it active around
  * the call, end it. No attributes, no status, no metrics. Measured beside the library's
- * instrumentation to tell the SDK's share of the cost from the library's.
+ * instrumentation to tell the SDK's share of the cost from the library's (with
+ * minimalPublishSpan on the publishing side).
  */
 export function minimalSpans(name, handler) {
   const tracer = trace.getTracer('minimal-spans');
@@ -80,4 +81,19 @@ export function minimalSpans(name, handler) {
       span.end();
     }
   };
+}
+
+/**
+ * The least a library can do to trace a publish through the application's SDK: a PRODUCER span
+ * whose context the propagators write into the headers, ended once `send(headers)` settles.
+ */
+export async function minimalPublishSpan(name, send) {
+  const span = trace.getTracer('minimal-spans').startSpan(name, { kind: SpanKind.PRODUCER });
+  const headers = {};
+  propagation.inject(trace.setSpan(context.active(), span), headers);
+  try {
+    return await send(headers);
+  } finally {
+    span.end();
+  }
 }
