@@ -24,13 +24,17 @@ function isProtocolResponse(namespace: string, message: string): boolean {
  * Connection attempts, seed-broker fallbacks, SASL and TLS failures and consumer crashes are
  * logged by kafkajs on every retry (about 20 lines a second against a dead broker). The engine
  * turns them into one error naming the option to check (kafkajs-errors.ts) or a rejoin warning,
- * so these lines go to debug only.
+ * so these lines go to debug only. So does a rebalance of the group: the engine watches every
+ * join itself (group-membership.ts), warns when another instance's member enters a group it
+ * holds, and takes newcomers joining the same empty group together (lock-free starts) as the
+ * expected contest it settles.
  */
 function isReportedByEngine(namespace: string, message: string): boolean {
   return (
     isConnectionNamespace(namespace) ||
     message.startsWith('Crash') ||
-    message.includes('Restarting the consumer')
+    message.includes('Restarting the consumer') ||
+    message.startsWith('The group is rebalancing')
   );
 }
 
