@@ -5,18 +5,10 @@
  * their cost stays bounded while a backlog drains.
  */
 import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { FAST_CONSUMER, useEngineHarness } from './support/engine.js';
+import { OnDemandReader } from './support/on-demand-reader.js';
 import { newKafka, waitFor } from './support/kafka.js';
-
-/** A reader collected on demand, cumulative, like a Prometheus scrape. */
-class OnDemandReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
 
 const reader = new OnDemandReader();
 const provider = new MeterProvider({ readers: [reader] });

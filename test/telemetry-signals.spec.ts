@@ -6,23 +6,15 @@
  */
 import { context, metrics, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { useEngineHarness } from './support/engine.js';
+import { OnDemandReader } from './support/on-demand-reader.js';
 import { waitFor } from './support/kafka.js';
-
-/** A reader collected on demand, cumulative, like a Prometheus scrape. */
-class OnDemandReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
 
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({
