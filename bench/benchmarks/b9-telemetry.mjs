@@ -28,7 +28,7 @@ import {
   summary,
   waitFor,
 } from '../lib/common.mjs';
-import { minimalPublishSpan, minimalSpans, registerSdk } from '../lib/otel-sdk.mjs';
+import { minimalPublishSpans, minimalSpans, registerSdk } from '../lib/otel-sdk.mjs';
 import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
 
 export const id = '9';
@@ -163,6 +163,7 @@ async function endToEnd(ctx, prefix, side, total, concurrency = 200) {
   try {
     for (let i = 0; i < counts.length; i++)
       engines.push(await startEngine(ctx, prefix, side, () => void counts[i]++));
+    const traced = side.bareSpans ? minimalPublishSpans(`publish ${prefix}${TOPIC}`) : undefined;
     const cpu0 = process.cpuUsage();
     const startedAt = now();
     let next = 0;
@@ -171,9 +172,7 @@ async function endToEnd(ctx, prefix, side, total, concurrency = 200) {
         while (next < total) {
           const payload = { i: next++ };
           const publish = (headers) => engines[0].publisher.publish(TOPIC, payload, { headers });
-          await (side.bareSpans
-            ? minimalPublishSpan(`publish ${prefix}${TOPIC}`, publish)
-            : publish());
+          await (traced ? traced(publish) : publish());
         }
       }),
     );
@@ -291,8 +290,8 @@ export async function run(ctx) {
       }),
     });
   }
+  const label = (key) => SIDES.find((side) => side.key === key).label;
   for (const [key, against, shows] of CONTROLS) {
-    const label = (k) => SIDES.find((side) => side.key === k).label;
     for (const [name, values, unit] of [
       ['backlog msg/s', rates, 'msg/s'],
       ['backlog CPU us/msg', cpu, 'us'],

@@ -23,13 +23,16 @@ const dispatcher = new BroadcastDispatcher(
   logger,
 );
 if (side !== 'off' && side !== 'floor')
-  dispatcher.instrumentation = new OpenTelemetryInstrumentation({
-    instanceId: 'i1',
-    topicPrefix: 'p.',
-    groupId: () => 'p.svc-1',
-    status: () => ({}),
-    heartbeats: () => ({ sent: 0, received: 0 }),
-  });
+  dispatcher.instrumentation = new OpenTelemetryInstrumentation(
+    {
+      instanceId: 'i1',
+      topicPrefix: 'p.',
+      groupId: () => 'p.svc-1',
+      status: () => ({}),
+      heartbeats: () => ({ sent: 0, received: 0 }),
+    },
+    { traces: true, metrics: true },
+  );
 const records = Array.from({ length: 1000 }, (_, i) => ({
   key: null,
   value: Buffer.from(`{"i":${i}}`),

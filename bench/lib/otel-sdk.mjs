@@ -67,7 +67,7 @@ export function registerSdk(tracing) {
  * application's SDK: extract the publisher's context, start the span, make it active around
  * the call, end it. No attributes, no status, no metrics. Measured beside the library's
  * instrumentation to tell the SDK's share of the cost from the library's (with
- * minimalPublishSpan on the publishing side).
+ * minimalPublishSpans on the publishing side).
  */
 export function minimalSpans(name, handler) {
   const tracer = trace.getTracer('minimal-spans');
@@ -86,14 +86,19 @@ export function minimalSpans(name, handler) {
 /**
  * The least a library can do to trace a publish through the application's SDK: a PRODUCER span
  * whose context the propagators write into the headers, ended once `send(headers)` settles.
+ * Returns the wrapper for publishes to `name`.
  */
-export async function minimalPublishSpan(name, send) {
-  const span = trace.getTracer('minimal-spans').startSpan(name, { kind: SpanKind.PRODUCER });
-  const headers = {};
-  propagation.inject(trace.setSpan(context.active(), span), headers);
-  try {
-    return await send(headers);
-  } finally {
-    span.end();
-  }
+export function minimalPublishSpans(name) {
+  const tracer = trace.getTracer('minimal-spans');
+  const kind = { kind: SpanKind.PRODUCER };
+  return async (send) => {
+    const span = tracer.startSpan(name, kind);
+    const headers = {};
+    propagation.inject(trace.setSpan(context.active(), span), headers);
+    try {
+      return await send(headers);
+    } finally {
+      span.end();
+    }
+  };
 }

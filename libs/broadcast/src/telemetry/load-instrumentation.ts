@@ -17,7 +17,7 @@ export async function loadInstrumentation(
   given: BroadcastInstrumentation | false | undefined,
   source: BroadcastTelemetrySource,
   logger: BroadcastLogger,
-  telemetry: TelemetrySignals = { traces: true, metrics: true },
+  telemetry: TelemetrySignals,
 ): Promise<BroadcastInstrumentation> {
   if (given === false) return NO_INSTRUMENTATION;
   if (given) return given;

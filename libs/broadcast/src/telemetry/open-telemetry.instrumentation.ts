@@ -22,13 +22,12 @@ import type {
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
+import { NO_INSTRUMENTATION } from './no-instrumentation.js';
 import { BroadcastMetrics, type HandlerSeries } from './broadcast-metrics.js';
 import { RecheckedValue } from './rechecked-value.js';
 import { injectTraceContext, TraceContextExtractor } from './trace-context.js';
 
 const CONSUMER = { kind: SpanKind.CONSUMER } as const;
-/** The observation of a publish that is not traced. */
-const UNTRACED_PUBLISH: PublishObservation = { end: () => undefined };
 /** The API's no-op provider: the delegate of a proxy no SDK was registered with. */
 const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 /** How many handler calls go by before looking again whether a tracer provider was registered. */
@@ -62,7 +61,7 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
 
   constructor(
     private readonly source: BroadcastTelemetrySource,
-    private readonly signals: TelemetrySignals = { traces: true, metrics: true },
+    private readonly signals: TelemetrySignals,
   ) {
     this.tracer = trace.getTracer(TELEMETRY_SCOPE);
     // Without metrics the series still count outcomes in plain numbers; nothing reads them.
@@ -72,7 +71,7 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
 
   publish(fullTopic: string, headers: Record<string, string>): PublishObservation {
     // Untraced: no span and no trace headers (the caller's context is not propagated either).
-    if (!this.signals.traces) return UNTRACED_PUBLISH;
+    if (!this.signals.traces) return NO_INSTRUMENTATION.publish(fullTopic, headers);
     const span = this.tracer.startSpan(`publish ${fullTopic}`, {
       kind: SpanKind.PRODUCER,
       attributes: {
@@ -90,14 +89,15 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
     const series = this.metrics.series(message.topic, handlerName);
     const started = series.budget.take();
     const tracing = this.tracing.get(started !== undefined);
-    // Only metrics and no latency to record: no span, no context, nothing allocated. This is
-    // the path of most messages when the application collects metrics but not traces.
-    if (!tracing && started === undefined) return series.untimed;
+    // Untraced: metrics only, no span and no context. Without latencies to record (most calls
+    // once a busy topic spent its budget) nothing is allocated either.
     if (!tracing)
-      return {
-        run: (call) => call(),
-        end: (outcome) => this.ended(series, outcome, started, message.timestamp),
-      };
+      return started === undefined
+        ? series.untimed
+        : {
+            run: (call) => call(),
+            end: (outcome) => this.ended(series, outcome, started, message.timestamp),
+          };
     const parent = hasAny(message.headers)
       ? this.extractor.extract(ROOT_CONTEXT, message.headers)
       : ROOT_CONTEXT;
