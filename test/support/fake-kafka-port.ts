@@ -143,6 +143,11 @@ class FakeAdmin implements KafkaAdminPort {
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
     await tick();
+    if (this.broker.describeGate) {
+      this.broker.describeWaiting++;
+      await this.broker.describeGate;
+      this.broker.describeWaiting--;
+    }
     const members = [...(this.broker.groups.get(groupId) ?? [])];
     return { state: members.length > 0 ? 'Stable' : 'Empty', memberIds: members };
   }
@@ -167,6 +172,10 @@ export class FakeKafkaPort implements KafkaPort {
   readonly sent: { topic: string; records: OutgoingRecord[] }[] = [];
   /** When true, a started consumer joins at once; otherwise the test calls join(). */
   autoJoin = true;
+  /** While set, describeGroup waits for it (a verification still under way). */
+  describeGate: Promise<void> | undefined;
+  /** describeGroup calls waiting for describeGate. */
+  describeWaiting = 0;
   private members_ = 0;
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {

@@ -15,6 +15,8 @@ const READY: BroadcastStatus = {
   skipped: 0,
   filtered: 0,
   invalid: 0,
+  refused: 0,
+  internalErrors: 0,
   poolExhausted: false,
   poolExhaustions: 0,
 };

@@ -17,6 +17,8 @@ export class BroadcastGate implements DispatchGate {
     private readonly receipts: ReceiptTracker | undefined,
     private readonly schemas: ReadonlyMap<string, StandardSchemaV1>,
     private readonly identity: () => TargetIdentity,
+    /** How long an async validator may take; one that has not settled by then fails the message. */
+    private readonly validationTimeoutMs: number,
   ) {}
 
   intercept(fullTopic: string, record: IncomingRecord): boolean {
@@ -38,9 +40,18 @@ export class BroadcastGate implements DispatchGate {
     if (!schema) return settled && { payload: message.payload, settled };
     const result = validate(schema, message.payload);
     return result instanceof Promise
-      ? result.then((r) => admitted(r, settled))
+      ? settleWithin(result, this.validationTimeoutMs).then((r) => admitted(r, settled))
       : admitted(result, settled);
   }
+}
+
+/** The validation, or an issue once `ms` passed: reading waits for a validator that long only. */
+function settleWithin(validation: Promise<Validation>, ms: number): Promise<Validation> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Validation>((resolve) => {
+    timer = setTimeout(() => resolve({ issues: [`validator did not settle within ${ms} ms`] }), ms);
+  });
+  return Promise.race([validation, late]).finally(() => clearTimeout(timer));
 }
 
 function admitted(

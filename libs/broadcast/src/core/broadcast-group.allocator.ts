@@ -55,10 +55,15 @@ export class BroadcastGroupAllocator {
     private readonly probe?: StepProbe,
   ) {}
 
+  /** The pool's base name in the current lock mode: what targeting calls the service. */
+  get base(): string {
+    const { lockedBase, lockFreeBase } = this.settings;
+    return this.locks.mode === 'none' ? lockFreeBase : lockedBase;
+  }
+
   /** `<prefix><base>-<id>`, with the base of the current lock mode. */
   groupName(id: number): string {
-    const { topicPrefix, lockedBase, lockFreeBase } = this.settings;
-    return `${topicPrefix}${this.locks.mode === 'none' ? lockFreeBase : lockedBase}-${id}`;
+    return `${this.settings.topicPrefix}${this.base}-${id}`;
   }
 
   /**

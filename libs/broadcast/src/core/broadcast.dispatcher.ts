@@ -19,9 +19,14 @@ export interface DispatcherSettings {
 }
 
 /**
- * Turns records into handler calls. A record never throws out of here: malformed values
- * are skipped and counted, failing or hung handlers are contained and counted, so one
- * bad message or handler cannot stop the others.
+ * Turns records into handler calls, and is the one guard of the read positions: a record below
+ * the engine's position for its partition (a client's retry, a second fetcher after a leader
+ * move, anything older than the start) is refused and counted, never handed over twice.
+ * Nothing throws out of the sink, whatever fails inside (a handler, a validator, the logger,
+ * the instrumentation): an exception that reached the client would make it fetch the record
+ * again (kafkajs retries a batch from its last resolved offset). Malformed values are skipped
+ * and counted, failing or hung handlers are contained and counted, so one bad message or
+ * handler cannot stop the others.
  */
 export class BroadcastDispatcher {
   received = 0;
@@ -33,6 +38,10 @@ export class BroadcastDispatcher {
   filtered = 0;
   /** Failed the topic's schema, skipped before any handler. */
   invalid = 0;
+  /** Below the engine's position (handed over already, or older than the start): refused. */
+  refused = 0;
+  /** Exceptions caught around a record here, outside the handler calls. */
+  private contained = 0;
   /**
    * Freshness of this instance's view: the newest record timestamp seen, each timestamp
    * clamped to the local receive time. A record stamped in the future (a producer clock
@@ -58,6 +67,11 @@ export class BroadcastDispatcher {
     this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger);
   }
 
+  /** A logger, instrumentation or validator that threw around a record: contained, counted. */
+  get internalErrors(): number {
+    return this.contained + this.calls.internalErrors;
+  }
+
   /** Handler calls that threw, rejected or timed out. */
   get failed(): number {
     return this.calls.failed;
@@ -77,6 +91,21 @@ export class BroadcastDispatcher {
     partition: number,
     record: IncomingRecord,
   ): void | Promise<void> => {
+    if (!this.positions.admits(fullTopic, partition, record.offset)) return void this.refused++;
+    try {
+      const pending = this.dispatch(fullTopic, partition, record);
+      if (pending) return pending.catch((error: unknown) => this.contain(error, record));
+    } catch (error) {
+      this.contain(error, record);
+    }
+  };
+
+  /** Hands a record the guard let through to its handlers (through the gate). */
+  private dispatch(
+    fullTopic: string,
+    partition: number,
+    record: IncomingRecord,
+  ): void | Promise<void> {
     const timestamp = Number(record.timestamp);
     // Date.now() only when the record could be the newest: the common path stays cheap.
     if (!(timestamp <= (this.newestTimestamp ?? -Infinity)))
@@ -100,7 +129,21 @@ export class BroadcastDispatcher {
     return isThenable(admission)
       ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, a))
       : this.admitted(handlers, message, admission);
-  };
+  }
+
+  /** An exception from around the handlers (they are contained in HandlerCalls): logged, counted. */
+  private contain(error: unknown, record: IncomingRecord): void {
+    this.contained++;
+    try {
+      this.logger.error(
+        `Broadcast record @${record.offset} raised an error outside its handlers: ${errorMessage(error)}`,
+        error instanceof Error ? error.stack : undefined,
+        { offset: record.offset, reason: errorMessage(error) },
+      );
+    } catch {
+      // The logger itself failed: the count above is all that can be kept.
+    }
+  }
 
   /** Runs the handlers the gate let through, then reports their failures to it. */
   private admitted(

@@ -129,7 +129,6 @@ export class BroadcastReader {
 
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
-    this.deps.positions.fix();
     if (this.state !== 'ready' && this.problem.current() === undefined)
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';

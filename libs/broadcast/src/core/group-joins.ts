@@ -42,14 +42,14 @@ export class GroupJoins {
   ) {}
 
   /**
-   * Joins a candidate group. Until the instance is first ready, each attempt snapshots the
-   * high watermarks first, so nothing published after that moment can be skipped; after that,
-   * every group resumes from the engine's positions (see ReadPositions).
+   * Joins a candidate group. The first attempt of a start snapshots the high watermarks (or the
+   * replay window's start) before it joins, so nothing published after that moment can be
+   * skipped; every later candidate and group resumes from the engine's positions (ReadPositions).
    */
   joiner(): GroupJoiner<ActiveGroup> {
     return async (groupId, deadline) => {
       const { kafka, positions, probe } = this.deps;
-      if (!positions.isFixed) {
+      if (!positions.hasStart) {
         probe?.('snapshot');
         const { startOffsets } = this.deps;
         const topics = this.topics();

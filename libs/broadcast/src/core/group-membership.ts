@@ -5,7 +5,14 @@ import type {
   KafkaPort,
   RecordSink,
 } from '../interfaces/kafka-port.interface.js';
-import { asError, backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
+import {
+  asError,
+  backoffDelay,
+  type Deferred,
+  deferred,
+  errorMessage,
+  pause,
+} from '../shared/async.utils.js';
 
 /** What one join attempt came to. */
 export type MembershipVerdict =
@@ -25,6 +32,14 @@ export interface MembershipContext {
 }
 
 const VERIFY_ATTEMPTS = 10;
+
+/**
+ * Longest a record fetched before the verification is held back. A verification that takes
+ * longer (retries, or an earlier member still expiring) must not block the client's fetch loop
+ * beyond this (kafkajs sends heartbeats from it): the record is dropped and its partition
+ * sought back to the engine's position, so it is fetched again later.
+ */
+const HOLD_MS = 1_000;
 
 /** Internal test hook: called with the name of each startup step as it begins. */
 export type StepProbe = (step: string) => void;
@@ -46,6 +61,8 @@ export class GroupMembership implements GroupConsumerListener {
   /** This generation's leader, as the coordinator chose it (the same answer for every member). */
   private leader = false;
   private contestTimer: NodeJS.Timeout | undefined;
+  /** Settles true once this generation is proven exclusive, false when it ends without that. */
+  private proof: Deferred<boolean> = settled(false);
   private observer: (verdict: MembershipVerdict) => void = () => {};
 
   /**
@@ -63,7 +80,7 @@ export class GroupMembership implements GroupConsumerListener {
       // Every assigned partition is sought at every join, so this only decides where a position
       // that fell out of the log's range resumes: the earliest record left, never "latest".
       fromBeginning: true,
-      sink: ctx.sink,
+      sink: this.sink,
       listener: this,
       probe: ctx.probe,
     });
@@ -89,9 +106,34 @@ export class GroupMembership implements GroupConsumerListener {
     this.stopped = true;
     this.abort.abort();
     clearTimeout(this.contestTimer);
+    this.proof.resolve(false);
     this.observer = () => {};
     return this.consumer.stop();
   }
+
+  /**
+   * Nothing reaches the handlers before this membership proved that it is alone in the group:
+   * the client fetches as soon as it joined (seeks apply at once), so a record that arrives
+   * before the verification is held until it ends. If the group is refused, or a new generation
+   * or HOLD_MS comes first, the record is dropped without moving any position (and, while the
+   * membership lives, its partition is sought back there), so the group that is finally held
+   * hands it over once. An established member keeps reading through later rebalances: the
+   * group is its own, and positions are the engine's, whoever else briefly shares it.
+   */
+  private readonly sink: RecordSink = (topic, partition, record) => {
+    if (this.established && !this.stopped) return this.ctx.sink(topic, partition, record);
+    if (this.stopped) return;
+    const proof = this.proof.promise;
+    let timer: NodeJS.Timeout | undefined;
+    const held = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, HOLD_MS, false)));
+    return Promise.race([proof, held]).then((proven) => {
+      clearTimeout(timer);
+      if (proven && this.established && !this.stopped)
+        return this.ctx.sink(topic, partition, record);
+      if (!this.stopped)
+        this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition));
+    });
+  };
 
   joined(
     memberId: string,
@@ -105,6 +147,11 @@ export class GroupMembership implements GroupConsumerListener {
     this.memberId = memberId;
     this.leader = leader;
     this.exclusive = false;
+    // A contest belongs to the generation that saw the other member: this one is judged anew.
+    clearTimeout(this.contestTimer);
+    this.contestTimer = undefined;
+    this.proof.resolve(false);
+    this.proof = deferred<boolean>();
     this.seekAll(assignment);
     void this.verify(generation);
   }
@@ -135,9 +182,11 @@ export class GroupMembership implements GroupConsumerListener {
    */
   private contest(foreign: string[], graceMs: number): void {
     if (this.contestTimer) return;
+    const generation = this.generation;
     this.contestTimer = setTimeout(() => {
       this.contestTimer = undefined;
-      if (!this.stopped) this.observer({ kind: 'foreign', memberIds: foreign });
+      if (!this.stopped && generation === this.generation)
+        this.observer({ kind: 'foreign', memberIds: foreign });
     }, graceMs);
   }
 
@@ -149,7 +198,8 @@ export class GroupMembership implements GroupConsumerListener {
    * generation's leader keeps the group and the others leave at once, so each collision still
    * places one instance instead of none. The leader waits half as long as an established member
    * would, so that if the other member is one (it rejoined late and lost the leadership) the
-   * newcomer is the one that gives up. Nobody reads before it is alone either way.
+   * newcomer is the one that gives up. A newcomer hands nothing to the handlers before it is
+   * alone either way (see sink).
    */
   private collided(foreign: string[]): void {
     if (this.established) {
@@ -188,6 +238,7 @@ export class GroupMembership implements GroupConsumerListener {
       this.established = true;
       clearTimeout(this.contestTimer);
       this.contestTimer = undefined;
+      this.proof.resolve(true);
       return this.announceIfReady();
     }
     if (!this.stopped && generation === this.generation) {
@@ -214,4 +265,10 @@ export class GroupMembership implements GroupConsumerListener {
   private announceIfReady(): void {
     if (this.exclusive && !this.stopped) this.observer({ kind: 'ready' });
   }
+}
+
+function settled(value: boolean): Deferred<boolean> {
+  const d = deferred<boolean>();
+  d.resolve(value);
+  return d;
 }

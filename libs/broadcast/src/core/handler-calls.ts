@@ -1,6 +1,7 @@
 import type {
   BroadcastInstrumentation,
   HandlerObservation,
+  HandlerOutcome,
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
@@ -9,13 +10,20 @@ import { NO_INSTRUMENTATION } from '../telemetry/no-instrumentation.js';
 import type { RegisteredHandler } from './broadcast-handler.registry.js';
 import { isThenable } from './incoming-message.js';
 
+/** The observation used when the instrumentation itself threw: the call runs unobserved. */
+const UNOBSERVED: HandlerObservation = { run: (call) => call(), end: () => undefined };
+
 /**
  * Calls a message's handlers, each observed (traces, metrics) and contained: a throw, a
  * rejection or a handler still running after `timeoutMs` is logged and counted as failed, and
- * never stops the other handlers or the messages after it.
+ * never stops the other handlers or the messages after it. What surrounds a call is contained
+ * too: an instrumentation or a logger that throws is counted in `internalErrors`, and the
+ * other handlers still run.
  */
 export class HandlerCalls {
   failed = 0;
+  /** The instrumentation or the logger threw around a handler call. */
+  internalErrors = 0;
   /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
   instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
   /** Handler failures of messages whose caller wants them (receipts), by message. */
@@ -29,17 +37,35 @@ export class HandlerCalls {
   invoke(handlers: readonly RegisteredHandler[], message: BroadcastMessage): void | Promise<void> {
     let pending: Promise<void>[] | undefined;
     for (const handler of handlers) {
-      const observed = this.instrumentation.handler(message, handler.name);
+      const observed = this.observe(message, handler.name);
+      let result: unknown;
       try {
-        const result = observed.run(() => handler.handle(message.payload, message)) as unknown;
-        if (isThenable(result))
-          (pending ??= []).push(this.track(handler, message, result, observed));
-        else observed.end('handled');
+        result = observed.run(() => handler.handle(message.payload, message));
       } catch (error) {
         this.fail(handler, message, error, observed);
+        continue;
       }
+      if (isThenable(result)) (pending ??= []).push(this.track(handler, message, result, observed));
+      else this.end(observed, 'handled');
     }
     if (pending) return this.awaitBounded(pending);
+  }
+
+  private observe(message: BroadcastMessage, handlerName: string): HandlerObservation {
+    try {
+      return this.instrumentation.handler(message, handlerName);
+    } catch {
+      this.internalErrors++;
+      return UNOBSERVED;
+    }
+  }
+
+  private end(observed: HandlerObservation, outcome: HandlerOutcome, error?: unknown): void {
+    try {
+      observed.end(outcome, error);
+    } catch {
+      this.internalErrors++;
+    }
   }
 
   /** Marks the call settled so a late rejection after a timeout is not counted twice. */
@@ -52,7 +78,7 @@ export class HandlerCalls {
     const call = { settled: false };
     const done = Promise.resolve(result).then(
       () => {
-        if (!call.settled) observed.end('handled');
+        if (!call.settled) this.end(observed, 'handled');
         call.settled = true;
       },
       (error: unknown) => {
@@ -90,19 +116,23 @@ export class HandlerCalls {
   ): void {
     this.failed++;
     this.failuresOf.get(message)?.push(`${handler.name}: ${errorMessage(error)}`);
-    observed.end(outcome, error);
+    this.end(observed, outcome, error);
     const where = `${message.topic}[${message.partition}]@${message.offset}`;
-    this.logger.error(
-      `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
-      error instanceof Error ? error.stack : undefined,
-      {
-        topic: message.topic,
-        partition: message.partition,
-        offset: message.offset,
-        handler: handler.name,
-        reason: errorMessage(error),
-      },
-    );
+    try {
+      this.logger.error(
+        `Broadcast handler ${handler.name} failed on ${where}: ${errorMessage(error)}`,
+        error instanceof Error ? error.stack : undefined,
+        {
+          topic: message.topic,
+          partition: message.partition,
+          offset: message.offset,
+          handler: handler.name,
+          reason: errorMessage(error),
+        },
+      );
+    } catch {
+      this.internalErrors++;
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { BEGINNING, ReadPositions } from './read-positions.js';
+import { BEGINNING, compareOffsets, ReadPositions } from './read-positions.js';
 
 const offsets = (entries: Record<string, Record<number, string>>) =>
   new Map(
@@ -25,22 +25,34 @@ describe('ReadPositions', () => {
     expect(positions.positionOf('other', 0)).toBe(BEGINNING);
   });
 
-  it('takes a new snapshot per startup attempt, and keeps it once fixed', () => {
+  it('keeps the first snapshot of a start: a later candidate does not move it', () => {
     const positions = new ReadPositions();
     positions.setStart(offsets({ t: { 0: '5' } }));
-    positions.advance('t', 0, '6');
+    expect(positions.hasStart).toBe(true);
     positions.setStart(offsets({ t: { 0: '9' } }));
-    expect(positions.positionOf('t', 0)).toBe('9');
-    positions.fix();
-    positions.advance('t', 0, '12');
-    positions.setStart(offsets({ t: { 0: '99' } }));
-    expect(positions.positionOf('t', 0)).toBe('13');
-    expect(positions.isFixed).toBe(true);
+    expect(positions.positionOf('t', 0)).toBe('5');
+    positions.advance('t', 0, '6');
+    expect(positions.positionOf('t', 0)).toBe('7');
+  });
+
+  it('admits a record only at or after the position, the start snapshot included', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '50' } }));
+    expect(positions.admits('t', 0, '49')).toBe(false);
+    expect(positions.admits('t', 0, '50')).toBe(true);
+    expect(positions.admits('t', 1, '0')).toBe(true); // a partition created after the snapshot
+    positions.advance('t', 0, '100');
+    expect(positions.admits('t', 0, '100')).toBe(false);
+    expect(positions.admits('t', 0, '99')).toBe(false);
+    expect(positions.admits('t', 0, '101')).toBe(true);
   });
 
   it('handles offsets beyond 2^53', () => {
     const positions = new ReadPositions();
     positions.advance('t', 0, '9007199254740993');
     expect(positions.positionOf('t', 0)).toBe('9007199254740994');
+    expect(positions.admits('t', 0, '9007199254740993')).toBe(false);
+    expect(positions.admits('t', 0, '9007199254740994')).toBe(true);
+    expect(compareOffsets('10', '9')).toBeGreaterThan(0);
   });
 });

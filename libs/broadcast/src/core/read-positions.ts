@@ -16,26 +16,19 @@ export class ReadPositions {
   private start: TopicOffsets | undefined;
   /** Offset of the last record handed over; +1 is computed only when a position is asked for. */
   private readonly delivered = new Map<string, Map<number, string>>();
-  private fixed = false;
 
-  /** True once the start snapshot no longer changes (the instance has been ready). */
-  get isFixed(): boolean {
-    return this.fixed;
+  /** True once the start snapshot was taken. */
+  get hasStart(): boolean {
+    return this.start !== undefined;
   }
 
   /**
-   * The snapshot taken before a join. Until the instance is first ready each startup attempt
-   * takes a new one (what an earlier, refused attempt read was before "ready" anyway).
+   * The snapshot taken before the first join of a start, kept for every later candidate: a
+   * refused candidate hands nothing to the handlers (see GroupMembership), so the next one
+   * continues from the same place, and a replay window is looked up and handed over once.
    */
   setStart(latest: TopicOffsets): void {
-    if (this.fixed) return;
-    this.start = latest;
-    this.delivered.clear();
-  }
-
-  /** Keeps the start snapshot from now on: later groups resume from these positions. */
-  fix(): void {
-    this.fixed = true;
+    this.start ??= latest;
   }
 
   /** A record was handed to the handlers: the partition continues after it. */
@@ -43,6 +36,18 @@ export class ReadPositions {
     let partitions = this.delivered.get(topic);
     if (!partitions) this.delivered.set(topic, (partitions = new Map()));
     partitions.set(partition, offset);
+  }
+
+  /**
+   * Whether a record at `offset` is new to the handlers: at or after the partition's position.
+   * Anything below it was handed over already (a client's retry, a second fetcher after a
+   * leader move) or precedes the start snapshot; only this check lets records through, so no
+   * path of the client can replay them.
+   */
+  admits(topic: string, partition: number, offset: string): boolean {
+    const last = this.delivered.get(topic)?.get(partition);
+    if (last !== undefined) return compareOffsets(offset, last) > 0;
+    return compareOffsets(offset, this.start?.get(topic)?.get(partition) ?? BEGINNING) >= 0;
   }
 
   /** The offset the partition is read from on the next assignment. */
@@ -56,4 +61,12 @@ export class ReadPositions {
   lastDelivered(topic: string, partition: number): string | undefined {
     return this.delivered.get(topic)?.get(partition);
   }
+}
+
+/**
+ * Orders two offsets (non-negative decimal strings, as Kafka clients give them) exactly at any
+ * size without parsing: the longer is larger, equal lengths compare as text.
+ */
+export function compareOffsets(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -28,6 +28,8 @@ export function readerStatus(
     skipped: dispatcher.skipped,
     filtered: dispatcher.filtered,
     invalid: dispatcher.invalid,
+    refused: dispatcher.refused,
+    internalErrors: dispatcher.internalErrors,
     ...(problem !== undefined && { problem }),
   };
 }

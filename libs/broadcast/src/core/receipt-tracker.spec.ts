@@ -82,3 +82,30 @@ describe('ReceiptTracker', () => {
     expect((await waiting).missing).toEqual(['a']);
   });
 });
+
+describe('ReceiptTracker: malformed acknowledgements', () => {
+  it('logs, counts and skips every malformed ack, and still resolves the receipt', async () => {
+    const { publisher, receiver, deliver } = pair();
+    const waiting = publisher.expect('r9', 'news', ['a'], 60_000);
+    const own = Buffer.from('pub');
+    for (const value of [
+      'null',
+      '123',
+      '"x"',
+      '{}',
+      '{"r":5}',
+      '[1]',
+      '{"r":"r9","i":7}',
+      '{',
+      'true',
+    ])
+      expect(() =>
+        publisher.accept({ key: own, value: Buffer.from(value), timestamp: '0', offset: '0' }),
+      ).not.toThrow();
+    expect(publisher.malformed).toBe(9);
+    receiver('a').acknowledge('pub', 'r9', []);
+    await Promise.resolve();
+    deliver();
+    expect((await waiting).ok).toEqual(['a']);
+  });
+});

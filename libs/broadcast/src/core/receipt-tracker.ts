@@ -32,6 +32,8 @@ interface Pending {
  * the others drop them after comparing the key, before any JSON parsing.
  */
 export class ReceiptTracker {
+  /** Acknowledgements keyed for us that were not a valid ReceiptAck: logged and skipped. */
+  malformed = 0;
   private readonly pending = new Map<string, Pending>();
   private readonly ownKey: Buffer;
 
@@ -89,13 +91,20 @@ export class ReceiptTracker {
     this.pending.delete(id);
   }
 
-  /** A record of the receipts topic: ours when keyed by our instance id. */
+  /**
+   * A record of the receipts topic: ours when keyed by our instance id. Anyone can write to
+   * that topic, so a value that is not a ReceiptAck (`null`, a number, a half-written object)
+   * is logged, counted and skipped: it must never stop reading.
+   */
   accept(record: IncomingRecord): void {
     if (!record.key || !this.ownKey.equals(record.key) || !record.value) return;
-    let ack: ReceiptAck;
-    try {
-      ack = JSON.parse(record.value.toString('utf8')) as ReceiptAck;
-    } catch {
+    const ack = parseAck(record.value.toString('utf8'));
+    if (!ack) {
+      this.malformed++;
+      this.logger.warn(`Skipped a malformed broadcast receipt acknowledgement @${record.offset}`, {
+        offset: record.offset,
+        reason: 'malformed receipt acknowledgement',
+      });
       return;
     }
     const pending = this.pending.get(ack.r);
@@ -138,4 +147,20 @@ export class ReceiptTracker {
     receipt.elapsedMs = Date.now() - pending.startedAt;
     pending.resolve(receipt);
   }
+}
+
+/** The acknowledgement in `text`, or undefined when it is not one. */
+function parseAck(text: string): ReceiptAck | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { r, i, e } = value as Partial<Record<keyof ReceiptAck, unknown>>;
+  if (typeof r !== 'string' || typeof i !== 'string') return undefined;
+  if (e !== undefined && !(Array.isArray(e) && e.every((x) => typeof x === 'string')))
+    return undefined;
+  return value as ReceiptAck;
 }

@@ -111,7 +111,7 @@ export class BroadcastEngine {
       },
     );
     this.roster = features.roster;
-    this.dispatcher.gate = features.gate(() => this.reader.groupId);
+    this.dispatcher.gate = features.gate(() => this.allocator.base);
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,

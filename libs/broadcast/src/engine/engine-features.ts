@@ -60,13 +60,19 @@ export class EngineFeatures {
     if (o.receipts) registry.add(o.receipts.topic, () => undefined, 'receipts');
   }
 
-  /** The dispatcher's gate: receipts, schemas and targeting, for the group read now. */
-  gate(groupId: () => string | undefined): BroadcastGate {
+  /**
+   * The dispatcher's gate: receipts, schemas and targeting. The instance's service is its group
+   * base name, known from the start: it must not depend on which group is held at the moment
+   * a record is fetched (before the first group is adopted, or while moving to another).
+   */
+  gate(service: () => string): BroadcastGate {
     const o = this.options;
-    return new BroadcastGate(this.receipts, this.schemas, () => ({
-      instanceId: o.instanceId,
-      service: serviceOf(groupId(), o.topicPrefix),
-    }));
+    return new BroadcastGate(
+      this.receipts,
+      this.schemas,
+      () => ({ instanceId: o.instanceId, service: service() }),
+      o.handlerTimeoutMs,
+    );
   }
 
   /** Validation, targeting and receipts for the publisher; `reading`: whether acks can be seen. */
@@ -78,10 +84,4 @@ export class EngineFeatures {
       reading,
     });
   }
-}
-
-/** The group base this instance reads through: what targeting calls its service. */
-function serviceOf(groupId: string | undefined, topicPrefix: string): string | undefined {
-  if (!groupId) return undefined;
-  return groupId.slice(topicPrefix.length, groupId.lastIndexOf('-'));
 }

@@ -23,6 +23,13 @@ export interface BroadcastStatus {
   filtered: number;
   /** Broadcasts whose payload failed the topic's schema (skipped before any handler). */
   invalid: number;
+  /**
+   * Records below this instance's read position, refused before any handler: the Kafka client
+   * handed them over again (a retried batch, a second fetcher after a leader move).
+   */
+  refused: number;
+  /** A logger, instrumentation or validator threw around a record: contained and counted here. */
+  internalErrors: number;
   /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
   problem?: string;
 }

@@ -85,6 +85,13 @@ export class BroadcastMetrics {
     const invalid = meter.createObservableCounter('broadcast.messages.invalid', {
       description: "Broadcasts whose payload failed the topic's schema, skipped before any handler",
     });
+    const refused = meter.createObservableCounter('broadcast.messages.refused', {
+      description:
+        "Records below the engine's read position (redelivered by the client), never handed over",
+    });
+    const internalErrors = meter.createObservableCounter('broadcast.internal_errors', {
+      description: 'A logger, instrumentation or validator that threw around a record: contained',
+    });
     const sent = meter.createObservableCounter('broadcast.heartbeats.sent', {
       description: 'Heartbeats this instance sent',
     });
@@ -110,6 +117,8 @@ export class BroadcastMetrics {
       skipped,
       filtered,
       invalid,
+      refused,
+      internalErrors,
       sent,
       heard,
       state,
@@ -130,6 +139,8 @@ export class BroadcastMetrics {
       result.observe(skipped, s.skipped, instance);
       result.observe(filtered, s.filtered, instance);
       result.observe(invalid, s.invalid, instance);
+      result.observe(refused, s.refused, instance);
+      result.observe(internalErrors, s.internalErrors, instance);
       result.observe(sent, beats.sent, instance);
       result.observe(heard, beats.received, instance);
       for (const name of STATES)
