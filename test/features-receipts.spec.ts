@@ -4,10 +4,7 @@
  * text) and who never answered (missing); publishAndConfirm rejects unless all were ok; plain
  * broadcasts send no acknowledgement at all.
  */
-import {
-  BroadcastReceiptError,
-  type BroadcastEngine,
-} from 'nestjs-kafka-broadcast';
+import { BroadcastReceiptError, type BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { useEngineHarness, type LockKind } from './support/engine.js';
 
@@ -163,5 +160,34 @@ describe('receipts', () => {
       a.engine.publisher.publish(TOPIC, { id: 1 }, { receipts: { timeoutMs: -1 } }),
     ).rejects.toThrow(/Invalid publish option "receipts"/);
     expect(await h.topicEnd(h.topic(TOPIC))).toBe(0);
+  });
+
+  it('a malformed acknowledgement (null, a number, half an object) is skipped: no crash, no rejoin', async () => {
+    const h = useEngineHarness('receipts-malformed');
+    const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });
+    const b = await h.start({ lock: 'none', topics: [TOPIC], name: 'b' });
+    await h.allReady([a, b]);
+    // Anyone can write to the receipts topic: values keyed for a's instance id that are no ack.
+    const producer = await h.producer();
+    await producer.send({
+      topic: h.topic(RECEIPTS_TOPIC),
+      acks: -1,
+      messages: ['null', '123', '"x"', '{}', '{"r":5}', '[1]', '{'].map((value) => ({
+        key: 'a',
+        value,
+      })),
+    });
+    await waitFor(() => a.logger.matching(/malformed broadcast receipt/).length === 7, {
+      timeoutMs: 30_000,
+      message: `a's log:\n${a.logger.dump()}`,
+    });
+    const receipt = await a.engine.publisher.publish(
+      TOPIC,
+      { id: 9 },
+      { receipts: { timeoutMs: 15_000 } },
+    );
+    expect(receipt.ok).toEqual(['a', 'b']);
+    expect(a.logger.matching(/rejoining|stopped/)).toEqual([]);
+    expect(a.status()).toMatchObject({ state: 'ready', internalErrors: 0 });
   });
 });
