@@ -83,4 +83,25 @@ describe('BroadcastReader: exclusivity before handlers', () => {
       vi.useRealTimers();
     }
   });
+
+  it('a rejoined member reads next to its own expiring predecessor, and is ready once it expired', async () => {
+    const s = fakeReader();
+    await s.reader.start();
+    const crashed = s.kafka.latest();
+    crashed.crash(new Error('boom'), true);
+    await until(() => s.kafka.consumers.length === 2 && s.kafka.latest().running, 'rejoined');
+    const rejoined = s.kafka.latest();
+    await until(() => s.logs.some((l) => l.includes('to expire before it is ready')), 'verified');
+    // Only members of this instance: records are handed over, but the reader is not ready yet.
+    await rejoined.deliver(T, 0, [10]);
+    expect(s.received).toEqual([{ n: 10 }]);
+    expect(s.reader.status().state).toBe('recovering');
+    s.kafka.expire('p.bc-0', crashed.memberId!);
+    rejoined.join();
+    await until(() => s.reader.status().state === 'ready', 'ready again');
+    await rejoined.deliver(T, 0, [10, 11]);
+    expect(s.received).toEqual([{ n: 10 }, { n: 11 }]);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
 });
