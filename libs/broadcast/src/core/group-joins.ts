@@ -82,6 +82,8 @@ export class GroupJoins {
       sink: dispatcher.sink,
       logger,
       positionOf: (topic, partition) => positions.positionOf(topic, partition),
+      progress: (topic, partition, next, timestamp) =>
+        positions.reached(topic, partition, next, timestamp),
       contestGraceMs: this.settings.contestGraceMs,
       probe,
     };

@@ -2,6 +2,7 @@ import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.j
 import type {
   GroupConsumerListener,
   GroupConsumerPort,
+  GroupConsumerSpec,
   KafkaPort,
   RecordSink,
 } from '../interfaces/kafka-port.interface.js';
@@ -18,6 +19,8 @@ export interface MembershipContext {
   logger: BroadcastLogger;
   /** Where the engine reads a partition from (see ReadPositions); sought on every assignment. */
   positionOf(topic: string, partition: number): string;
+  /** How far the consumer read, filtered records included (see GroupConsumerSpec.progress). */
+  progress?: GroupConsumerSpec['progress'];
   /** Test-only hook: called at each startup step, so a test can stop right there. */
   probe?: StepProbe;
   /** How long a member that already held the group exclusively waits for a newcomer to leave. */
@@ -66,6 +69,7 @@ export class GroupMembership implements GroupConsumerListener {
       sink: ctx.sink,
       listener: this,
       probe: ctx.probe,
+      progress: ctx.progress,
     });
   }
 

@@ -43,4 +43,22 @@ describe('ReadPositions', () => {
     positions.advance('t', 0, '9007199254740993');
     expect(positions.positionOf('t', 0)).toBe('9007199254740994');
   });
+
+  it('reads through filtered records: past the last handed over, forward only, with its timestamp', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '10' } }));
+    expect(positions.readThrough('t', 0)).toBeUndefined();
+    positions.advance('t', 0, '11');
+    expect(positions.readThrough('t', 0)).toBe(12n);
+    positions.reached('t', 0, '14', '1000'); // a transaction marker at 12..13
+    expect(positions.readThrough('t', 0)).toBe(14n);
+    positions.reached('t', 0, '13', '900'); // late and lower: ignored
+    positions.reached('t', 0, '16'); // a filtered batch: no timestamp of its own
+    expect(positions.lastTimestamp('t', 0)).toBe('1000');
+    expect(positions.readThrough('t', 0)).toBe(16n);
+    positions.advance('t', 0, '20');
+    expect(positions.readThrough('t', 0)).toBe(21n);
+    // Reading past filtered records does not move where a rejoin reads from.
+    expect(positions.positionOf('t', 0)).toBe('21');
+  });
 });

@@ -16,6 +16,8 @@ export class ReadPositions {
   private start: TopicOffsets | undefined;
   /** Offset of the last record handed over; +1 is computed only when a position is asked for. */
   private readonly delivered = new Map<string, Map<number, string>>();
+  /** How far the consumer read, past records it filtered out (see reached()). */
+  private readonly read = new Map<string, Map<number, ReadThrough>>();
   private fixed = false;
 
   /** True once the start snapshot no longer changes (the instance has been ready). */
@@ -56,4 +58,42 @@ export class ReadPositions {
   lastDelivered(topic: string, partition: number): string | undefined {
     return this.delivered.get(topic)?.get(partition);
   }
+
+  /**
+   * The consumer is done with every record below `next`, including those it filtered out and
+   * never handed over (transaction markers, aborted records); `timestamp`: that of the last
+   * record it handed over there. Only moves forward. It does not move the position: a rejoin
+   * reads the filtered records again, which hands nothing over twice.
+   */
+  reached(topic: string, partition: number, next: string, timestamp?: string): void {
+    let partitions = this.read.get(topic);
+    if (!partitions) this.read.set(topic, (partitions = new Map()));
+    const offset = BigInt(next);
+    const known = partitions.get(partition);
+    if (known && known.next > offset) return;
+    partitions.set(partition, { next: offset, timestamp: timestamp ?? known?.timestamp });
+  }
+
+  /**
+   * The offset below which the consumer is done with the partition: after the last record handed
+   * over, or further where it read past filtered records; undefined before either.
+   */
+  readThrough(topic: string, partition: number): bigint | undefined {
+    const last = this.delivered.get(topic)?.get(partition);
+    const reached = this.read.get(topic)?.get(partition)?.next;
+    const after = last === undefined ? undefined : BigInt(last) + 1n;
+    if (after === undefined || (reached !== undefined && reached > after)) return reached;
+    return after;
+  }
+
+  /** The timestamp (epoch ms, decimal) of the last record the consumer reported handing over. */
+  lastTimestamp(topic: string, partition: number): string | undefined {
+    return this.read.get(topic)?.get(partition)?.timestamp;
+  }
+}
+
+/** How far the consumer read a partition, and the timestamp of the last record it handed over. */
+interface ReadThrough {
+  next: bigint;
+  timestamp: string | undefined;
 }

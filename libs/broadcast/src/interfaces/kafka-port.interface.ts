@@ -91,6 +91,13 @@ export interface GroupConsumerSpec {
   fromBeginning: boolean;
   sink: RecordSink;
   listener: GroupConsumerListener;
+  /**
+   * The consumer's fetch position passed `nextOffset − 1`, records the client filtered out
+   * included (transaction markers, aborted records: they never reach the sink). `timestamp` is
+   * that of the last record handed to the sink below `nextOffset`, when the batch had one.
+   * Reported only for records the consumer is done with.
+   */
+  progress?(topic: string, partition: number, nextOffset: string, timestamp?: string): void;
   /** Internal test hook: called with 'connect', 'subscribe' and 'run' as each step begins. */
   probe?: (step: string) => void;
 }

@@ -130,6 +130,12 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       // Offsets are resolved inside the fetch; a fetch that began before the latest join proves nothing.
       if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned();
     });
+    // kafkajs never calls eachBatch for a batch its filtering emptied (only transaction markers
+    // or aborted records: runner.js handleBatch), but resolves past it and reports it here.
+    this.consumer.on(events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize === 0)
+        this.spec.progress?.(payload.topic, payload.partition, after(payload.lastOffset));
+    });
     this.consumer.on(events.CRASH, ({ payload }) => {
       if (!this.stopping)
         listener.crashed(this.errors?.fatal(payload.error, this.consuming()) ?? payload.error);
@@ -156,6 +162,15 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       resolveOffset(message.offset);
       if (pending) await heartbeat();
     }
+    // Done with the whole batch, up to its last offset: that may be a transaction marker after
+    // the last record, which kafkajs filtered out (batch.js).
+    const last = messages[messages.length - 1];
+    this.spec.progress?.(topic, partition, after(batch.lastOffset()), last?.timestamp);
     await heartbeat();
   }
+}
+
+/** The offset after `offset` (decimal strings, beyond 2^53 too). */
+function after(offset: string): string {
+  return (BigInt(offset) + 1n).toString();
 }
