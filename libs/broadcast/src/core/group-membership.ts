@@ -21,6 +21,8 @@ export interface MembershipContext {
   positionOf(topic: string, partition: number): string;
   /** How far the consumer read, filtered records included (see GroupConsumerSpec.progress). */
   progress?: GroupConsumerSpec['progress'];
+  /** Where a position the log no longer holds continues (see GroupConsumerSpec.outOfRange). */
+  outOfRange?: GroupConsumerSpec['outOfRange'];
   /** Test-only hook: called at each startup step, so a test can stop right there. */
   probe?: StepProbe;
   /** How long a member that already held the group exclusively waits for a newcomer to leave. */
@@ -70,6 +72,7 @@ export class GroupMembership implements GroupConsumerListener {
       listener: this,
       probe: ctx.probe,
       progress: ctx.progress,
+      outOfRange: ctx.outOfRange,
     });
   }
 

@@ -61,4 +61,22 @@ describe('ReadPositions', () => {
     // Reading past filtered records does not move where a rejoin reads from.
     expect(positions.positionOf('t', 0)).toBe('21');
   });
+
+  it('jumps where the log continues: counts records passed over, and rewinds', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '10', 1: '50' } }));
+    positions.reached('t', 0, '12', '1000');
+    positions.jump('t', 0, '25');
+    expect(positions.positionOf('t', 0)).toBe('25');
+    expect(positions.readThrough('t', 0)).toBe(25n);
+    expect(positions.lastTimestamp('t', 0)).toBeUndefined();
+    expect(positions.passedOver).toBe(15);
+    positions.jump('t', 1, '40');
+    expect(positions.positionOf('t', 1)).toBe('40');
+    positions.jump('t', 1, '40');
+    expect(positions).toMatchObject({ passedOver: 15, rewinds: 1 });
+    positions.jump('t', 2, '0'); // a partition never read, at its beginning: no move at all
+    expect(positions).toMatchObject({ passedOver: 15, rewinds: 1 });
+    expect(positions.positionOf('t', 2)).toBe('0');
+  });
 });

@@ -10,7 +10,8 @@ export const BEGINNING = '0';
  *
  * A position is the offset after the last record handed to the handlers, or the start
  * snapshot (the high watermarks taken before the first join), or, for a partition created
- * after the snapshot, its beginning: every record in it was produced after the start.
+ * after the snapshot, its beginning: every record in it was produced after the start; or where
+ * reading continues after the log lost the position (jump()).
  */
 export class ReadPositions {
   private start: TopicOffsets | undefined;
@@ -19,6 +20,10 @@ export class ReadPositions {
   /** How far the consumer read, past records it filtered out (see reached()). */
   private readonly read = new Map<string, Map<number, ReadThrough>>();
   private fixed = false;
+  /** Records passed over because the log no longer held them (retention, deleted records). */
+  passedOver = 0;
+  /** Times reading went back because the log ended before the position (truncation). */
+  rewinds = 0;
 
   /** True once the start snapshot no longer changes (the instance has been ready). */
   get isFixed(): boolean {
@@ -54,7 +59,7 @@ export class ReadPositions {
     return this.start?.get(topic)?.get(partition) ?? BEGINNING;
   }
 
-  /** The offset of the last record handed over, if any. */
+  /** The offset of the last record handed over (or the one before where a jump continues), if any. */
   lastDelivered(topic: string, partition: number): string | undefined {
     return this.delivered.get(topic)?.get(partition);
   }
@@ -89,6 +94,19 @@ export class ReadPositions {
   /** The timestamp (epoch ms, decimal) of the last record the consumer reported handing over. */
   lastTimestamp(topic: string, partition: number): string | undefined {
     return this.read.get(topic)?.get(partition)?.timestamp;
+  }
+
+  /**
+   * The log no longer holds the position (see out-of-range.ts): the partition continues from
+   * `offset`. Forward, the records in between are counted as passed over; back, as a rewind.
+   */
+  jump(topic: string, partition: number, offset: string): void {
+    const from = BigInt(this.positionOf(topic, partition));
+    const to = BigInt(offset);
+    if (to > from) this.passedOver += Number(to - from);
+    else if (to < from) this.rewinds++;
+    this.advance(topic, partition, (to - 1n).toString());
+    this.read.get(topic)?.delete(partition);
   }
 }
 
