@@ -15,6 +15,7 @@ import type {
   IncomingRecord,
   KafkaAdminPort,
   KafkaPort,
+  OffsetBounds,
   OutgoingRecord,
   TopicOffsets,
 } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
@@ -159,6 +160,18 @@ class FakeAdmin implements KafkaAdminPort {
     );
   }
 
+  async offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    await tick();
+    const highs = this.broker.partitions.get(topic) ?? new Map<number, string>();
+    const lows = this.broker.logStarts.get(topic);
+    return new Map(
+      [...highs].map(([partition, high]) => [
+        partition,
+        { low: lows?.get(partition) ?? '0', high },
+      ]),
+    );
+  }
+
   async disconnect(): Promise<void> {}
 }
 
@@ -168,6 +181,8 @@ export class FakeKafkaPort implements KafkaPort {
   readonly groups = new Map<string, Set<string>>();
   /** topic → partition → high watermark. */
   readonly partitions = new Map<string, Map<number, string>>();
+  /** topic → partition → log start offset, where it is not 0 (retention removed records). */
+  readonly logStarts = new Map<string, Map<number, string>>();
   readonly consumers: FakeGroupConsumer[] = [];
   readonly sent: { topic: string; records: OutgoingRecord[] }[] = [];
   /** When true, a started consumer joins at once; otherwise the test calls join(). */

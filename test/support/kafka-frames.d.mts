@@ -31,3 +31,28 @@ export declare class FrameSplitter {
   /** Adds bytes; returns every frame they complete, in order. */
   push(chunk: Buffer): Buffer[];
 }
+
+/** Kafka error codes the seam tests write into responses. */
+export declare const ErrorCode: Readonly<{ OFFSET_OUT_OF_RANGE: 1 }>;
+
+export interface FetchResponsePartition {
+  topic: string;
+  partition: number;
+  errorCode: number;
+  /** byte position of the partition's error code in the frame */
+  errorCodeAt: number;
+  highWatermark: bigint;
+  /** size of the partition's record set (0 when none) */
+  recordBytes: number;
+}
+
+/** The partitions of a whole Fetch v11 response frame (size prefix included). */
+export declare function fetchResponsePartitions(frame: Buffer): FetchResponsePartition[];
+
+/** A copy of a Fetch v11 response frame with one partition's error code replaced. */
+export declare function withFetchPartitionError(
+  frame: Buffer,
+  topic: string,
+  partition: number,
+  errorCode: number,
+): Buffer;

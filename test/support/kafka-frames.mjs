@@ -56,3 +56,52 @@ export class FrameSplitter {
     return frames;
   }
 }
+
+/** Kafka error codes the seam tests write into responses. */
+export const ErrorCode = Object.freeze({ OFFSET_OUT_OF_RANGE: 1 });
+
+/**
+ * The partitions of a whole Fetch v11 response frame (what kafkajs 2.2.4 sends to Kafka 4.x; v11 is
+ * not flexible): the layout is correlation_id, throttle_time_ms int32, error_code int16,
+ * session_id int32, then [topic string, [partition_index int32, error_code int16,
+ * high_watermark int64, last_stable_offset int64, log_start_offset int64,
+ * [producer_id int64, first_offset int64], preferred_read_replica int32, records bytes]].
+ * `errorCodeAt` is the byte position of the partition's error code in the frame.
+ */
+export function fetchResponsePartitions(frame) {
+  let at = 4 + 4 + 4 + 2 + 4; // size, correlation_id, throttle_time_ms, error_code, session_id
+  const partitions = [];
+  const topics = frame.readInt32BE(at);
+  at += 4;
+  for (let t = 0; t < topics; t++) {
+    const nameLength = frame.readInt16BE(at);
+    const topic = frame.toString('utf8', at + 2, at + 2 + nameLength);
+    at += 2 + nameLength;
+    const count = frame.readInt32BE(at);
+    at += 4;
+    for (let p = 0; p < count; p++) {
+      const partition = frame.readInt32BE(at);
+      const errorCodeAt = at + 4;
+      const errorCode = frame.readInt16BE(errorCodeAt);
+      const highWatermark = frame.readBigInt64BE(at + 6);
+      at += 4 + 2 + 8 + 8 + 8;
+      const aborted = frame.readInt32BE(at);
+      at += 4 + Math.max(aborted, 0) * 16 + 4; // aborted transactions, preferred_read_replica
+      const recordBytes = Math.max(frame.readInt32BE(at), 0);
+      at += 4 + recordBytes;
+      partitions.push({ topic, partition, errorCode, errorCodeAt, highWatermark, recordBytes });
+    }
+  }
+  return partitions;
+}
+
+/** A copy of a Fetch v11 response frame with one partition's error code replaced. */
+export function withFetchPartitionError(frame, topic, partition, errorCode) {
+  const found = fetchResponsePartitions(frame).find(
+    (p) => p.topic === topic && p.partition === partition,
+  );
+  if (!found) throw new Error(`${topic}[${partition}] is not in this Fetch response`);
+  const copy = Buffer.from(frame);
+  copy.writeInt16BE(errorCode, found.errorCodeAt);
+  return copy;
+}

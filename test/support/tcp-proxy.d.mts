@@ -7,7 +7,9 @@ export type FaultAction =
   /** never forward this frame; the connection stays open (the peer waits for its timeout) */
   | { kind: 'drop' }
   /** forward the first `afterBytes` bytes of this frame (0 when omitted), then reset both sides */
-  | { kind: 'reset'; afterBytes?: number };
+  | { kind: 'reset'; afterBytes?: number }
+  /** forward what `rewrite` makes of this whole frame (size prefix included) instead */
+  | { kind: 'rewrite'; rewrite: (frame: Buffer) => Buffer };
 
 export interface FrameInfo {
   connectionId: number;

@@ -1,9 +1,10 @@
 // A TCP proxy for fault injection: it forwards every connection it accepts to one target and can
-// stall, drop or reset traffic at a chosen moment. In `kafka` mode it cuts both directions into
-// Kafka frames (kafka-frames.mjs), matches responses to their requests, and asks a hook what to
-// do with each frame, e.g. "reset the connection halfway through the 2nd Fetch response". In raw
-// mode (a database) it forwards chunks and offers stallAll()/resetAll(). Plain JavaScript (types
-// in tcp-proxy.d.mts) so that scripts/soak.mjs can use it too.
+// stall, drop, reset or rewrite traffic at a chosen moment. In `kafka` mode it cuts both
+// directions into Kafka frames (kafka-frames.mjs), matches responses to their requests, and asks a
+// hook what to do with each frame, e.g. "reset the connection halfway through the 2nd Fetch
+// response" or "answer this Fetch with OFFSET_OUT_OF_RANGE". In raw mode (a database) it
+// forwards chunks and offers stallAll()/resetAll(). Plain JavaScript (types in tcp-proxy.d.mts)
+// so that scripts/soak.mjs can use it too.
 //
 //   const proxy = await TcpProxy.start({ port, target: { host: '127.0.0.1', port: real }, kafka: true });
 //   proxy.onFrame = (f) => (f.direction === 'response' && f.apiKey === ApiKey.SyncGroup ? { kind: 'reset' } : undefined);
@@ -123,6 +124,9 @@ export class TcpProxy {
         link.gate = Promise.all([link.gate, delay(action.ms)]);
         await link.gate;
         if (!link.closed) to.write(unit);
+        return;
+      case 'rewrite':
+        to.write(action.rewrite(unit));
         return;
       case 'reset': {
         const head = Math.min(action.afterBytes ?? 0, unit.length);

@@ -17,6 +17,8 @@ const READY: BroadcastStatus = {
   invalid: 0,
   refused: 0,
   internalErrors: 0,
+  passedOver: 0,
+  rewinds: 0,
   poolExhausted: false,
   poolExhaustions: 0,
 };

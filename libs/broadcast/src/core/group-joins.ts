@@ -9,6 +9,7 @@ import {
   type MembershipVerdict,
   type StepProbe,
 } from './group-membership.js';
+import { resumeOutOfRange } from './out-of-range.js';
 import type { ReadPositions } from './read-positions.js';
 
 /** A group the reader holds: its current membership and what it remembers about the group. */
@@ -82,6 +83,10 @@ export class GroupJoins {
       sink: dispatcher.sink,
       logger,
       positionOf: (topic, partition) => positions.positionOf(topic, partition),
+      progress: (topic, partition, next, timestamp) =>
+        positions.reached(topic, partition, next, timestamp),
+      outOfRange: (topic, partition) =>
+        resumeOutOfRange({ admin: kafka.admin, positions, logger }, topic, partition),
       contestGraceMs: this.settings.contestGraceMs,
       probe,
     };

@@ -2,6 +2,7 @@ import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.j
 import type {
   GroupConsumerListener,
   GroupConsumerPort,
+  GroupConsumerSpec,
   KafkaPort,
   RecordSink,
 } from '../interfaces/kafka-port.interface.js';
@@ -25,6 +26,10 @@ export interface MembershipContext {
   logger: BroadcastLogger;
   /** Where the engine reads a partition from (see ReadPositions); sought on every assignment. */
   positionOf(topic: string, partition: number): string;
+  /** How far the consumer read, filtered records included (see GroupConsumerSpec.progress). */
+  progress?: GroupConsumerSpec['progress'];
+  /** Where a position the log no longer holds continues (see GroupConsumerSpec.outOfRange). */
+  outOfRange?: GroupConsumerSpec['outOfRange'];
   /** Test-only hook: called at each startup step, so a test can stop right there. */
   probe?: StepProbe;
   /** How long a member that already held the group exclusively waits for a newcomer to leave. */
@@ -82,12 +87,15 @@ export class GroupMembership implements GroupConsumerListener {
     this.consumer = ctx.kafka.createGroupConsumer({
       groupId,
       topics: ctx.topics,
-      // Every assigned partition is sought at every join, so this only decides where a position
-      // that fell out of the log's range resumes: the earliest record left, never "latest".
+      // Every assigned partition is sought at every join, and a position that fell out of the
+      // log's range is decided by the engine (outOfRange), so nothing relies on this; should a
+      // client ever fetch a partition nobody sought, the sink's guard still refuses old records.
       fromBeginning: true,
       sink: this.sink,
       listener: this,
       probe: ctx.probe,
+      progress: ctx.progress,
+      outOfRange: ctx.outOfRange,
     });
   }
 

@@ -54,5 +54,48 @@ describe('ReadPositions', () => {
     expect(positions.admits('t', 0, '9007199254740993')).toBe(false);
     expect(positions.admits('t', 0, '9007199254740994')).toBe(true);
     expect(compareOffsets('10', '9')).toBeGreaterThan(0);
+    expect(compareOffsets('0', '-1')).toBeGreaterThan(0);
+    expect(compareOffsets('-1', '0')).toBeLessThan(0);
+    // A jump back to offset 0 (a log truncated to nothing) admits offset 0 again.
+    positions.advance('t', 3, '50');
+    positions.jump('t', 3, '0');
+    expect(positions.admits('t', 3, '0')).toBe(true);
+    expect(positions.positionOf('t', 3)).toBe('0');
+  });
+
+  it('reads through filtered records: past the last handed over, forward only, with its timestamp', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '10' } }));
+    expect(positions.readThrough('t', 0)).toBeUndefined();
+    positions.advance('t', 0, '11');
+    expect(positions.readThrough('t', 0)).toBe(12n);
+    positions.reached('t', 0, '14', '1000'); // a transaction marker at 12..13
+    expect(positions.readThrough('t', 0)).toBe(14n);
+    positions.reached('t', 0, '13', '900'); // late and lower: ignored
+    positions.reached('t', 0, '16'); // a filtered batch: no timestamp of its own
+    expect(positions.lastTimestamp('t', 0)).toBe('1000');
+    expect(positions.readThrough('t', 0)).toBe(16n);
+    positions.advance('t', 0, '20');
+    expect(positions.readThrough('t', 0)).toBe(21n);
+    // Reading past filtered records does not move where a rejoin reads from.
+    expect(positions.positionOf('t', 0)).toBe('21');
+  });
+
+  it('jumps where the log continues: counts records passed over, and rewinds', () => {
+    const positions = new ReadPositions();
+    positions.setStart(offsets({ t: { 0: '10', 1: '50' } }));
+    positions.reached('t', 0, '12', '1000');
+    positions.jump('t', 0, '25');
+    expect(positions.positionOf('t', 0)).toBe('25');
+    expect(positions.readThrough('t', 0)).toBe(25n);
+    expect(positions.lastTimestamp('t', 0)).toBeUndefined();
+    expect(positions.passedOver).toBe(15);
+    positions.jump('t', 1, '40');
+    expect(positions.positionOf('t', 1)).toBe('40');
+    positions.jump('t', 1, '40');
+    expect(positions).toMatchObject({ passedOver: 15, rewinds: 1 });
+    positions.jump('t', 2, '0'); // a partition never read, at its beginning: no move at all
+    expect(positions).toMatchObject({ passedOver: 15, rewinds: 1 });
+    expect(positions.positionOf('t', 2)).toBe('0');
   });
 });

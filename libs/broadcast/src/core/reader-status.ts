@@ -30,6 +30,8 @@ export function readerStatus(
     invalid: dispatcher.invalid,
     refused: dispatcher.refused,
     internalErrors: dispatcher.internalErrors,
+    passedOver: deps.positions.passedOver,
+    rewinds: deps.positions.rewinds,
     ...(problem !== undefined && { problem }),
   };
 }

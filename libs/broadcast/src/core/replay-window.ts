@@ -53,8 +53,9 @@ export class ReplayWindow {
   }
 
   /**
-   * Resolves once every replayed partition has been handed to the handlers up to the snapshot's
-   * high watermark (records published later keep coming as usual), or at `deadline`.
+   * Resolves once every replayed partition has been read up to the snapshot's high watermark,
+   * every record there handed to the handlers (records published later keep coming as usual), or
+   * at `deadline`.
    */
   async caughtUp(positions: ReadPositions, deadline: number, signal: AbortSignal): Promise<void> {
     while (!signal.aborted && !this.isCaughtUp(positions)) {
@@ -68,11 +69,16 @@ export class ReplayWindow {
     }
   }
 
+  /**
+   * Judged by how far the consumer read, not by the last record handed over: a window that ends
+   * in a transaction marker or an aborted transaction has nothing to hand over there, and the
+   * client never shows those records (see ReadPositions.reached).
+   */
   private isCaughtUp(positions: ReadPositions): boolean {
     for (const [topic, partitions] of this.targets) {
       for (const [partition, high] of partitions) {
-        const last = positions.lastDelivered(topic, partition);
-        if (last === undefined || BigInt(last) + 1n < BigInt(high)) return false;
+        const read = positions.readThrough(topic, partition);
+        if (read === undefined || read < BigInt(high)) return false;
       }
     }
     return true;

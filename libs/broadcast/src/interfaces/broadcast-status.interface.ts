@@ -30,6 +30,13 @@ export interface BroadcastStatus {
   refused: number;
   /** A logger, instrumentation or validator threw around a record: contained and counted here. */
   internalErrors: number;
+  /**
+   * Records this instance never received because the log no longer held them when it got
+   * there (retention or deleted records passed its position, e.g. during a long outage).
+   */
+  passedOver: number;
+  /** Times the log ended before this instance's position (a truncation) and reading went back. */
+  rewinds: number;
   /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
   problem?: string;
 }

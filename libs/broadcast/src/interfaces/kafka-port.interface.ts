@@ -15,6 +15,14 @@ export interface GroupDescription {
 /** topic → partition → offset, as decimal strings. */
 export type TopicOffsets = Map<string, Map<number, string>>;
 
+/** A partition's log as the broker holds it now, as decimal strings. */
+export interface OffsetBounds {
+  /** The first offset still in the log (the log start offset). */
+  low: string;
+  /** The high watermark: the offset the next record will get. */
+  high: string;
+}
+
 export interface KafkaAdminPort {
   /** Creates the topics that are missing and waits for their leaders; `signal` ends the wait. */
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void>;
@@ -26,6 +34,11 @@ export interface KafkaAdminPort {
   describeGroup(groupId: string): Promise<GroupDescription>;
   /** The next offset to be written in every partition of the topics (the high watermarks). */
   latestOffsets(topics: readonly string[]): Promise<TopicOffsets>;
+  /**
+   * Per partition of the topic, the first offset the log still holds (`low`, the log start) and
+   * the high watermark (`high`): what a position out of range is judged against.
+   */
+  offsetBounds(topic: string): Promise<Map<number, OffsetBounds>>;
   /** Per partition, the first offset at or after `timestamp` (the high watermark if none); optional. */
   offsetsForTimestamp?(topic: string, timestamp: number): Promise<Map<number, string>>;
   /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster); optional. */
@@ -84,13 +97,26 @@ export interface GroupConsumerSpec {
   groupId: string;
   topics: readonly string[];
   /**
-   * Where a partition starts when it has no sought position, or its position fell out of the
-   * log's range. The engine seeks every assigned partition at every join, and never relies on
-   * committed offsets (the consumer commits nothing).
+   * Where a partition starts when it has no sought position. The engine seeks every assigned
+   * partition at every join, never relies on committed offsets (the consumer commits nothing)
+   * and decides itself where a position out of the log's range resumes (`outOfRange`).
    */
   fromBeginning: boolean;
   sink: RecordSink;
   listener: GroupConsumerListener;
+  /**
+   * The consumer's fetch position passed `nextOffset − 1`, records the client filtered out
+   * included (transaction markers, aborted records: they never reach the sink). `timestamp` is
+   * that of the last record handed to the sink below `nextOffset`, when the batch had one.
+   * Reported only for records the consumer is done with.
+   */
+  progress?(topic: string, partition: number, nextOffset: string, timestamp?: string): void;
+  /**
+   * The broker answered a fetch of the partition with OFFSET_OUT_OF_RANGE. Resolves with the
+   * offset reading continues from; the consumer seeks it and neither commits nor resets anything
+   * by itself (a client's own recovery would commit and read the whole partition again).
+   */
+  outOfRange?(topic: string, partition: number): Promise<string>;
   /** Internal test hook: called with 'connect', 'subscribe' and 'run' as each step begins. */
   probe?: (step: string) => void;
 }

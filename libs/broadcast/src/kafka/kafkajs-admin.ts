@@ -15,6 +15,7 @@ import type {
   DeleteGroupOutcome,
   GroupDescription,
   KafkaAdminPort,
+  OffsetBounds,
   TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
 
@@ -134,6 +135,13 @@ export class KafkajsAdmin implements KafkaAdminPort {
       }),
     );
     return new Map(entries);
+  }
+
+  async offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    // Rare (a position out of range), so kafkajs's own per-topic call: Metadata, then the latest
+    // and the earliest offsets (ListOffsets -1 and -2).
+    const partitions = await this.withAdmin((admin) => admin.fetchTopicOffsets(topic));
+    return new Map(partitions.map((p) => [p.partition, { low: p.low, high: p.high }]));
   }
 
   async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {

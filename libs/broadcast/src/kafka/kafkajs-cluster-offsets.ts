@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { TopicOffsets } from '../interfaces/kafka-port.interface.js';
+import { withOwnCluster } from './kafkajs-own-cluster.js';
 
 /**
  * The parts of kafkajs 2.2.4's internal Cluster that read high watermarks for several topics at
@@ -23,30 +24,18 @@ export interface AdminWithCluster {
   cluster: ClusterInternals | undefined;
 }
 
-const CREATE_CLUSTER = 'private:Kafka:createCluster';
 /** How long metadata read for the topic check serves the offsets snapshot that follows. */
 const METADATA_REUSE_MS = 2_000;
 /** When each Cluster last read metadata for our topics (kafkajs's admin keeps no age). */
 const metadataReadAt = new WeakMap<ClusterInternals, number>();
 
 /**
- * `kafka.admin()`, keeping the Cluster kafkajs makes for it. kafkajs creates it synchronously
- * inside admin(), so swapping the factory around that one call cannot catch another client's.
- * Another kafkajs version without that factory gets the admin alone (and the per-topic path).
+ * `kafka.admin()`, keeping the Cluster kafkajs makes for it (see kafkajs-own-cluster.ts). Another
+ * kafkajs version without that factory gets the admin alone (and the per-topic path).
  */
 export function adminWithCluster(kafka: Kafka): AdminWithCluster {
-  const holder = kafka as unknown as Record<symbol, unknown>;
-  const key = Object.getOwnPropertySymbols(kafka).find((s) => s.description === CREATE_CLUSTER);
-  const create = key && holder[key];
-  if (!key || typeof create !== 'function') return { admin: kafka.admin(), cluster: undefined };
-  let made: unknown;
-  holder[key] = (options: unknown) => (made = (create as (o: unknown) => unknown)(options));
-  try {
-    const admin = kafka.admin();
-    return { admin, cluster: isClusterInternals(made) ? made : undefined };
-  } finally {
-    holder[key] = create;
-  }
+  const { client: admin, cluster } = withOwnCluster(kafka, () => kafka.admin());
+  return { admin, cluster: isClusterInternals(cluster) ? cluster : undefined };
 }
 
 function isClusterInternals(value: unknown): value is ClusterInternals {

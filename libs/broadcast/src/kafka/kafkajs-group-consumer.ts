@@ -3,6 +3,8 @@ import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { memberInfoAssigner } from './member-info-assigner.js';
+import { interceptOutOfRange } from './kafkajs-out-of-range.js';
+import { withOwnCluster } from './kafkajs-own-cluster.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type { KafkaOperation } from './kafkajs-startup-errors.js';
 
@@ -31,7 +33,27 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     private readonly errors?: KafkajsErrorClassifier,
   ) {
     this.groupId = spec.groupId;
-    this.consumer = kafka.consumer({
+    const { client, cluster } = withOwnCluster(kafka, () =>
+      this.createConsumer(kafka, timings, userData),
+    );
+    this.consumer = client;
+    if (
+      !interceptOutOfRange(cluster, (topic, partition) => this.resumeOutOfRange(topic, partition))
+    )
+      logger.warn(
+        `This kafkajs version cannot be kept from committing when ${spec.groupId} reads out of range`,
+        { group: spec.groupId, reason: 'kafkajs internals not found' },
+      );
+    this.listen();
+  }
+
+  private createConsumer(
+    kafka: Kafka,
+    timings: ConsumerTimings,
+    userData: (() => string) | undefined,
+  ): Consumer {
+    const spec = this.spec;
+    return kafka.consumer({
       groupId: spec.groupId,
       sessionTimeout: timings.sessionTimeoutMs,
       rebalanceTimeout: Math.max(timings.sessionTimeoutMs, 10_000),
@@ -44,7 +66,13 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       // restart behind its back with a consumer the engine no longer tracks.
       retry: { retries: 5, restartOnFailure: async () => false },
     });
-    this.listen();
+  }
+
+  /** The engine decides where the partition continues; the seek is applied by the next fetch. */
+  private async resumeOutOfRange(topic: string, partition: number): Promise<void> {
+    const decide = this.spec.outOfRange;
+    if (!decide) throw new Error('no out-of-range decision was given to this consumer');
+    this.seek(topic, partition, await decide(topic, partition));
   }
 
   start(): Promise<void> {
@@ -130,6 +158,12 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       // Offsets are resolved inside the fetch; a fetch that began before the latest join proves nothing.
       if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned();
     });
+    // kafkajs never calls eachBatch for a batch its filtering emptied (only transaction markers
+    // or aborted records: runner.js handleBatch), but resolves past it and reports it here.
+    this.consumer.on(events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize === 0)
+        this.spec.progress?.(payload.topic, payload.partition, after(payload.lastOffset));
+    });
     this.consumer.on(events.CRASH, ({ payload }) => {
       if (!this.stopping)
         listener.crashed(this.errors?.fatal(payload.error, this.consuming()) ?? payload.error);
@@ -156,6 +190,15 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       resolveOffset(message.offset);
       if (pending) await heartbeat();
     }
+    // Done with the whole batch, up to its last offset: that may be a transaction marker after
+    // the last record, which kafkajs filtered out (batch.js).
+    const last = messages[messages.length - 1];
+    this.spec.progress?.(topic, partition, after(batch.lastOffset()), last?.timestamp);
     await heartbeat();
   }
+}
+
+/** The offset after `offset` (decimal strings, beyond 2^53 too). */
+function after(offset: string): string {
+  return (BigInt(offset) + 1n).toString();
 }

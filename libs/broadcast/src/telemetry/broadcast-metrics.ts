@@ -92,6 +92,12 @@ export class BroadcastMetrics {
     const internalErrors = meter.createObservableCounter('broadcast.internal_errors', {
       description: 'A logger, instrumentation or validator that threw around a record: contained',
     });
+    const passedOver = meter.createObservableCounter('broadcast.messages.passed_over', {
+      description: 'Records the log no longer held when this instance got there (a counted gap)',
+    });
+    const rewinds = meter.createObservableCounter('broadcast.rewinds', {
+      description: "Times the log ended before this instance's position (truncation)",
+    });
     const sent = meter.createObservableCounter('broadcast.heartbeats.sent', {
       description: 'Heartbeats this instance sent',
     });
@@ -119,6 +125,8 @@ export class BroadcastMetrics {
       invalid,
       refused,
       internalErrors,
+      passedOver,
+      rewinds,
       sent,
       heard,
       state,
@@ -141,6 +149,8 @@ export class BroadcastMetrics {
       result.observe(invalid, s.invalid, instance);
       result.observe(refused, s.refused, instance);
       result.observe(internalErrors, s.internalErrors, instance);
+      result.observe(passedOver, s.passedOver, instance);
+      result.observe(rewinds, s.rewinds, instance);
       result.observe(sent, beats.sent, instance);
       result.observe(heard, beats.received, instance);
       for (const name of STATES)

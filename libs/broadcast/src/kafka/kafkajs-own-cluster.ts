@@ -1,0 +1,24 @@
+import type { Kafka } from 'kafkajs';
+
+const CREATE_CLUSTER = 'private:Kafka:createCluster';
+
+/**
+ * Makes a kafkajs client (`kafka.admin()`, `kafka.consumer()`) and keeps the internal Cluster
+ * kafkajs 2.2.4 creates for it (src/index.js: every admin, consumer and producer gets its own,
+ * through the private factory `private:Kafka:createCluster`, synchronously inside the call). The
+ * factory is swapped only around that one call, so no other client's Cluster is caught. Another
+ * kafkajs without that factory gives the client alone (cluster undefined).
+ */
+export function withOwnCluster<T>(kafka: Kafka, make: () => T): { client: T; cluster: unknown } {
+  const holder = kafka as unknown as Record<symbol, unknown>;
+  const key = Object.getOwnPropertySymbols(kafka).find((s) => s.description === CREATE_CLUSTER);
+  const create = key && holder[key];
+  if (!key || typeof create !== 'function') return { client: make(), cluster: undefined };
+  let made: unknown;
+  holder[key] = (options: unknown) => (made = (create as (o: unknown) => unknown)(options));
+  try {
+    return { client: make(), cluster: made };
+  } finally {
+    holder[key] = create;
+  }
+}
