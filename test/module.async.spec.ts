@@ -1,19 +1,31 @@
 /**
- * BroadcastModule.forRootAsync: options from a factory that injects a config service of an
- * imported module; isGlobal makes the broadcast providers injectable everywhere.
+ * BroadcastModule.forRootAsync: options from a factory (useFactory), a class the module
+ * instantiates (useClass) or a provider of an imported module (useExisting), each reading a config
+ * service of an imported module. The module is global unless isGlobal: false, for forRoot and
+ * forRootAsync alike, and BROADCAST_MODULE_OPTIONS holds the options it was given.
  */
 import { Inject, Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { onTestFinished } from 'vitest';
 import {
+  BROADCAST_MODULE_OPTIONS,
   BroadcastEngine,
   BroadcastModule,
   BroadcastPublisher,
   BroadcastReader,
   OnBroadcast,
+  type BroadcastModuleAsyncOptions,
   type BroadcastModuleOptions,
+  type BroadcastOptionsFactory,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
-import { FAST_CONSUMER, postgresRoot, quietLogger, useNestHarness } from './support/nest.js';
+import {
+  FAST_CONSUMER,
+  postgresRoot,
+  quietLogger,
+  useNestHarness,
+  type NestHarness,
+} from './support/nest.js';
 
 const ENV = Symbol('ENV');
 
@@ -40,6 +52,43 @@ class ConfigModule {
   }
 }
 
+/** The module options, read from the config service (whichever way the module asks for them). */
+function optionsFrom(config: ConfigService): BroadcastModuleOptions {
+  return {
+    kafka: { brokers: config.get('KAFKA_BROKERS').split(',') },
+    topicPrefix: config.get('BROADCAST_PREFIX'),
+    groupBaseName: config.get('BROADCAST_GROUP'),
+    maxGroups: Number(config.get('BROADCAST_MAX_GROUPS')),
+    consumer: FAST_CONSUMER,
+  };
+}
+
+/** For useClass and useExisting: an options factory that records each call. */
+@Injectable()
+class BroadcastConfig implements BroadcastOptionsFactory {
+  static readonly calls: BroadcastConfig[] = [];
+
+  constructor(readonly config: ConfigService) {}
+
+  createBroadcastOptions(): BroadcastModuleOptions {
+    BroadcastConfig.calls.push(this);
+    return optionsFrom(this.config);
+  }
+}
+
+/** Exports a BroadcastConfig instance, for useExisting. */
+@Module({})
+class BroadcastConfigModule {
+  static forRoot(env: Record<string, string>): DynamicModule {
+    return {
+      module: BroadcastConfigModule,
+      imports: [ConfigModule.forRoot(env)],
+      providers: [BroadcastConfig],
+      exports: [BroadcastConfig],
+    };
+  }
+}
+
 /** Lives in a module that does NOT import BroadcastModule: resolvable only when it is global. */
 @Injectable()
 class Notifier {
@@ -48,6 +97,7 @@ class Notifier {
   constructor(
     readonly publisher: BroadcastPublisher,
     readonly reader: BroadcastReader,
+    @Inject(BROADCAST_MODULE_OPTIONS) readonly options: BroadcastModuleOptions,
   ) {}
 
   @OnBroadcast('notes')
@@ -59,79 +109,148 @@ class Notifier {
 @Module({ providers: [Notifier] })
 class FeatureModule {}
 
+function envOf(h: NestHarness, group: string): Record<string, string> {
+  return {
+    KAFKA_BROKERS: h.brokers.join(','),
+    BROADCAST_PREFIX: h.prefix,
+    BROADCAST_GROUP: group,
+    BROADCAST_MAX_GROUPS: '7',
+  };
+}
+
 function broadcastFromConfig(
   env: Record<string, string>,
   factoryCalls: ConfigService[],
-  isGlobal: boolean,
+  extra: Pick<BroadcastModuleAsyncOptions, 'isGlobal'> = {},
 ) {
   return BroadcastModule.forRootAsync({
-    isGlobal,
+    ...extra,
     imports: [ConfigModule.forRoot(env)],
     inject: [ConfigService],
     useFactory: (config: ConfigService): BroadcastModuleOptions => {
       factoryCalls.push(config);
-      return {
-        kafka: { brokers: config.get('KAFKA_BROKERS').split(',') },
-        topicPrefix: config.get('BROADCAST_PREFIX'),
-        groupBaseName: config.get('BROADCAST_GROUP'),
-        maxGroups: Number(config.get('BROADCAST_MAX_GROUPS')),
-        consumer: FAST_CONSUMER,
-      };
+      return optionsFrom(config);
     },
   });
 }
 
-describe('BroadcastModule.forRootAsync', () => {
-  it('builds the options with an injected config service, and isGlobal exports the providers everywhere', async () => {
-    const h = useNestHarness('for-root-async');
-    const env = {
-      KAFKA_BROKERS: h.brokers.join(','),
-      BROADCAST_PREFIX: h.prefix,
-      BROADCAST_GROUP: 'asyncGroup',
-      BROADCAST_MAX_GROUPS: '7',
-    };
-    const factoryCalls: ConfigService[] = [];
-    const app = await h.start({
-      imports: [postgresRoot(), broadcastFromConfig(env, factoryCalls, true), FeatureModule],
-    });
+/**
+ * Starts an app with `broadcast` and FeatureModule, checks that the options came from the config
+ * (group, maxGroups, BROADCAST_MODULE_OPTIONS) and that FeatureModule's Notifier publishes and
+ * receives through it.
+ */
+async function expectReceivesThrough(h: NestHarness, broadcast: DynamicModule, group: string) {
+  const app = await h.start({ imports: [postgresRoot(), broadcast, FeatureModule] });
+  const notifier = app.get(Notifier);
+  expect(notifier.reader).toBe(app.get(BroadcastReader));
+  expect(notifier.reader.status()).toMatchObject({
+    state: 'ready',
+    lockMode: 'postgres',
+    lockId: 0,
+    groupId: `${h.prefix}${group}-0`,
+  });
+  expect(await h.groups()).toEqual([`${h.prefix}${group}-0`]);
+  expect(app.get(BroadcastEngine).options.maxGroups).toBe(7);
+  expect(notifier.options).toMatchObject({ topicPrefix: h.prefix, groupBaseName: group });
 
+  await notifier.publisher.publish('notes', { hello: group });
+  await waitFor(() => notifier.seen.length === 1, {
+    message: 'the feature module handler receives the note',
+  });
+  expect(notifier.seen).toEqual([{ hello: group }]);
+  return app;
+}
+
+describe('BroadcastModule.forRootAsync', () => {
+  beforeEach(() => {
+    BroadcastConfig.calls.length = 0;
+  });
+
+  it('useFactory: builds the options with an injected config service; global by default', async () => {
+    const h = useNestHarness('for-root-async');
+    const factoryCalls: ConfigService[] = [];
+    await expectReceivesThrough(
+      h,
+      broadcastFromConfig(envOf(h, 'asyncGroup'), factoryCalls),
+      'asyncGroup',
+    );
     // The factory ran once, with the ConfigService of the imported module.
     expect(factoryCalls).toHaveLength(1);
     expect(factoryCalls[0]).toBeInstanceOf(ConfigService);
-
-    // The options it returned are the ones in use.
-    const notifier = app.get(Notifier);
-    expect(notifier.reader).toBe(app.get(BroadcastReader));
-    const status = notifier.reader.status();
-    expect(status).toMatchObject({
-      state: 'ready',
-      lockMode: 'postgres',
-      lockId: 0,
-      groupId: `${h.prefix}asyncGroup-0`,
-    });
-    expect(await h.groups()).toEqual([`${h.prefix}asyncGroup-0`]);
-    expect(app.get(BroadcastEngine).options.maxGroups).toBe(7);
-
-    // A provider of a module that never imported BroadcastModule publishes and receives.
-    await notifier.publisher.publish('notes', { hello: 'async' });
-    await waitFor(() => notifier.seen.length === 1, {
-      message: 'the feature module handler receives the note',
-    });
-    expect(notifier.seen).toEqual([{ hello: 'async' }]);
   });
 
-  it('without isGlobal, a module that does not import BroadcastModule cannot inject its providers', async () => {
-    const env = {
-      KAFKA_BROKERS: 'unused:1',
-      BROADCAST_PREFIX: 'unused.',
-      BROADCAST_GROUP: 'g',
-      BROADCAST_MAX_GROUPS: '1',
-    };
-    const compiling = Test.createTestingModule({
-      imports: [broadcastFromConfig(env, [], false), FeatureModule],
-    })
+  it('useClass: the module instantiates the factory class, injecting from its imports, and calls createBroadcastOptions()', async () => {
+    const h = useNestHarness('for-root-async-class');
+    const broadcast = BroadcastModule.forRootAsync({
+      imports: [ConfigModule.forRoot(envOf(h, 'classGroup'))],
+      useClass: BroadcastConfig,
+    });
+    const app = await expectReceivesThrough(h, broadcast, 'classGroup');
+    expect(BroadcastConfig.calls).toHaveLength(1);
+    expect(BroadcastConfig.calls[0]!.config).toBeInstanceOf(ConfigService);
+    expect(BroadcastConfig.calls[0]).toBe(app.get(BroadcastConfig));
+  });
+
+  it("useExisting: the imported module's instance supplies the options", async () => {
+    const h = useNestHarness('for-root-async-existing');
+    const configModule = BroadcastConfigModule.forRoot(envOf(h, 'existingGroup'));
+    const broadcast = BroadcastModule.forRootAsync({
+      imports: [configModule],
+      useExisting: BroadcastConfig,
+    });
+    const app = await expectReceivesThrough(h, broadcast, 'existingGroup');
+    // Called once, on the instance BroadcastConfigModule exports: no second one was made.
+    expect(BroadcastConfig.calls).toHaveLength(1);
+    expect(BroadcastConfig.calls[0]).toBe(app.get(BroadcastConfig));
+  });
+});
+
+describe('BroadcastModule visibility', () => {
+  /** Compiles (no start) BroadcastModule next to FeatureModule, whose Notifier injects it. */
+  function compileWithFeature(broadcast: DynamicModule) {
+    return Test.createTestingModule({ imports: [broadcast, FeatureModule] })
       .setLogger(quietLogger())
       .compile();
-    await expect(compiling).rejects.toThrow(/Nest can't resolve dependencies of the Notifier/);
-  });
+  }
+
+  const options: BroadcastModuleOptions = {
+    kafka: { brokers: ['unused:1'] },
+    topicPrefix: 'unused.',
+    lock: false,
+  };
+  const env = {
+    KAFKA_BROKERS: 'unused:1',
+    BROADCAST_PREFIX: 'unused.',
+    BROADCAST_GROUP: 'g',
+    BROADCAST_MAX_GROUPS: '1',
+  };
+
+  it.each([
+    ['forRoot', () => BroadcastModule.forRoot(options)],
+    ['forRoot, isGlobal: true', () => BroadcastModule.forRoot({ ...options, isGlobal: true })],
+    ['forRootAsync', () => broadcastFromConfig(env, [])],
+  ])(
+    '%s: global, so a module that does not import it injects its providers and its options',
+    async (_title, broadcast) => {
+      const moduleRef = await compileWithFeature(broadcast());
+      onTestFinished(() => moduleRef.close());
+      const notifier = moduleRef.get(Notifier);
+      expect(notifier.publisher).toBe(moduleRef.get(BroadcastPublisher));
+      // The options as given, without the module's own isGlobal.
+      expect(notifier.options).toMatchObject({ topicPrefix: 'unused.' });
+      expect(notifier.options).not.toHaveProperty('isGlobal');
+    },
+  );
+
+  it.each([
+    ['forRoot', () => BroadcastModule.forRoot({ ...options, isGlobal: false })],
+    ['forRootAsync', () => broadcastFromConfig(env, [], { isGlobal: false })],
+  ])(
+    '%s with isGlobal: false: a module that does not import it cannot inject its providers',
+    async (_title, broadcast) => {
+      await expect(compileWithFeature(broadcast())).rejects.toThrow(
+        /Nest can't resolve dependencies of the Notifier/,
+      );
+    },
+  );
 });

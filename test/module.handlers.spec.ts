@@ -1,7 +1,7 @@
 /**
  * @OnBroadcast discovery: stacked decorators, topic arrays, several methods per topic,
- * controllers, factory- and value-provided instances, `this` binding, and request-scoped
- * providers (warned about, never registered).
+ * controllers, factory- and value-provided instances, `this` binding; request-scoped and
+ * transient providers fail the startup.
  */
 import { Controller, Inject, Injectable, Scope } from '@nestjs/common';
 import {
@@ -13,7 +13,7 @@ import {
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
-import { CapturingLogger, postgresRoot, useNestHarness } from './support/nest.js';
+import { postgresRoot, useNestHarness } from './support/nest.js';
 
 interface Note {
   n: number;
@@ -144,7 +144,7 @@ describe('@OnBroadcast discovery', () => {
     expect(reader.status()).toMatchObject({ failed: 0, skipped: 0 });
   });
 
-  it('warns about a request-scoped @OnBroadcast provider, naming class and method, and does not register it', async () => {
+  it('fails app.init() on @OnBroadcast methods of request-scoped and transient providers, naming each class and method and what to do, before the engine starts', async () => {
     const constructed: string[] = [];
 
     @Injectable({ scope: Scope.REQUEST })
@@ -168,44 +168,53 @@ describe('@OnBroadcast discovery', () => {
       onImplicit() {}
     }
 
+    /**
+     * One instance per consumer: none of them is the explorer's. Before, the handler was bound
+     * to an instance whose constructor never ran, and failed on every message.
+     */
+    @Injectable({ scope: Scope.TRANSIENT })
+    class PerConsumerHandler {
+      @OnBroadcast('transient')
+      onTransient() {}
+    }
+
     @Injectable()
     class Singleton {
+      constructor(readonly perConsumer: PerConsumerHandler) {}
+
       @OnBroadcast('singleton')
       onSingleton() {}
     }
 
-    const h = useNestHarness('request-scoped');
-    const logger = new CapturingLogger();
-    const app = await h.start(
-      {
-        imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
-        providers: [PerRequestHandler, DependsOnRequestScoped, Singleton],
-      },
-      { logger },
+    const h = useNestHarness('scoped-handlers');
+    const app = await h.create({
+      imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
+      providers: [PerRequestHandler, DependsOnRequestScoped, PerConsumerHandler, Singleton],
+    });
+    const init = app.init();
+
+    await expect(init).rejects.toThrow(
+      /^@OnBroadcast handlers must be methods of singleton providers \(the default scope\)/,
     );
+    const { message } = (await init.catch((error: unknown) => error)) as Error;
+    for (const named of [
+      'PerRequestHandler.onPerRequest (PerRequestHandler is request-scoped)',
+      'DependsOnRequestScoped.onImplicit (DependsOnRequestScoped is request-scoped through a request-scoped dependency)',
+      'PerConsumerHandler.onTransient (PerConsumerHandler is transient)',
+    ]) {
+      expect(message).toContain(named);
+    }
+    // What to do about it.
+    expect(message).toMatch(/Move each to a singleton provider/);
+    expect(message).toMatch(/moduleRef\.resolve\(/);
+    expect(message).not.toMatch(/Singleton\.onSingleton/);
 
-    const warnings = logger.find('warn', /@OnBroadcast/);
-    expect(warnings.map((w) => w.message).sort()).toEqual([
-      'DependsOnRequestScoped.onImplicit is @OnBroadcast but its provider is request-scoped; it is not registered.',
-      'PerRequestHandler.onPerRequest is @OnBroadcast but its provider is request-scoped; it is not registered.',
-    ]);
-    expect(warnings.every((w) => w.context === 'BroadcastExplorer')).toBe(true);
-
-    // Neither was registered nor instantiated; the singleton next to them was.
-    const registry = registryOf(app.get(BroadcastEngine));
-    expect(registry.handlersFor('per.request')).toBeUndefined();
-    expect(registry.handlersFor('implicit.request')).toBeUndefined();
-    expect(registry.handlersFor('singleton')).toHaveLength(1);
+    // Nothing was started: no request-scoped instance, no group, no topic.
     expect(constructed).toEqual([]);
-    // So the reader does not even subscribe to their topics.
+    expect(app.get(BroadcastReader).status().state).toBe('starting');
+    expect(await h.groups()).toEqual([]);
     const topics = await (await h.admin()).listTopics();
-    expect(topics.filter((t) => t.startsWith(h.prefix)).sort()).toEqual(
-      [
-        `${h.prefix}broadcast.heartbeat.v1`,
-        `${h.prefix}broadcast.receipts.v1`,
-        `${h.prefix}singleton`,
-      ].sort(),
-    );
+    expect(topics.filter((t) => t.startsWith(h.prefix))).toEqual([]);
   });
 });
 

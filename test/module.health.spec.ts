@@ -1,9 +1,17 @@
 /**
  * BroadcastHealthIndicator through Terminus: up once the reader is ready and a broadcast
  * (a heartbeat) has arrived; down once the newest broadcast is older than health.maxStalenessMs.
+ * It is injectable in any module that imports TerminusModule while BroadcastModule is global (the
+ * default), and with isGlobal: false in a module that imports one re-exporting BroadcastModule.
  * The broker-outage case is in module.health-outage.spec.ts (it needs its own broker).
  */
-import { Injectable, ServiceUnavailableException, type INestApplication } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  ServiceUnavailableException,
+  type DynamicModule,
+  type INestApplication,
+} from '@nestjs/common';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import {
   BroadcastEngine,
@@ -138,5 +146,68 @@ describe('BroadcastHealthIndicator', () => {
         },
       },
     });
+  });
+});
+
+/** A feature module of its own: imports TerminusModule, provides the indicator. */
+@Module({})
+class HealthModule {
+  static with(imports: DynamicModule[] = []): DynamicModule {
+    return {
+      module: HealthModule,
+      imports: [TerminusModule, ...imports],
+      providers: [BroadcastHealthIndicator],
+      exports: [BroadcastHealthIndicator],
+    };
+  }
+}
+
+/** Imports BroadcastModule.forRoot(isGlobal: false) and re-exports it to whoever imports this. */
+@Module({})
+class BroadcastCoreModule {
+  static with(options: BroadcastModuleOptions): DynamicModule {
+    return {
+      module: BroadcastCoreModule,
+      imports: [BroadcastModule.forRoot({ ...options, isGlobal: false })],
+      exports: [BroadcastModule],
+    };
+  }
+}
+
+/** The indicator of `app`'s HealthModule is up, through Terminus, for the app's only engine. */
+async function expectUpInFeatureModule(h: NestHarness, app: INestApplication) {
+  const indicator = app.get(BroadcastHealthIndicator);
+  await waitFor(() => indicator.isHealthy('broadcast').broadcast.status === 'up', {
+    timeoutMs: 15_000,
+    message: 'health is up after the first heartbeat',
+  });
+  await expect(terminusCheck(app)).resolves.toMatchObject({
+    status: 'ok',
+    info: { broadcast: { status: 'up', groupId: app.get(BroadcastReader).groupId } },
+  });
+  // One engine: the indicator's is the app's, not a second one built by the feature module.
+  expect(await h.groups()).toEqual([`${h.prefix}broadcastConsumer-0`]);
+}
+
+describe('BroadcastHealthIndicator in a feature module', () => {
+  it('BroadcastModule global (the default): a module that imports only TerminusModule provides it', async () => {
+    const h = useNestHarness('health-feature-global');
+    const app = await h.start({
+      imports: [
+        postgresRoot(),
+        BroadcastModule.forRoot(h.options({ heartbeat: { intervalMs: 1_000 } })),
+        HealthModule.with(),
+      ],
+    });
+    await expectUpInFeatureModule(h, app);
+  });
+
+  it('isGlobal: false: a module that imports TerminusModule and a module re-exporting BroadcastModule provides it', async () => {
+    const h = useNestHarness('health-feature-local');
+    const core = BroadcastCoreModule.with(h.options({ heartbeat: { intervalMs: 1_000 } }));
+    const app = await h.start({
+      imports: [postgresRoot(), core, HealthModule.with([core])],
+    });
+    await expectUpInFeatureModule(h, app);
   });
 });

@@ -1,17 +1,20 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Scope, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { BroadcastMetadataAccessor } from './broadcast-metadata.accessor.js';
 import { BroadcastEngine } from './engine/broadcast.engine.js';
+import { BroadcastMessages } from './errors/broadcast.messages.js';
 
 /**
  * Finds @OnBroadcast methods on every provider and controller at module init and registers
  * them, bound to their instance, before the reader starts, so one subscription covers all.
+ *
+ * Only singletons can handle broadcasts: a request-scoped provider has no instance outside a
+ * request, and a transient one has one per consumer (the one Nest shows here was never
+ * constructed). Such handlers fail the startup, all named at once, before anything connects.
  */
 @Injectable()
 export class BroadcastExplorer implements OnModuleInit {
-  private readonly logger = new Logger('BroadcastExplorer');
-
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -21,26 +24,28 @@ export class BroadcastExplorer implements OnModuleInit {
 
   onModuleInit(): void {
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
-    for (const wrapper of wrappers) this.explore(wrapper);
+    const scoped = wrappers.flatMap((wrapper) => this.explore(wrapper));
+    if (scoped.length > 0) throw new Error(BroadcastMessages.scopedHandlers(scoped));
   }
 
-  private explore(wrapper: InstanceWrapper): void {
-    if (wrapper.isAlias) return;
-    const requestScoped = !wrapper.isDependencyTreeStatic();
+  /** Registers the wrapper's handlers; returns those it cannot register, described. */
+  private explore(wrapper: InstanceWrapper): string[] {
+    if (wrapper.isAlias) return [];
+    const scope = scopeOf(wrapper);
     const instance = wrapper.instance as Record<string, unknown> | undefined;
-    const prototype = requestScoped
+    // A scoped provider's instance here is absent or unconstructed: read its class instead.
+    const prototype = scope
       ? (wrapper.metatype as Function | undefined)?.prototype
       : instance && Object.getPrototypeOf(instance);
-    if (!prototype || (!requestScoped && !instance)) return;
+    if (!prototype) return [];
+    const scoped: string[] = [];
     for (const methodName of this.scanner.getAllMethodNames(prototype)) {
       const entries = this.metadata.getHandlerMetadata(prototype[methodName]);
       if (!entries) continue;
-      const name = `${prototype.constructor?.name ?? wrapper.name}.${methodName}`;
-      if (requestScoped) {
-        this.logger.warn(
-          `${name} is @OnBroadcast but its provider is request-scoped; it is not registered.`,
-          { handler: name, reason: 'request-scoped provider' },
-        );
+      const className = prototype.constructor?.name ?? String(wrapper.name);
+      const name = `${className}.${methodName}`;
+      if (scope) {
+        scoped.push(`${name} (${className} is ${scope})`);
         continue;
       }
       const handle = (instance![methodName] as Function).bind(instance);
@@ -48,5 +53,16 @@ export class BroadcastExplorer implements OnModuleInit {
         for (const topic of topics) this.engine.on(topic, handle, options.name ?? name);
       }
     }
+    return scoped;
   }
+}
+
+/** How the wrapper is scoped, for the error; undefined for a singleton. */
+function scopeOf(wrapper: InstanceWrapper): string | undefined {
+  if (!wrapper.isDependencyTreeStatic()) {
+    return wrapper.scope === Scope.REQUEST
+      ? 'request-scoped'
+      : 'request-scoped through a request-scoped dependency';
+  }
+  return wrapper.isTransient ? 'transient' : undefined;
 }

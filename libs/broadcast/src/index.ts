@@ -3,4 +3,10 @@
 // (`nestjs-kafka-broadcast/terminus`, `/microservices`, and `lock.dataSource`).
 export * from './engine.js';
 export { BroadcastModule } from './broadcast.module.js';
+export {
+  BROADCAST_MODULE_OPTIONS,
+  type BroadcastModuleAsyncOptions,
+  type BroadcastModuleExtras,
+  type BroadcastOptionsFactory,
+} from './broadcast.module-definition.js';
 export { OnBroadcast, type OnBroadcastOptions } from './on-broadcast.decorator.js';

@@ -1,6 +1,6 @@
 // `nestjs-kafka-broadcast/microservices`: the transport, client and context, the only parts that load
-// @nestjs/microservices. Add BroadcastTransport / BroadcastClient to the providers of the module that
-// imports BroadcastModule.
+// @nestjs/microservices. Add BroadcastTransport / BroadcastClient to the providers of any module
+// (BroadcastModule is global by default; with isGlobal: false, of a module that sees it).
 export { BROADCAST_TRANSPORT } from './broadcast.constants.js';
 export { BroadcastClient } from './broadcast.client.js';
 export { BroadcastContext } from './broadcast.context.js';

@@ -1,3 +1,4 @@
 // `nestjs-kafka-broadcast/terminus`: the health indicator, the only part that loads @nestjs/terminus.
-// Add it to the providers of a module that imports TerminusModule and BroadcastModule.
+// Add it to the providers of a module that imports TerminusModule: BroadcastModule is global by
+// default; with isGlobal: false, the module must also import one that re-exports BroadcastModule.
 export { BroadcastHealthIndicator } from './broadcast.health.js';

@@ -37,6 +37,8 @@ export const BroadcastMessages = {
     `Could not query the broadcast advisory lock database: ${cause}.`,
   lockDatabaseUnreachable: (attempts: number, elapsedMs: number, cause: string) =>
     `Could not query the advisory lock database: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option lock.dataSource (the TypeORM DataSource that holds the locks) and that its database is reachable.`,
+  scopedHandlers: (handlers: string[]) =>
+    `@OnBroadcast handlers must be methods of singleton providers (the default scope): a broadcast is handled outside any request, by the one instance of the provider in the application. Not registered: ${handlers.join('; ')}. Move each to a singleton provider whose dependencies are singletons too; if it needs a request-scoped service, inject ModuleRef and call moduleRef.resolve(Service, ContextIdFactory.create()) per message.`,
 } as const;
 
 function seconds(ms: number): string {
