@@ -75,6 +75,9 @@ describe('nestjs-kafka-broadcast publish --to / --receipts', () => {
     expect(union.stdout).toMatch(/^a1\s+ok$/m);
     expect(union.stdout).toMatch(/^b1\s+ok$/m);
 
+    // The CLI read the acknowledgements through a throwaway group of its own, gone since.
+    expect(await h.listGroups()).toEqual(all.map((e) => e.status().groupId).sort());
+
     // A marker everyone handles: once it is in, every earlier message was read by everyone.
     const marker = await publish(4);
     expect(marker.code, marker.stderr).toBe(0);

@@ -118,7 +118,8 @@ describe('formatTable', () => {
   });
 });
 
-const noInput: PublishInput = { header: [], toInstances: [], toServices: [] };
+/** What commander hands over for `publish <topic> <json>` without options. */
+const noInput: PublishInput = {};
 
 describe('parsePublishRequest', () => {
   it('reads --to-instances and --to-services (commas or repeated) into one target, and --receipts', () => {
