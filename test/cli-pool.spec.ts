@@ -2,10 +2,11 @@
  * The operator CLI, built and spawned, against the real broker and PostgreSQL: `pool` shows
  * each group's state, member, instance and lock; `roster` the live instances; `cleanup`
  * deletes only empty groups above the high-water mark or of a retired prefix, dry run first.
+ * Without the database driver `pool --database-url` says which package to install.
  */
-import { cliEntry, runCli } from './support/cli.js';
+import { cliEntry, runCli, scratchInstall } from './support/cli.js';
 import { useEngineHarness } from './support/engine.js';
-import { newKafka } from './support/kafka.js';
+import { newKafka, testPrefix } from './support/kafka.js';
 
 /** The engine's default group base in lock mode (option groupBaseName). */
 const LOCKED_GROUP_BASE = 'broadcastConsumer';
@@ -139,5 +140,30 @@ describe('nestjs-kafka-broadcast pool / roster / cleanup', () => {
     const run = await runCli(['pool', '--brokers', '']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--brokers (or KAFKA_BROKERS) is required');
+  });
+
+  it('pool --database-url without the driver names the package to install in one line, and works once it is there', async () => {
+    // The package as a user's install has it, with its two dependencies and neither driver.
+    const install = scratchInstall(['commander', 'kafkajs']);
+    onTestFinished(() => install.remove());
+    const prefix = testPrefix('cli-drivers');
+    const cases = [
+      ['postgres://postgres@127.0.0.1:5432/test', 'postgres', 'pg'],
+      ['mysql://root@127.0.0.1:3306/test', 'mysql', 'mysql2'],
+    ] as const;
+    for (const [url, scheme, driver] of cases) {
+      const args = ['pool', '--prefix', prefix, '--database-url', url];
+      const missing = await runCli(args, { entry: install.entry });
+      expect(missing).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `error: pool --database-url ${scheme}://… needs the '${driver}' package: npm install ${driver}\n`,
+      });
+      // The same install with the driver added: the driver was the only thing missing.
+      install.add(driver);
+      const present = await runCli(args, { entry: install.entry });
+      expect(present.code, present.stderr).toBe(0);
+      expect(present.stdout).toContain(`locked ids (${prefix}${LOCKED_GROUP_BASE}): none`);
+    }
   });
 });

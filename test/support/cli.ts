@@ -1,10 +1,14 @@
 // Runs the BUILT operator CLI (dist/cli/main.js of a private build, see ensureLibBuilt) as a
 // child process against the run's broker, as `npx nestjs-kafka-broadcast` would.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureLibBuilt } from './faults.js';
 import { kafkaBrokers } from './kafka.js';
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export interface CliRun {
   code: number | null;
@@ -19,12 +23,15 @@ export function cliEntry(): string {
 
 const cliEnv = () => ({ ...process.env, KAFKA_BROKERS: kafkaBrokers().join(',') });
 
-/** Runs one CLI command to completion. */
-export function runCli(args: readonly string[], timeoutMs = 60_000): Promise<CliRun> {
+/** Runs one CLI command to completion (`entry`: another copy of the CLI, see scratchInstall). */
+export function runCli(
+  args: readonly string[],
+  { timeoutMs = 60_000, entry = cliEntry() }: { timeoutMs?: number; entry?: string } = {},
+): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [cliEntry(), ...args],
+      [entry, ...args],
       { env: cliEnv(), timeout: timeoutMs },
       (error, stdout, stderr) =>
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -45,4 +52,36 @@ export function spawnCli(args: readonly string[]): ChildProcess & { output: () =
   return Object.assign(child, {
     output: () => ({ code: child.exitCode, stdout, stderr }),
   });
+}
+
+/** A copy of the built package in a folder of its own, with only some packages beside it. */
+export interface ScratchInstall {
+  /** The copy's CLI entry, for runCli's `entry`. */
+  entry: string;
+  /** Puts one more package of the repository's node_modules beside it (a link, as npm would install it). */
+  add(name: string): void;
+  remove(): void;
+}
+
+/**
+ * The built package laid out as `npm install nestjs-kafka-broadcast` would, in a folder under the
+ * OS temp dir (outside the repository, so nothing resolves from its node_modules), with only
+ * `packages` installed beside it: a user's install that lacks every other package.
+ */
+export function scratchInstall(packages: readonly string[]): ScratchInstall {
+  const built = dirname(dirname(fileURLToPath(ensureLibBuilt())));
+  const dir = mkdtempSync(join(tmpdir(), 'nkb-cli-'));
+  const modules = join(dir, 'node_modules');
+  const pkg = join(modules, 'nestjs-kafka-broadcast');
+  mkdirSync(pkg, { recursive: true });
+  cpSync(join(built, 'package.json'), join(pkg, 'package.json'));
+  cpSync(join(built, 'dist'), join(pkg, 'dist'), { recursive: true });
+  const add = (name: string) =>
+    symlinkSync(join(REPO_ROOT, 'node_modules', name), join(modules, name));
+  for (const name of packages) add(name);
+  return {
+    entry: join(pkg, 'dist', 'cli', 'main.js'),
+    add,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

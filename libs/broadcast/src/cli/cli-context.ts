@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import {
   DEFAULT_HEARTBEAT_TOPIC,
@@ -8,8 +7,9 @@ import {
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { OperatorKafkaPort } from '../interfaces/broadcast-operator.interface.js';
 import { KafkajsOperator } from '../kafka/kafkajs-operator.js';
+import { kafkaSecurityFromEnv } from './environment.js';
 
-/** Options every command takes. */
+/** Options every command takes (and --base, for the commands that read the pool). */
 export interface CommonOptions {
   brokers?: string;
   prefix: string;
@@ -20,6 +20,8 @@ export interface CommonOptions {
 /** What a command works with. */
 export interface CliContext {
   kafka: OperatorKafkaPort;
+  /** How `kafka` reaches the cluster, for a command that needs another client. */
+  kafkaOptions: BroadcastKafkaOptions;
   prefix: string;
   /** Group base names of the pool: --base, or both defaults (locked and lock-free). */
   bases: string[];
@@ -30,6 +32,7 @@ export interface CliContext {
   print(text: string): void;
 }
 
+/** --brokers, --prefix and --json: every command connects to Kafka and prints. */
 export function addCommonOptions(command: Command): Command {
   return command
     .addOption(
@@ -37,36 +40,35 @@ export function addCommonOptions(command: Command): Command {
         'KAFKA_BROKERS',
       ),
     )
-    .option('-p, --prefix <prefix>', "the application's topicPrefix", '')
-    .option(
-      '--base <name>',
-      `group base name (default: ${DEFAULT_LOCKED_GROUP_BASE} and ${DEFAULT_LOCK_FREE_GROUP_BASE})`,
+    .addOption(
+      new Option('-p, --prefix <prefix>', "the application's topicPrefix")
+        .env('BROADCAST_TOPIC_PREFIX')
+        .default(''),
     )
-    .option('--json', 'print JSON instead of tables');
+    .option('--json', 'print JSON instead of text');
+}
+
+/** --base, for the commands that read the pool's groups (pool, roster, cleanup). */
+export function addBaseOption(command: Command): Command {
+  return command.option(
+    '--base <name>',
+    `group base name (default: ${DEFAULT_LOCKED_GROUP_BASE} and ${DEFAULT_LOCK_FREE_GROUP_BASE})`,
+  );
 }
 
 /**
- * TLS and SASL from the environment, as the demo reads them: KAFKA_SSL=true or KAFKA_SSL_CA_FILE,
- * KAFKA_SASL_MECHANISM / KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD. The password is taken only
- * from the environment (a flag would show in `ps`) and never printed.
+ * --base where it means nothing (tail, publish): it was documented for every command, so it is
+ * still accepted, hidden from --help, and ignored with a warning.
  */
-function kafkaSecurityFromEnv(env = process.env): Partial<BroadcastKafkaOptions> {
-  const caFile = env.KAFKA_SSL_CA_FILE;
-  const ssl = caFile
-    ? { ca: [readFileSync(caFile, 'utf8')] }
-    : env.KAFKA_SSL === 'true' || undefined;
-  const mechanism = env.KAFKA_SASL_MECHANISM?.toLowerCase();
-  const { KAFKA_SASL_USERNAME: username = '', KAFKA_SASL_PASSWORD: password = '' } = env;
-  if (mechanism && !['plain', 'scram-sha-256', 'scram-sha-512'].includes(mechanism))
-    throw new Error(`KAFKA_SASL_MECHANISM must be plain, scram-sha-256 or scram-sha-512`);
-  const sasl = mechanism
-    ? {
-        mechanism: mechanism as NonNullable<BroadcastKafkaOptions['sasl']>['mechanism'],
-        username,
-        password,
-      }
-    : undefined;
-  return { ...(ssl !== undefined && { ssl }), ...(sasl && { sasl }) };
+export function addIgnoredBaseOption(command: Command): Command {
+  return command.addOption(
+    new Option('--base <name>').hideHelp().argParser(() => {
+      process.stderr.write(
+        `warning: --base has no effect on ${command.name()} (only pool, roster and cleanup read it); ignored\n`,
+      );
+      return undefined;
+    }),
+  );
 }
 
 /** Runs `work` with a connected context and always disconnects. */
@@ -80,9 +82,11 @@ export async function withContext<T>(
     .filter(Boolean);
   if (brokers.length === 0)
     throw new Error('--brokers (or KAFKA_BROKERS) is required, e.g. --brokers 127.0.0.1:9092');
-  const kafka = new KafkajsOperator({ brokers, ...kafkaSecurityFromEnv() });
+  const kafkaOptions: BroadcastKafkaOptions = { brokers, ...kafkaSecurityFromEnv() };
+  const kafka = new KafkajsOperator(kafkaOptions);
   const context: CliContext = {
     kafka,
+    kafkaOptions,
     prefix: options.prefix,
     bases: options.base
       ? [options.base]

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { addCommonOptions, type CommonOptions, withContext } from '../cli-context.js';
+import {
+  addBaseOption,
+  addCommonOptions,
+  type CommonOptions,
+  withContext,
+} from '../cli-context.js';
 import { planCleanup } from '../cleanup-plan.js';
 import { listPoolGroups } from '../pool-groups.js';
 import { formatTable } from '../table.js';
@@ -14,7 +19,7 @@ interface CleanupOptions extends CommonOptions {
  * prefix. Dry run unless --yes; a group with a member is never deleted (re-checked just before).
  */
 export function cleanupCommand(program: Command): void {
-  addCommonOptions(program.command('cleanup'))
+  addBaseOption(addCommonOptions(program.command('cleanup')))
     .description(
       'delete empty pool groups above the high-water mark and groups of a retired prefix',
     )

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { heldLockIds } from '../../locks/held-lock-ids.js';
-import { addCommonOptions, type CommonOptions, withContext } from '../cli-context.js';
+import {
+  addBaseOption,
+  addCommonOptions,
+  type CommonOptions,
+  withContext,
+} from '../cli-context.js';
+import { checkDatabaseDriver } from '../database-driver.js';
 import { parseDuration } from '../duration.js';
 import { heartbeatInstances } from '../heartbeat-instances.js';
 import { decodeMemberInfo } from '../../core/member-info.js';
@@ -14,16 +20,21 @@ interface PoolOptions extends CommonOptions {
 
 /** `pool`: every group of the pool with its state, members and (given a database) lock. */
 export function poolCommand(program: Command): void {
-  addCommonOptions(program.command('pool'))
+  addBaseOption(addCommonOptions(program.command('pool')))
     .description("list the pool's consumer groups: state, members, locks")
-    .option('--database-url <url>', 'postgres:// or mysql:// URL: show which ids are locked')
+    .option(
+      '--database-url <url>',
+      "the locks' database, postgres:// or mysql:// (needs the pg or mysql2 package): show which ids are locked",
+    )
     .option(
       '--heartbeats <duration>',
       'also name instances without member info from heartbeats of this window (e.g. 10m)',
       '0',
     )
-    .action((options: PoolOptions) =>
-      withContext(options, async (ctx) => {
+    .action((options: PoolOptions) => {
+      // Before anything connects: a URL we cannot read, or a driver that is not installed.
+      if (options.databaseUrl !== undefined) checkDatabaseDriver(options.databaseUrl);
+      return withContext(options, async (ctx) => {
         const groups = await listPoolGroups(ctx.kafka, ctx.prefix, ctx.bases);
         const window =
           options.heartbeats === '0' ? 0 : parseDuration('--heartbeats', options.heartbeats);
@@ -93,6 +104,6 @@ export function poolCommand(program: Command): void {
           ctx.print(
             `locked ids (${ctx.prefix}${base}): ${[...ids].sort((x, y) => x - y).join(', ') || 'none'}`,
           );
-      }),
-    );
+      });
+    });
 }

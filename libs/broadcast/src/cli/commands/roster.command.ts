@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { addCommonOptions, type CommonOptions, withContext } from '../cli-context.js';
+import {
+  addBaseOption,
+  addCommonOptions,
+  type CommonOptions,
+  withContext,
+} from '../cli-context.js';
 import { parseDuration } from '../duration.js';
 import { heartbeatInstances } from '../heartbeat-instances.js';
 import { listPoolGroups } from '../pool-groups.js';
@@ -8,7 +13,7 @@ import { formatTable } from '../table.js';
 
 /** `roster`: the live instances, one per group that has exactly one member. */
 export function rosterCommand(program: Command): void {
-  addCommonOptions(program.command('roster'))
+  addBaseOption(addCommonOptions(program.command('roster')))
     .description('list the live instances (each is the only member of its pool group)')
     .option(
       '--heartbeats <duration>',

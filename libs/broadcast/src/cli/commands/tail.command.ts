@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
 import type { OperatorRecord } from '../../interfaces/broadcast-operator.interface.js';
-import { addCommonOptions, type CommonOptions, withContext } from '../cli-context.js';
+import {
+  addCommonOptions,
+  addIgnoredBaseOption,
+  type CommonOptions,
+  withContext,
+} from '../cli-context.js';
 import { parseDuration } from '../duration.js';
 
 interface TailOptions extends CommonOptions {
@@ -10,7 +15,11 @@ interface TailOptions extends CommonOptions {
 
 /** `tail <topic>`: prints broadcasts as they arrive, without joining any pool group. */
 export function tailCommand(program: Command): void {
-  addCommonOptions(program.command('tail').argument('<topic>', 'logical topic (without --prefix)'))
+  addIgnoredBaseOption(
+    addCommonOptions(
+      program.command('tail').argument('<topic>', 'logical topic (without --prefix)'),
+    ),
+  )
     .description('print broadcasts live (key, headers, timestamp) without joining a pool group')
     .option('--since <duration>', 'start this long ago (e.g. 5m) instead of now')
     .option('--max <count>', 'stop after this many records')
