@@ -57,7 +57,9 @@ export class BroadcastReader {
 
   /** Creates missing topics, allocates a group and resolves when ready. */
   async start(): Promise<void> {
-    if (this.started) return this.whenReady();
+    // A second call shares the first one's outcome; a call after stop() starts nothing (no
+    // topic check, no lock, no client) and rejects as stopped.
+    if (this.started || this.abort.signal.aborted) return this.whenReady();
     this.started = true;
     this.deps.registry.freeze();
     const { topicPrefix, heartbeatTopic } = this.settings;
@@ -70,6 +72,9 @@ export class BroadcastReader {
     this.transitions.begin(startup);
     try {
       await startup;
+      // stop() can land between the ready verdict and this line: it released the group, so
+      // nothing may start now, and start() must not report success.
+      if (this.abort.signal.aborted) throw new Error(BroadcastMessages.stopped());
       this.startLockChecks();
     } catch (error) {
       if (!this.settings.failOnStartupTimeout && !this.abort.signal.aborted) {
@@ -213,7 +218,7 @@ export class BroadcastReader {
 
   /** A lock whose connection died may already belong to someone else: stop using its group. */
   private startLockChecks(): void {
-    if (this.deps.locks.mode === 'none') return;
+    if (this.deps.locks.mode === 'none' || this.abort.signal.aborted) return;
     this.lockWatch ??= new LockWatch(
       this.settings.lockCheckIntervalMs,
       () => this.claim?.lock,
