@@ -204,6 +204,30 @@ describe('BroadcastReader over a fake KafkaPort', () => {
     expectClean(s, 'after stop');
   });
 
+  it('losing the lock while a rejoin waits for its join moves away at once, not at the join timeout', async () => {
+    // A join timeout far beyond the poll below: only a join that ends on the lock loss passes.
+    const s = setup({ joinTimeoutMs: 600_000 });
+    await s.reader.start();
+    s.kafka.autoJoin = false; // the rejoin's consumer runs but never joins
+    s.kafka.latest().crash();
+    await until(
+      () => s.kafka.consumers.length === 2 && s.kafka.latest().running,
+      'the rejoin is waiting for its join',
+    );
+    const rejoin = s.kafka.latest();
+    s.kafka.autoJoin = true;
+    s.locks.lose(0);
+    await until(
+      () => s.reader.groupId === 'p.bc-1' && s.reader.status().state === 'ready',
+      'moved to p.bc-1',
+    );
+    expect(rejoin.state).toBe('stopped');
+    expect(s.logs.filter((l) => l.startsWith('Rejoining p.bc-0 failed'))).toEqual([]);
+    s.locks.free(0);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
   it('moves to another group when the lock is lost', async () => {
     const s = setup();
     await s.reader.start();
