@@ -96,6 +96,8 @@ export class BroadcastReader {
   private async allocateOnce(deadline: number): Promise<void> {
     this.deps.probe?.('allocate');
     await this.deps.kafka.admin.ensureTopics(this.topics, this.abort.signal);
+    // The topic check returns at once when stopped: take no lock then.
+    if (this.abort.signal.aborted) throw new Error(BroadcastMessages.stopped());
     this.adopt(
       await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal),
     );
