@@ -2,6 +2,7 @@
 // every transition (join, verdict, rebalance, crash, move, stop at every step) deterministically,
 // without a broker. The same behaviour is proven on the real broker in test/*.spec.ts.
 import { FakeKafkaPort, FakeLocks } from '../../../../test/support/fake-kafka-port.js';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import type { LockMode } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
@@ -13,7 +14,9 @@ import { ReadPositions } from './read-positions.js';
 const T = 'p.t';
 const HB = 'p.hb';
 
-function setup(options: { mode?: LockMode; probe?: (step: string) => void } = {}) {
+function setup(
+  options: { mode?: LockMode; probe?: (step: string) => void; joinTimeoutMs?: number } = {},
+) {
   const kafka = new FakeKafkaPort();
   kafka.addTopic(T, ['10', '20']);
   kafka.addTopic(HB, ['5']);
@@ -49,7 +52,7 @@ function setup(options: { mode?: LockMode; probe?: (step: string) => void } = {}
       startupTimeoutMs: 3_000,
       failOnStartupTimeout: true,
       lockCheckIntervalMs: 10,
-      joinTimeoutMs: 1_000,
+      joinTimeoutMs: options.joinTimeoutMs ?? 1_000,
       contestGraceMs: 20,
     },
     { kafka, allocator, registry, dispatcher, positions, locks, logger, probe },
@@ -201,6 +204,30 @@ describe('BroadcastReader over a fake KafkaPort', () => {
     expectClean(s, 'after stop');
   });
 
+  it('losing the lock while a rejoin waits for its join moves away at once, not at the join timeout', async () => {
+    // A join timeout far beyond the poll below: only a join that ends on the lock loss passes.
+    const s = setup({ joinTimeoutMs: 600_000 });
+    await s.reader.start();
+    s.kafka.autoJoin = false; // the rejoin's consumer runs but never joins
+    s.kafka.latest().crash();
+    await until(
+      () => s.kafka.consumers.length === 2 && s.kafka.latest().running,
+      'the rejoin is waiting for its join',
+    );
+    const rejoin = s.kafka.latest();
+    s.kafka.autoJoin = true;
+    s.locks.lose(0);
+    await until(
+      () => s.reader.groupId === 'p.bc-1' && s.reader.status().state === 'ready',
+      'moved to p.bc-1',
+    );
+    expect(rejoin.state).toBe('stopped');
+    expect(s.logs.filter((l) => l.startsWith('Rejoining p.bc-0 failed'))).toEqual([]);
+    s.locks.free(0);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
   it('moves to another group when the lock is lost', async () => {
     const s = setup();
     await s.reader.start();
@@ -213,6 +240,39 @@ describe('BroadcastReader over a fake KafkaPort', () => {
     s.locks.free(0);
     await s.reader.stop();
     expectClean(s, 'after stop');
+  });
+});
+
+describe('stop() racing start()', () => {
+  it('between the ready verdict and start() going on: start() rejects, no lock check outlives stop()', async () => {
+    // Only the lock watch's interval is faked: the fake broker's setImmediate turns run as usual.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const s = setup();
+      let stopping: Promise<void> | undefined;
+      // whenReady's callbacks run after the ready verdict, before start()'s own continuation.
+      void s.reader.whenReady().then(() => (stopping = s.reader.stop()));
+      const started = await s.reader.start().then(
+        () => 'resolved',
+        (error: Error) => error.message,
+      );
+      await stopping;
+      expect.soft(started, 'start() after stop()').toBe(BroadcastMessages.stopped());
+      expect.soft(vi.getTimerCount(), 'lock check intervals left after stop()').toBe(0);
+      expectClean(s, 'after stop');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('start() after stop() starts nothing and rejects as stopped', async () => {
+    const steps: string[] = [];
+    const s = setup({ probe: (step) => steps.push(step) });
+    await s.reader.stop();
+    await expect(s.reader.start()).rejects.toThrow(BroadcastMessages.stopped());
+    expect(steps).toEqual([]);
+    expect(s.kafka.consumers).toEqual([]);
+    expect(s.reader.status().state).toBe('stopped');
   });
 });
 

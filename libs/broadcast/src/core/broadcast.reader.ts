@@ -29,6 +29,8 @@ export class BroadcastReader {
   private readonly joins: GroupJoins;
   /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
   private readonly problem: ReaderProblem;
+  /** Per claim, aborted once its lock was found lost: a rejoin in flight ends at once. */
+  private readonly lockLost = new WeakMap<Claim, AbortController>();
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
@@ -57,7 +59,9 @@ export class BroadcastReader {
 
   /** Creates missing topics, allocates a group and resolves when ready. */
   async start(): Promise<void> {
-    if (this.started) return this.whenReady();
+    // A second call shares the first one's outcome; a call after stop() starts nothing (no
+    // topic check, no lock, no client) and rejects as stopped.
+    if (this.started || this.abort.signal.aborted) return this.whenReady();
     this.started = true;
     this.deps.registry.freeze();
     const { topicPrefix, heartbeatTopic } = this.settings;
@@ -70,6 +74,9 @@ export class BroadcastReader {
     this.transitions.begin(startup);
     try {
       await startup;
+      // stop() can land between the ready verdict and this line: it released the group, so
+      // nothing may start now, and start() must not report success.
+      if (this.abort.signal.aborted) throw new Error(BroadcastMessages.stopped());
       this.startLockChecks();
     } catch (error) {
       if (!this.settings.failOnStartupTimeout && !this.abort.signal.aborted) {
@@ -89,6 +96,8 @@ export class BroadcastReader {
   private async allocateOnce(deadline: number): Promise<void> {
     this.deps.probe?.('allocate');
     await this.deps.kafka.admin.ensureTopics(this.topics, this.abort.signal);
+    // The topic check returns at once when stopped: take no lock then.
+    if (this.abort.signal.aborted) throw new Error(BroadcastMessages.stopped());
     this.adopt(
       await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal),
     );
@@ -138,9 +147,13 @@ export class BroadcastReader {
   /** After a crash or an outage: the same group, a new member, positions kept. */
   private async rejoin(claim: Claim, cause: Error): Promise<void> {
     this.deps.probe?.('rejoin');
+    // The lock watch stops the membership when the lock is lost, so its join never gives a
+    // verdict: without this signal the rejoin would wait the whole join timeout to move away.
+    const lost = this.lossOf(claim).signal;
+    const waiting = AbortSignal.any([this.abort.signal, lost]);
     if (isBroadcastStartupError(cause)) {
       this.problem.note(cause);
-      await pause(this.problem.crashPause(), this.abort.signal);
+      await pause(this.problem.crashPause(), waiting);
     } else
       this.deps.logger.warn(
         `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
@@ -148,15 +161,18 @@ export class BroadcastReader {
       );
     for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
       await claim.value.membership.stop();
-      if (!(await claim.lock.isHeld())) return this.moveAway(claim, 'the advisory lock was lost');
+      if (lost.aborted || !(await claim.lock.isHeld()))
+        return this.moveAway(claim, 'the advisory lock was lost');
       const membership = new GroupMembership(
         claim.groupId,
         this.joins.context(),
         claim.value.ownMemberIds,
       );
       claim.value.membership = membership;
-      const verdict = await this.joins.join(membership, Infinity);
+      const verdict = await this.joins.join(membership, Infinity, lost);
       if (this.abort.signal.aborted) return;
+      // Whatever the verdict, a group whose lock was lost may be someone else's now.
+      if (lost.aborted) continue;
       if (verdict.kind === 'ready') {
         this.watch(claim, membership);
         return this.becomeReady(claim);
@@ -169,7 +185,7 @@ export class BroadcastReader {
           `Rejoining ${claim.groupId} failed: ${verdict.error.message}`,
           claimFields(claim, verdict.error.message),
         );
-      await pause(this.problem.rejoinPause(attempt), this.abort.signal);
+      await pause(this.problem.rejoinPause(attempt), waiting);
     }
   }
 
@@ -212,7 +228,7 @@ export class BroadcastReader {
 
   /** A lock whose connection died may already belong to someone else: stop using its group. */
   private startLockChecks(): void {
-    if (this.deps.locks.mode === 'none') return;
+    if (this.deps.locks.mode === 'none' || this.abort.signal.aborted) return;
     this.lockWatch ??= new LockWatch(
       this.settings.lockCheckIntervalMs,
       () => this.claim?.lock,
@@ -220,10 +236,17 @@ export class BroadcastReader {
         const claim = this.claim;
         if (!claim) return;
         this.state = 'recovering';
+        this.lossOf(claim).abort();
         void claim.value.membership.stop();
         this.transitions.schedule(() => this.moveAway(claim, 'the advisory lock was lost'));
       },
     );
     this.lockWatch.start();
+  }
+
+  private lossOf(claim: Claim): AbortController {
+    let lost = this.lockLost.get(claim);
+    if (!lost) this.lockLost.set(claim, (lost = new AbortController()));
+    return lost;
   }
 }

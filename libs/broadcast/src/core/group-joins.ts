@@ -70,9 +70,18 @@ export class GroupJoins {
     };
   }
 
-  join(membership: GroupMembership, deadline: number): Promise<MembershipVerdict> {
+  /**
+   * Waits for the membership's first verdict, until the join timeout or `deadline`. The reader
+   * stopping, or `lost` (the claim's lock was lost), ends the wait at once with a `failed`
+   * verdict: the caller, which knows why, looks at its signals before the verdict.
+   */
+  join(
+    membership: GroupMembership,
+    deadline: number,
+    lost?: AbortSignal,
+  ): Promise<MembershipVerdict> {
     const timeoutMs = Math.max(1, Math.min(this.settings.joinTimeoutMs, deadline - Date.now()));
-    return membership.join(timeoutMs, this.signal);
+    return membership.join(timeoutMs, lost ? AbortSignal.any([this.signal, lost]) : this.signal);
   }
 
   context(): MembershipContext {

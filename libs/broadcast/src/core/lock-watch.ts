@@ -7,6 +7,8 @@ import type { HeldLock } from '../interfaces/advisory-lock.interface.js';
 export class LockWatch {
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
+  /** Stopped for good: a start() after stop() must not bring the checks back. */
+  private stopped = false;
 
   constructor(
     private readonly intervalMs: number,
@@ -15,13 +17,16 @@ export class LockWatch {
   ) {}
 
   start(): void {
-    if (this.timer || this.intervalMs <= 0) return;
+    if (this.timer || this.stopped || this.intervalMs <= 0) return;
     this.timer = setInterval(() => void this.check(), this.intervalMs);
     this.timer.unref();
   }
 
+  /** Ends the checks for good, including the verdict of a check in flight. */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   private async check(): Promise<void> {
@@ -30,7 +35,7 @@ export class LockWatch {
     this.checking = true;
     try {
       const held = await lock.isHeld().catch(() => false);
-      if (!held && this.current() === lock) this.onLost(lock);
+      if (!held && !this.stopped && this.current() === lock) this.onLost(lock);
     } finally {
       this.checking = false;
     }

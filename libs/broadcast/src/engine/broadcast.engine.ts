@@ -7,6 +7,7 @@ import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.j
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { errorMessage } from '../shared/async.utils.js';
@@ -60,6 +61,8 @@ export class BroadcastEngine {
   private readonly logger: BroadcastLogger;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
+  /** What start() set going (reading, then the replay catch-up); stop() waits for it. */
+  private reading: Promise<void> | undefined;
   /** Imported in the background from the constructor on; start() waits for it. */
   private readonly instrumentation: Promise<BroadcastInstrumentation>;
 
@@ -150,17 +153,24 @@ export class BroadcastEngine {
   /**
    * Starts reading and heartbeating. With waitForReady (the default) it resolves once the
    * group is ready and rejects if the startup deadline passes; otherwise it resolves at once
-   * and the reader keeps trying in the background.
+   * and the reader keeps trying in the background. Once stop() was called, it starts nothing
+   * and rejects as stopped.
    */
   async start(): Promise<void> {
+    // Once stop() was called nothing starts: no lock binding, no reader, no Kafka client. The
+    // instrumentation import is where a stop() right after start() lands.
+    this.throwIfStopped();
     if (!this.locks.bound) this.bindLocks();
     await this.instrumentation;
+    this.throwIfStopped();
     this.startedAt = Date.now();
     const deadline = this.startedAt + this.options.startupTimeoutMs;
     // With a replay window, ready also means the replayed records were handed to the handlers.
     const reading = this.reader
       .start()
-      .then(() => this.features.replay.caughtUp(this.positions, deadline, this.stopSignal.signal));
+      .then(() => this.features.replay.caughtUp(this.positions, deadline, this.stopSignal.signal))
+      .then(() => this.throwIfStopped());
+    this.reading = reading.catch(() => undefined);
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
       () => {
@@ -183,11 +193,18 @@ export class BroadcastEngine {
       this.stopSignal.abort();
       // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
       await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
+      // Whatever start() had in flight ends now that the reader stopped: wait for it, so that
+      // nothing it set going outlives stop().
+      await this.reading;
       this.features.receipts?.stop();
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
     })();
     return this.stopping;
+  }
+
+  private throwIfStopped(): void {
+    if (this.stopSignal.signal.aborted) throw new Error(BroadcastMessages.stopped());
   }
 
   private instrumented(): InstrumentedParts {

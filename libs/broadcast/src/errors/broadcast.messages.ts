@@ -9,6 +9,8 @@ export const BroadcastMessages = {
   poolExhausted: (limit: number) =>
     `Broadcast group pool exhausted: every id 0..${limit - 1} (maxGroups ${limit}) is held by another instance or was refused; raise maxGroups or stop an instance.`,
   stopped: () => 'The broadcast reader was stopped before it became ready.',
+  kafkaClientClosed: () =>
+    'The broadcast engine was stopped: its Kafka client is disconnected and does not connect again.',
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
   unknownDataSourceAccepted: () =>

@@ -1,6 +1,8 @@
 // The admin adapter's retry and wait loops end when the engine's stop signal aborts, over a scripted
 // kafkajs admin (the real broker paths are covered in test/*.spec.ts).
 import type { Kafka } from 'kafkajs';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { deferred } from '../shared/async.utils.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 
 const never = (): Promise<never> => new Promise(() => undefined);
@@ -96,5 +98,48 @@ describe('KafkajsAdmin and a broken client', () => {
     await expect(adapter.describeGroup('g')).resolves.toEqual({ state: 'Dead', memberIds: [] });
     expect(calls.filter((c) => c === 'new admin')).toHaveLength(2);
     expect(calls.filter((c) => c === 'disconnect')).toHaveLength(1);
+  });
+});
+
+describe('KafkajsAdmin after disconnect()', () => {
+  it('refuses every later call instead of connecting a new client', async () => {
+    const { adapter, calls } = adminOver({ describeGroups: async () => ({ groups: [] }) });
+    await adapter.describeGroup('g');
+    await adapter.disconnect();
+    await expect(adapter.describeGroup('g')).rejects.toThrow(BroadcastMessages.kafkaClientClosed());
+    await expect(adapter.ensureTopics(['t'])).rejects.toThrow(
+      BroadcastMessages.kafkaClientClosed(),
+    );
+    expect(calls).toEqual(['new admin', 'connect', 'describeGroups', 'disconnect']);
+  });
+
+  it('disconnects the admin again after a call that was under way (kafkajs reconnects for it)', async () => {
+    const answer = deferred<{ groups: never[] }>();
+    const { adapter, calls } = adminOver({ describeGroups: () => answer.promise });
+    const describing = adapter.describeGroup('g');
+    await vi.waitFor(() => expect(calls).toContain('describeGroups'));
+    await adapter.disconnect();
+    answer.resolve({ groups: [] });
+    await describing;
+    expect(calls).toEqual(['new admin', 'connect', 'describeGroups', 'disconnect', 'disconnect']);
+  });
+
+  it('disconnects the admin again when a topic creation left behind by stop() ends', async () => {
+    const created = deferred<boolean>();
+    const { adapter, calls } = adminOver({
+      fetchTopicMetadata: () => Promise.reject(unknownTopic()),
+      listTopics: async () => [],
+      createTopics: () => created.promise,
+    });
+    const abort = new AbortController();
+    const ensuring = adapter.ensureTopics(['t'], abort.signal);
+    await vi.waitFor(() => expect(calls).toContain('createTopics'));
+    abort.abort();
+    await ensuring;
+    await adapter.disconnect();
+    expect(calls.filter((c) => c === 'disconnect')).toHaveLength(1);
+    // kafkajs retries it after the disconnect, on a new connection: that one must close too.
+    created.resolve(false);
+    await vi.waitFor(() => expect(calls.filter((c) => c === 'disconnect')).toHaveLength(2));
   });
 });

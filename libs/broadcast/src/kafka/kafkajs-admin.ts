@@ -1,4 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
 import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
 import { listLiveMembers } from './kafkajs-live-members.js';
@@ -27,6 +28,8 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
+  /** Set by disconnect(), for good: no admin connects after it (see withAdmin). */
+  private closed = false;
   /**
    * Per admin: its kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts), and its group
    * calls, straight to each group's coordinator over that Cluster (see kafkajs-group-coordinators.ts).
@@ -65,7 +68,9 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private createMissingTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     return this.withAdmin(async (admin) => {
       if (signal?.aborted) return;
-      await this.topics.ensure(admin, this.extras.get(admin)?.cluster, topics, signal);
+      await this.topics.ensure(admin, this.extras.get(admin)?.cluster, topics, signal, (call) =>
+        this.afterLastUse(admin, call),
+      );
     });
   }
 
@@ -155,7 +160,9 @@ export class KafkajsAdmin implements KafkaAdminPort {
     return this.withAdmin((admin) => listLiveMembers(admin, groupPrefix));
   }
 
+  /** Disconnects for good: later calls are refused instead of connecting a new client. */
   async disconnect(): Promise<void> {
+    this.closed = true;
     const connecting = this.connecting;
     this.connecting = undefined;
     if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
@@ -167,6 +174,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   private admin(): Promise<Admin> {
+    if (this.closed) return Promise.reject(new Error(BroadcastMessages.kafkaClientClosed()));
     if (!this.connecting) {
       const { admin, cluster } = adminWithCluster(this.kafka);
       this.extras.set(admin, { cluster, groups: groupCalls(admin, cluster) });
@@ -185,16 +193,36 @@ export class KafkajsAdmin implements KafkaAdminPort {
    * Runs `use` on the shared admin. When its connections broke, kafkajs can keep a broker it never
    * connected in its pool and answer "Broker not connected" to every later call: the client is
    * then dropped, and the next call connects a new one.
+   *
+   * kafkajs reconnects a disconnected admin's brokers on its next request: a call that got its
+   * admin before disconnect() is refused if it has not begun, and disconnects the admin again
+   * once it ends if it was under way, so that no socket outlives disconnect().
    */
   private async withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
     const connecting = this.admin();
+    let admin: Admin | undefined;
     try {
-      return await use(await connecting);
+      admin = await connecting;
+      if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
+      return await use(admin);
     } catch (error) {
       if (isBrokenConnection(error) && this.discard(connecting))
         void connecting.then((admin) => admin.disconnect()).catch(() => undefined);
       throw error;
+    } finally {
+      if (this.closed) await admin?.disconnect().catch(() => undefined);
     }
+  }
+
+  /**
+   * A kafkajs call its caller stopped waiting for (it cannot be cancelled) still uses `admin`:
+   * if disconnect() came meanwhile, the call may have reconnected it, so disconnect it again.
+   */
+  private afterLastUse(admin: Admin, call: Promise<unknown>): void {
+    void call
+      .catch(() => undefined)
+      .then(() => (this.closed ? admin.disconnect() : undefined))
+      .catch(() => undefined);
   }
 
   /** Forgets `connecting` if it is still the shared client; true when it was. */

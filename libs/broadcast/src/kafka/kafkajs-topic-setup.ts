@@ -21,23 +21,28 @@ export class KafkajsTopicSetup {
     private readonly errors?: KafkajsErrorClassifier,
   ) {}
 
-  /** Creates the missing ones of `topics` on `admin` and waits for their leaders. */
+  /**
+   * Creates the missing ones of `topics` on `admin` and waits for their leaders. When `signal`
+   * aborts, a kafkajs call that cannot be cancelled is left to finish and handed to `leftBehind`.
+   */
   async ensure(
     admin: Admin,
     cluster: AdminCluster | undefined,
     topics: readonly string[],
     signal?: AbortSignal,
+    leftBehind?: (call: Promise<unknown>) => void,
   ): Promise<void> {
     // Usually every topic exists: one Metadata request for just these topics says so (and that
     // they have leaders). Only when one is missing is the whole cluster's topic list read.
     if (await haveLeaders(admin, cluster, topics)) return;
-    await this.createThenWait(admin, topics, signal);
+    await this.createThenWait(admin, topics, signal, leftBehind);
   }
 
   private async createThenWait(
     admin: Admin,
     topics: readonly string[],
     signal?: AbortSignal,
+    leftBehind?: (call: Promise<unknown>) => void,
   ): Promise<void> {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
@@ -67,7 +72,7 @@ export class KafkajsTopicSetup {
         });
       // kafkajs's wait for leaders cannot be cancelled; stop waiting for it when `signal` aborts.
       await untilAborted(creating, signal);
-      if (signal?.aborted) return;
+      if (signal?.aborted) return leftBehind?.(creating);
     }
     await this.waitForLeaders(admin, topics, signal);
   }

@@ -1,4 +1,5 @@
 import kafkajs, { type Kafka, type KafkaConfig, type Producer } from 'kafkajs';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type {
@@ -29,6 +30,8 @@ export class KafkajsAdapter implements KafkaPort {
   private producer: Promise<Producer> | undefined;
   memberUserData: (() => string) | undefined;
   private readonly errors: KafkajsErrorClassifier;
+  /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */
+  private closed = false;
 
   constructor(
     private readonly options: KafkajsAdapterOptions,
@@ -49,6 +52,7 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
+    if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
     return new KafkajsGroupConsumer(
       this.kafka,
       spec,
@@ -72,10 +76,15 @@ export class KafkajsAdapter implements KafkaPort {
       }
       const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
       throw this.errors.fatal(error, publishing) ?? error;
+    } finally {
+      // A send under way during disconnect() may have reconnected a broker (kafkajs retries).
+      if (this.closed) await connecting.then((p) => p.disconnect()).catch(() => undefined);
     }
   }
 
+  /** Disconnects for good: later sends and consumers are refused instead of connecting. */
   async disconnect(): Promise<void> {
+    this.closed = true;
     const producer = this.producer;
     this.producer = undefined;
     await Promise.all([
@@ -85,6 +94,7 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   private connectedProducer(): Promise<Producer> {
+    if (this.closed) return Promise.reject(new Error(BroadcastMessages.kafkaClientClosed()));
     if (!this.producer) {
       const producer = this.kafka.producer({
         createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
