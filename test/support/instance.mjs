@@ -31,7 +31,9 @@ const { BroadcastEngine } = await import(process.env.BROADCAST_LIB || 'nestjs-ka
 
 const config = JSON.parse(process.env.BROADCAST_INSTANCE_CONFIG ?? process.argv[2] ?? 'null');
 if (!config || !Array.isArray(config.brokers) || typeof config.prefix !== 'string') {
-  process.stderr.write('instance.mjs: a JSON config { brokers, prefix, lock, topics, ... } is required\n');
+  process.stderr.write(
+    'instance.mjs: a JSON config { brokers, prefix, lock, topics, ... } is required\n',
+  );
   process.exit(2);
 }
 
@@ -44,17 +46,32 @@ function emit(event) {
 const logger = {
   log: (message) => emit({ event: 'log', level: 'log', message }),
   warn: (message) => emit({ event: 'log', level: 'warn', message }),
-  error: (message, stack) => emit({ event: 'log', level: 'error', message: stack ? `${message}\n${stack}` : message }),
+  error: (message, stack) =>
+    emit({ event: 'log', level: 'error', message: stack ? `${message}\n${stack}` : message }),
   debug: config.debug ? (message) => emit({ event: 'log', level: 'debug', message }) : undefined,
 };
 
 function dataSourceOptions(kind) {
   const applicationName = `bcast-${config.name ?? process.pid}`.slice(0, 63);
   if (kind === 'postgres') {
-    return { type: 'postgres', host: '127.0.0.1', port: 5432, username: 'postgres', database: 'test', applicationName };
+    return {
+      type: 'postgres',
+      host: '127.0.0.1',
+      port: 5432,
+      username: 'postgres',
+      database: 'test',
+      applicationName,
+    };
   }
   if (kind === 'mariadb') {
-    return { type: 'mariadb', host: '127.0.0.1', port: 3306, username: 'root', password: '', database: 'test' };
+    return {
+      type: 'mariadb',
+      host: '127.0.0.1',
+      port: 3306,
+      username: 'root',
+      password: '',
+      database: 'test',
+    };
   }
   return undefined;
 }
@@ -70,12 +87,18 @@ function engineOptions() {
     topicPrefix: config.prefix,
     lock: lockKind === 'none' ? false : { checkIntervalMs: config.lockCheckIntervalMs ?? 500 },
     heartbeat: config.heartbeat ?? false,
-    consumer: config.consumer ?? { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 },
+    consumer: config.consumer ?? {
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+      maxWaitTimeMs: 100,
+    },
     instanceId: config.name,
     ...(config.maxGroups !== undefined ? { maxGroups: config.maxGroups } : {}),
     ...(config.handlerTimeoutMs !== undefined ? { handlerTimeoutMs: config.handlerTimeoutMs } : {}),
     ...(config.startupTimeoutMs !== undefined ? { startupTimeoutMs: config.startupTimeoutMs } : {}),
-    ...(config.maxStalenessMs !== undefined ? { health: { maxStalenessMs: config.maxStalenessMs } } : {}),
+    ...(config.maxStalenessMs !== undefined
+      ? { health: { maxStalenessMs: config.maxStalenessMs } }
+      : {}),
     ...(config.topicOptions ? { topics: config.topicOptions } : {}),
   };
 }
@@ -89,7 +112,8 @@ function status(extra = {}) {
   const s = engine.reader.status();
   const maxStalenessMs = engine.options.maxStalenessMs;
   // Exactly BroadcastHealthIndicator's rule.
-  const healthy = s.state === 'ready' && s.lastLatencyMs !== undefined && s.lastLatencyMs <= maxStalenessMs;
+  const healthy =
+    s.state === 'ready' && s.lastLatencyMs !== undefined && s.lastLatencyMs <= maxStalenessMs;
   return { event: 'status', ...extra, ...s, healthy, maxStalenessMs };
 }
 
@@ -117,7 +141,13 @@ async function start() {
     return;
   }
   const s = engine.reader.status();
-  emit({ event: 'ready', groupId: s.groupId, lockId: s.lockId, lockMode: s.lockMode, startMs: Date.now() - startedAt });
+  emit({
+    event: 'ready',
+    groupId: s.groupId,
+    lockId: s.lockId,
+    lockMode: s.lockMode,
+    startMs: Date.now() - startedAt,
+  });
 }
 
 function shutdown(code = 0) {
@@ -133,7 +163,11 @@ function shutdown(code = 0) {
       await engine?.stop();
       if (dataSource?.isInitialized) await dataSource.destroy();
     } catch (error) {
-      emit({ event: 'log', level: 'error', message: `stop failed: ${error instanceof Error ? error.stack : String(error)}` });
+      emit({
+        event: 'log',
+        level: 'error',
+        message: `stop failed: ${error instanceof Error ? error.stack : String(error)}`,
+      });
       exitCode = exitCode || 4;
     }
     clearTimeout(forced);
@@ -172,7 +206,11 @@ function command(line) {
 process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
 process.on('unhandledRejection', (reason) => {
-  emit({ event: 'log', level: 'error', message: `unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}` });
+  emit({
+    event: 'log',
+    level: 'error',
+    message: `unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`,
+  });
 });
 
 let pending = '';
@@ -193,7 +231,14 @@ if (dsOptions) dataSource = await new DataSource(dsOptions).initialize();
 engine = new BroadcastEngine(engineOptions(), { dataSource, logger });
 for (const topic of config.topics ?? []) {
   engine.on(topic, (payload, message) => {
-    emit({ event: 'message', topic, payload, partition: message.partition, offset: message.offset, key: message.key });
+    emit({
+      event: 'message',
+      topic,
+      payload,
+      partition: message.partition,
+      offset: message.offset,
+      key: message.key,
+    });
   });
 }
 emit({ event: 'loaded', pid: process.pid });

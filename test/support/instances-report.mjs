@@ -35,8 +35,18 @@ const ORDER = [
 ];
 
 const STANDARD = new Set([
-  'scenario', 'instances', 'crashes', 'outageMs', 'sent', 'deliveriesExpected', 'received', 'lost',
-  'groupsBefore', 'groupsAfter', 'recoverMs', 'recordedAt',
+  'scenario',
+  'instances',
+  'crashes',
+  'outageMs',
+  'sent',
+  'deliveriesExpected',
+  'received',
+  'lost',
+  'groupsBefore',
+  'groupsAfter',
+  'recoverMs',
+  'recordedAt',
 ]);
 
 function ms(value) {
@@ -50,7 +60,11 @@ function count(value) {
 }
 
 function detail(key, value) {
-  const text = Array.isArray(value) ? value.join('/') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = Array.isArray(value)
+    ? value.join('/')
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value);
   return `${key} ${key.endsWith('Ms') && typeof value === 'number' ? ms(value) : text}`;
 }
 
@@ -60,7 +74,9 @@ export function loadResults(dir = RESULTS) {
     .filter((f) => f.endsWith('.json'))
     .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
   const rank = (s) => (ORDER.includes(s) ? ORDER.indexOf(s) : ORDER.length);
-  return results.sort((a, b) => rank(a.scenario) - rank(b.scenario) || a.scenario.localeCompare(b.scenario));
+  return results.sort(
+    (a, b) => rank(a.scenario) - rank(b.scenario) || a.scenario.localeCompare(b.scenario),
+  );
 }
 
 export function renderTable(results) {
@@ -68,14 +84,20 @@ export function renderTable(results) {
     '| Scenario | Instances | Crashes | Outage | Messages sent | Deliveries received / expected | Lost | Groups before → after | Time to recover | Other figures |\n' +
     '|---|---|---|---|---|---|---|---|---|---|';
   const rows = results.map((r) => {
-    const deliveries = r.deliveriesExpected === undefined ? `${r.received}` : `${r.received} / ${r.deliveriesExpected}`;
+    const deliveries =
+      r.deliveriesExpected === undefined
+        ? `${r.received}`
+        : `${r.received} / ${r.deliveriesExpected}`;
     const extras = Object.entries(r)
       .filter(([k]) => !STANDARD.has(k))
       .map(([k, v]) => detail(k, v))
       .join('; ');
     return `| ${r.scenario} | ${r.instances} | ${r.crashes ?? 0} | ${r.outageMs ? ms(r.outageMs) : '—'} | ${r.sent} | ${deliveries} | ${r.lost} | ${count(r.groupsBefore)} → ${count(r.groupsAfter)} | ${ms(r.recoverMs)} | ${extras} |`;
   });
-  const dates = results.map((r) => r.recordedAt).filter(Boolean).sort();
+  const dates = results
+    .map((r) => r.recordedAt)
+    .filter(Boolean)
+    .sort();
   const when = dates.length ? `\n\nRecorded ${dates[0]} – ${dates.at(-1)}.` : '';
   return `${head}\n${rows.join('\n')}${when}`;
 }

@@ -11,35 +11,11 @@
 // 'active <JSON>' (process.getActiveResourcesInfo(): what still keeps the process alive, once
 // no TCP socket is left or 5 s passed).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
+import { childDataSource, childEngine } from './child-engine.mjs';
 
-const { BroadcastEngine } = await import(process.env.BROADCAST_LIB || 'nestjs-kafka-broadcast');
 const config = JSON.parse(process.argv[2]);
-
-const dataSource =
-  config.lock === 'postgres'
-    ? await new DataSource({
-        type: 'postgres',
-        host: '127.0.0.1',
-        port: 5432,
-        username: 'postgres',
-        database: 'test',
-        applicationName: 'seams-stop-early-child',
-      }).initialize()
-    : undefined;
-
-const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
-const engine = new BroadcastEngine(
-  {
-    kafka: { brokers: config.brokers, clientId: `seams-stop-early-${process.pid}` },
-    topicPrefix: config.prefix,
-    consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 },
-    heartbeat: { intervalMs: 1000 },
-    lock: config.lock === 'none' ? false : { checkIntervalMs: 100 },
-    startupTimeoutMs: 20_000,
-  },
-  { dataSource, logger: quiet },
-);
+const dataSource = await childDataSource(config.lock, 'seams-stop-early-child');
+const engine = childEngine(config, `seams-stop-early-${process.pid}`, { dataSource });
 engine.on('seams.early', () => undefined);
 
 const starting = engine.start().then(

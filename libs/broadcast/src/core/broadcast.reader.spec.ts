@@ -1,105 +1,15 @@
 // The reader, membership, allocator and dispatcher together over a fake KafkaPort and fake locks:
 // every transition (join, verdict, rebalance, crash, move, stop at every step) deterministically,
 // without a broker. The same behaviour is proven on the real broker in test/*.spec.ts.
-import { FakeKafkaPort, FakeLocks } from '../../../../test/support/fake-kafka-port.js';
+import {
+  expectClean,
+  fakeReader as setup,
+  fakeReaderOnceAt as setupOnceAt,
+  seeksOf,
+  T,
+  until,
+} from '../../../../test/support/fake-reader.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import type { LockMode } from '../interfaces/advisory-lock.interface.js';
-import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import { BroadcastGroupAllocator } from './broadcast-group.allocator.js';
-import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
-import { BroadcastDispatcher } from './broadcast.dispatcher.js';
-import { BroadcastReader } from './broadcast.reader.js';
-import { ReadPositions } from './read-positions.js';
-
-const T = 'p.t';
-const HB = 'p.hb';
-
-function setup(
-  options: { mode?: LockMode; probe?: (step: string) => void; joinTimeoutMs?: number } = {},
-) {
-  const kafka = new FakeKafkaPort();
-  kafka.addTopic(T, ['10', '20']);
-  kafka.addTopic(HB, ['5']);
-  const locks = new FakeLocks(options.mode ?? 'postgres');
-  const logs: string[] = [];
-  const logger: BroadcastLogger = {
-    log: (m) => logs.push(m),
-    warn: (m) => logs.push(m),
-    error: (m) => logs.push(m),
-  };
-  const received: unknown[] = [];
-  const registry = new BroadcastHandlerRegistry();
-  registry.add('t', (payload) => void received.push(payload));
-  const positions = new ReadPositions();
-  const dispatcher = new BroadcastDispatcher(
-    registry,
-    { topicPrefix: 'p.', heartbeatTopic: 'hb', handlerTimeoutMs: 1_000 },
-    logger,
-    positions,
-  );
-  const probe = (step: string) => options.probe?.(step);
-  const allocator = new BroadcastGroupAllocator(
-    { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'bc', maxGroups: 4 },
-    locks,
-    kafka.admin,
-    logger,
-    probe,
-  );
-  const reader = new BroadcastReader(
-    {
-      topicPrefix: 'p.',
-      heartbeatTopic: 'hb',
-      startupTimeoutMs: 3_000,
-      failOnStartupTimeout: true,
-      lockCheckIntervalMs: 10,
-      joinTimeoutMs: options.joinTimeoutMs ?? 1_000,
-      contestGraceMs: 20,
-    },
-    { kafka, allocator, registry, dispatcher, positions, locks, logger, probe },
-  );
-  return { kafka, locks, reader, dispatcher, positions, received, logs };
-}
-
-type Setup = ReturnType<typeof setup>;
-
-/** A setup whose probe runs `action` once, the first time the reader reaches `step`. */
-function setupOnceAt(step: string, action: (s: Setup) => void): Setup {
-  let done = false;
-  const s: Setup = setup({
-    probe: (at) => {
-      if (at !== step || done) return;
-      done = true;
-      action(s);
-    },
-  });
-  return s;
-}
-
-/** Polls a condition the fake reaches within a few event-loop turns. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  await vi.waitFor(
-    () => {
-      if (!condition()) throw new Error(`not yet: ${what}`);
-    },
-    { timeout: 2_000, interval: 2 },
-  );
-}
-
-function seeksOf(s: Setup, groupId = s.reader.groupId!) {
-  return Object.fromEntries(
-    s.kafka.latest(groupId).seeks.map((k) => [`${k.topic}[${k.partition}]`, k.offset]),
-  );
-}
-
-/** Nothing left behind: no running consumer, no member in any group, no lock held. */
-function expectClean(s: Setup, context: string): void {
-  expect(
-    s.kafka.running().map((c) => c.groupId),
-    context,
-  ).toEqual([]);
-  expect(s.kafka.allMembers(), context).toEqual([]);
-  expect([...s.locks.held], context).toEqual([]);
-}
 
 describe('BroadcastReader over a fake KafkaPort', () => {
   it('claims the lowest id and seeks every assigned partition to the start snapshot', async () => {
