@@ -13,11 +13,11 @@
 //   { event: 'ready', groupId, lockId, lockMode, startMs } start() resolved
 //   { event: 'state', state, groupId, lockId }            every change of state / group / lock id
 //   { event: 'message', topic, payload, partition, offset, key, at }
-//   { event: 'status', id?, ...status, healthy, maxStalenessMs }   on 'status' / 'watch'
+//   { event: 'status', id?, ...status, healthy, maxStalenessMs, heartbeatsSent }   on 'status' / 'watch'
 //   { event: 'log', level, message }                      the engine's log lines
 //   { event: 'failed', message }                          startup failed (the process then exits 1)
 //   { event: 'stopped', stopMs }                          graceful stop done (the process then exits 0)
-// Every line also carries `at` (epoch ms, this process's clock).
+// Every line also carries `at` (epoch ms, this process's clock, shifted by config.clockOffsetMs).
 //
 // stdin: one command per line
 //   start            starts the engine when the config has deferStart (the process is already warm)
@@ -27,8 +27,6 @@
 // SIGTERM / SIGINT / stdin closing (the test runner died): graceful stop, exit 0.
 import { DataSource } from 'typeorm';
 
-const { BroadcastEngine } = await import(process.env.BROADCAST_LIB || 'nestjs-kafka-broadcast');
-
 const config = JSON.parse(process.env.BROADCAST_INSTANCE_CONFIG ?? process.argv[2] ?? 'null');
 if (!config || !Array.isArray(config.brokers) || typeof config.prefix !== 'string') {
   process.stderr.write(
@@ -36,6 +34,16 @@ if (!config || !Array.isArray(config.brokers) || typeof config.prefix !== 'strin
   );
   process.exit(2);
 }
+
+// A host whose clock is off by clockOffsetMs (negative: behind). Shifted before the library and
+// kafkajs load, so every Date.now() of this process carries it: the engine's, the records'
+// CreateTime (kafkajs stamps them with it) and the `at` of every line printed here.
+if (typeof config.clockOffsetMs === 'number' && config.clockOffsetMs !== 0) {
+  const trueNow = Date.now;
+  Date.now = () => trueNow() + config.clockOffsetMs;
+}
+
+const { BroadcastEngine } = await import(process.env.BROADCAST_LIB || 'nestjs-kafka-broadcast');
 
 const STOP_GRACE_MS = config.stopGraceMs ?? 30_000;
 
@@ -114,7 +122,14 @@ function status(extra = {}) {
   // Exactly BroadcastHealthIndicator's rule.
   const healthy =
     s.state === 'ready' && s.lastLatencyMs !== undefined && s.lastLatencyMs <= maxStalenessMs;
-  return { event: 'status', ...extra, ...s, healthy, maxStalenessMs };
+  return {
+    event: 'status',
+    ...extra,
+    ...s,
+    healthy,
+    maxStalenessMs,
+    heartbeatsSent: engine.heartbeat.sent,
+  };
 }
 
 let lastState;

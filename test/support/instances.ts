@@ -43,6 +43,8 @@ export interface InstanceConfig {
   deferStart?: boolean;
   statePollMs?: number;
   debug?: boolean;
+  /** This process's clock is off by this much (negative: behind), record timestamps included. */
+  clockOffsetMs?: number;
 }
 
 export interface InstanceEvent {
@@ -65,10 +67,13 @@ export interface StatusEvent extends InstanceEvent {
   lockMode: string;
   lastLatencyMs: number | undefined;
   received: number;
+  heartbeats: number;
   failed: number;
   skipped: number;
   healthy: boolean;
   maxStalenessMs: number;
+  /** Heartbeats this instance sent. */
+  heartbeatsSent: number;
 }
 
 export interface MessageEvent extends InstanceEvent {

@@ -34,6 +34,8 @@ export class BroadcastDispatcher {
   heartbeats = 0;
   /** When the latest heartbeat record was handed over, in this host's clock. */
   lastHeartbeatAt: number | undefined;
+  /** The latest heartbeat record's own timestamp, in its sender's clock (not clamped). */
+  lastHeartbeatTimestamp: number | undefined;
   /** Targeted at other instances, skipped before any handler. */
   filtered = 0;
   /** Failed the topic's schema, skipped before any handler. */
@@ -114,6 +116,7 @@ export class BroadcastDispatcher {
     if (fullTopic === this.fullHeartbeatTopic) {
       this.heartbeats++;
       this.lastHeartbeatAt = Date.now();
+      this.lastHeartbeatTimestamp = timestamp;
       return;
     }
     if (this.gate?.intercept(fullTopic, record)) return;

@@ -1,10 +1,6 @@
-import {
-  BroadcastHeartbeat,
-  heartbeatDelay,
-  heartbeatWait,
-  spreadPosition,
-  type HeartbeatPayload,
-} from './broadcast.heartbeat.js';
+import { BroadcastHeartbeat, type HeartbeatPayload } from './broadcast.heartbeat.js';
+import { heartbeatDelay, heartbeatWait, spreadPosition } from './heartbeat-timing.js';
+import { StaleSender } from './stale-sender.js';
 
 const silent = { log() {}, warn() {}, error() {} };
 const INTERVAL = 10_000;
@@ -22,6 +18,12 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+}
+
+/** `first`, then `rest`'s draws. */
+function firstDraw(first: number, rest: () => number): () => number {
+  let drawn = false;
+  return () => (drawn ? rest() : ((drawn = true), first));
 }
 
 describe('heartbeatDelay', () => {
@@ -63,6 +65,31 @@ describe('heartbeatWait', () => {
   });
 });
 
+describe('StaleSender', () => {
+  const stale = new StaleSender(INTERVAL, MAX_STALENESS);
+
+  it('takes over between halfway and 80 % of the way from one interval to maxStaleness', () => {
+    expect(stale.takeoverAtMs(0)).toBe(INTERVAL + 0.5 * (MAX_STALENESS - INTERVAL));
+    expect(stale.takeoverAtMs(1)).toBe(INTERVAL + 0.8 * (MAX_STALENESS - INTERVAL));
+  });
+
+  it('never takes over by staleness when health leaves no room beyond one interval', () => {
+    expect(new StaleSender(INTERVAL, INTERVAL).takeoverAtMs(1)).toBe(Infinity);
+    expect(new StaleSender(INTERVAL, INTERVAL).outpaces(Date.now() + 3_600_000, Date.now())).toBe(
+      false,
+    );
+  });
+
+  it('is outpaced only by a heartbeat stamped ahead of its arrival by more than half the room', () => {
+    const at = 1_000_000;
+    const half = 0.5 * (MAX_STALENESS - INTERVAL);
+    expect(stale.outpaces(at + half + 1, at)).toBe(true);
+    expect(stale.outpaces(at + half, at)).toBe(false);
+    // Stamped behind its arrival (delivery delay, or a sender whose clock lags): never.
+    expect(stale.outpaces(at - 3_600_000, at)).toBe(false);
+  });
+});
+
 interface SimOptions {
   instances: number;
   durationMs: number;
@@ -73,54 +100,80 @@ interface SimOptions {
   /** Stops instance `index` at `atMs`. */
   kill?: { index: number; atMs: number };
   seed?: number;
+  /**
+   * How far instance `i`'s clock is off (ms, negative = behind): its records are stamped with
+   * it, and it clamps what it receives to its own clock, as the engine's dispatcher does.
+   */
+  clockOffsetMs?: (i: number) => number;
+  /** Instance `i`'s own random draws instead of its seeded ones. */
+  random?: (i: number) => (() => number) | undefined;
 }
 
 /**
  * A cluster of real BroadcastHeartbeat loops on fake time. A send reaches every running
  * instance (the sender included) after its own propagation delay; each instance's freshness
- * is the local time of its newest receive, as the engine's is.
+ * is the newest record timestamp it received, each clamped to its receive time in its own
+ * clock, as the engine's is. Everything an instance's source reports is converted back to the
+ * simulation's clock, since every loop reads that one (a wrong clock still ticks at the rate).
  */
 async function simulate(o: SimOptions) {
   const random = seeded(o.seed ?? 1);
   const t0 = Date.now();
   const sends: { at: number; from: number }[] = [];
-  const nodes = Array.from({ length: o.instances }, () => ({
+  const nodes = Array.from({ length: o.instances }, (_, i) => ({
+    offset: o.clockOffsetMs?.(i) ?? 0,
     newest: undefined as number | undefined,
     lastAt: undefined as number | undefined,
+    lastStamp: undefined as number | undefined,
+    /** Health's lastLatencyMs just before each receive (its peaks), after the first one. */
+    staleness: [] as { at: number; ms: number }[],
     received: 0,
     receives: [] as number[],
     startedAt: undefined as number | undefined,
     stoppedAt: undefined as number | undefined,
     beat: undefined as BroadcastHeartbeat | undefined,
   }));
-  const deliver = (i: number, sentAt: number) => {
+  const deliver = (i: number, stamp: number) => {
     const node = nodes[i]!;
     if (node.startedAt === undefined || node.stoppedAt !== undefined) return;
-    // As the engine's dispatcher: the record's timestamp (the sender's clock), never ahead of now.
-    node.newest = Math.max(node.newest ?? -Infinity, Math.min(sentAt, Date.now()));
+    if (node.newest !== undefined)
+      node.staleness.push({ at: Date.now() - t0, ms: Date.now() - node.newest });
+    // As the engine's dispatcher: the record's timestamp (the sender's clock), never ahead of
+    // this instance's own now.
+    const clamped = Math.min(stamp, Date.now() + node.offset) - node.offset;
+    node.newest = Math.max(node.newest ?? -Infinity, clamped);
+    node.lastStamp = stamp - node.offset;
     node.received++;
     node.lastAt = Date.now();
     node.receives.push(Date.now() - t0);
   };
   nodes.forEach((node, i) => {
     node.beat = new BroadcastHeartbeat(
-      { intervalMs: INTERVAL, jitter: JITTER, topic: 'hb', instanceId: `i${i}` },
+      {
+        intervalMs: INTERVAL,
+        jitter: JITTER,
+        maxStalenessMs: MAX_STALENESS,
+        topic: 'hb',
+        instanceId: `i${i}`,
+      },
       {
         newestTimestamp: () => node.newest,
         heartbeatsReceived: () => node.received,
         lastHeartbeatAt: () => node.lastAt,
+        lastHeartbeatTimestamp: () => node.lastStamp,
         groupId: () => `g-${i}`,
       },
       async (_topic: string, _payload: HeartbeatPayload) => {
         sends.push({ at: Date.now() - t0, from: i });
         const [min, max] = o.delayMs;
-        const sentAt = Date.now();
+        // The record's timestamp: the sender's clock.
+        const stamp = Date.now() + node.offset;
         for (let r = 0; r < nodes.length; r++)
-          setTimeout(() => deliver(r, sentAt), min + random() * (max - min));
+          setTimeout(() => deliver(r, stamp), min + random() * (max - min));
         await new Promise((resolve) => setTimeout(resolve, min));
       },
       silent,
-      seeded(1_000 + i + (o.seed ?? 1) * 7_919),
+      o.random?.(i) ?? seeded(1_000 + i + (o.seed ?? 1) * 7_919),
     );
     setTimeout(
       () => {
@@ -138,6 +191,9 @@ async function simulate(o: SimOptions) {
     }, o.kill.atMs);
   }
   await vi.advanceTimersByTimeAsync(o.durationMs);
+  for (const n of nodes)
+    if (n.stoppedAt === undefined && n.newest !== undefined)
+      n.staleness.push({ at: o.durationMs, ms: Date.now() - n.newest });
   await Promise.all(nodes.map((n) => n.beat!.stop()));
 
   /** Heartbeats put on the topic in [fromMs, toMs). */
@@ -154,7 +210,10 @@ async function simulate(o: SimOptions) {
   const firstReceiveAfterStart = nodes.map((n) =>
     n.receives.length === 0 ? Infinity : n.receives[0]! - n.startedAt!,
   );
-  return { sends, sentBetween, longestSilence, firstReceiveAfterStart };
+  /** Per instance: the highest lastLatencyMs (health's measure) it had from `fromMs` on. */
+  const maxStaleness = (fromMs: number) =>
+    nodes.map((n) => Math.max(0, ...n.staleness.filter((s) => s.at >= fromMs).map((s) => s.ms)));
+  return { sends, sentBetween, longestSilence, firstReceiveAfterStart, maxStaleness };
 }
 
 describe(
@@ -277,16 +336,91 @@ describe(
       for (const silence of sim.longestSilence) expect(silence).toBeLessThan(MAX_STALENESS);
     });
 
+    // Issue #23 (d): a sender whose clock lags makes its records look older than they are to
+    // everyone else (freshness is the record timestamp clamped to arrival), while they keep
+    // arriving on time. By more than maxStaleness − interval, that is health down fleet-wide.
+    for (const lagMs of [1.5 * (MAX_STALENESS - INTERVAL), 3_600_000])
+      it(`10 instances, the incumbent's clock ${lagMs} ms behind: another takes over, the laggard yields, all stay fresh`, async () => {
+        const sim = await simulate({
+          instances: 10,
+          durationMs: INTERVALS * INTERVAL,
+          delayMs: [2, 50],
+          seed: 23,
+          clockOffsetMs: (i) => (i === 0 ? -lagMs : 0),
+          // The laggard's first draw is the earliest possible: it heartbeats first, so the
+          // others hear it before their own newcomer timers and it is the incumbent.
+          random: (i) => (i === 0 ? firstDraw(0.999_999, seeded(23)) : undefined),
+        });
+        const fromMs = SETTLE_INTERVALS * INTERVAL;
+        const stale = sim.maxStaleness(fromMs);
+        const steady = sim.sentBetween(fromMs, INTERVALS * INTERVAL);
+        const byLaggard = sim.sends.filter((s) => s.from === 0 && s.at >= fromMs).length;
+        console.log(
+          `[heartbeat sim] laggard ${lagMs} ms: max lastLatencyMs per instance ${stale.join('/')}; ` +
+            `${(steady / (INTERVALS - SETTLE_INTERVALS)).toFixed(2)} per interval, ${byLaggard} by the laggard`,
+        );
+        expect(sim.sends[0]!.from).toBe(0);
+        for (const ms of stale) expect(ms).toBeLessThanOrEqual(MAX_STALENESS);
+        expect(steady).toBeLessThanOrEqual(1.5 * (INTERVALS - SETTLE_INTERVALS));
+        expect(byLaggard).toBe(0);
+      });
+
+    it("10 instances, one backup's clock 1.5 × (maxStaleness − interval) ahead: it takes over and stays fresh too", async () => {
+      const leadMs = 1.5 * (MAX_STALENESS - INTERVAL);
+      const sim = await simulate({
+        instances: 10,
+        durationMs: INTERVALS * INTERVAL,
+        delayMs: [2, 50],
+        seed: 29,
+        clockOffsetMs: (i) => (i === 3 ? leadMs : 0),
+        // Instance 0 (a true clock) heartbeats first and is the incumbent.
+        random: (i) => (i === 0 ? firstDraw(0.999_999, seeded(29)) : undefined),
+      });
+      const fromMs = SETTLE_INTERVALS * INTERVAL;
+      const stale = sim.maxStaleness(fromMs);
+      const steady = sim.sentBetween(fromMs, INTERVALS * INTERVAL);
+      console.log(
+        `[heartbeat sim] one clock ${leadMs} ms ahead: max lastLatencyMs per instance ${stale.join('/')}; ` +
+          `${(steady / (INTERVALS - SETTLE_INTERVALS)).toFixed(2)} per interval`,
+      );
+      expect(sim.sends[0]!.from).toBe(0);
+      for (const ms of stale) expect(ms).toBeLessThanOrEqual(MAX_STALENESS);
+      expect(steady).toBeLessThanOrEqual(1.5 * (INTERVALS - SETTLE_INTERVALS));
+      expect(sim.sends.filter((s) => s.at >= fromMs).every((s) => s.from === 3)).toBe(true);
+    });
+
+    it('50 instances with clocks spread over ± (maxStaleness − interval) / 4: still about one heartbeat per interval, all fresh', async () => {
+      const spread = seeded(31);
+      const offsets = Array.from(
+        { length: 50 },
+        () => (spread() - 0.5) * 0.5 * (MAX_STALENESS - INTERVAL),
+      );
+      const sim = await simulate({
+        instances: 50,
+        durationMs: INTERVALS * INTERVAL,
+        delayMs: [2, 50],
+        seed: 31,
+        clockOffsetMs: (i) => offsets[i]!,
+      });
+      const steady = sim.sentBetween(INTERVAL, INTERVALS * INTERVAL);
+      console.log(
+        `[heartbeat sim] N=50, skewed clocks: ${(steady / (INTERVALS - 1)).toFixed(2)} per interval`,
+      );
+      expect(steady).toBeLessThanOrEqual(1.5 * (INTERVALS - 1));
+      for (const ms of sim.maxStaleness(INTERVAL)) expect(ms).toBeLessThanOrEqual(MAX_STALENESS);
+    });
+
     it('sends nothing while other traffic keeps arriving', async () => {
       let newest: number | undefined = Date.now();
       const keepAlive = setInterval(() => (newest = Date.now()), 20);
       const sent: HeartbeatPayload[] = [];
       const beat = new BroadcastHeartbeat(
-        { intervalMs: 1_000, jitter: 0.25, topic: 'hb', instanceId: 'x' },
+        { intervalMs: 1_000, jitter: 0.25, maxStalenessMs: 2_000, topic: 'hb', instanceId: 'x' },
         {
           newestTimestamp: () => newest,
           heartbeatsReceived: () => 0,
           lastHeartbeatAt: () => undefined,
+          lastHeartbeatTimestamp: () => undefined,
           groupId: () => 'g',
         },
         async (_t, p) => void sent.push(p),
@@ -303,11 +437,12 @@ describe(
     it('carries the group id and the instance id', async () => {
       const sent: HeartbeatPayload[] = [];
       const beat = new BroadcastHeartbeat(
-        { intervalMs: 1_000, jitter: 0.25, topic: 'hb', instanceId: 'i0' },
+        { intervalMs: 1_000, jitter: 0.25, maxStalenessMs: 2_000, topic: 'hb', instanceId: 'i0' },
         {
           newestTimestamp: () => undefined,
           heartbeatsReceived: () => 0,
           lastHeartbeatAt: () => undefined,
+          lastHeartbeatTimestamp: () => undefined,
           groupId: () => 'g-0',
         },
         async (_t, p) => void sent.push(p),
@@ -321,11 +456,12 @@ describe(
 
     it('stop() returns at once while a send is still in flight (it does not wait out its retries)', async () => {
       const beat = new BroadcastHeartbeat(
-        { intervalMs: 1_000, jitter: 0, topic: 'hb', instanceId: 'x' },
+        { intervalMs: 1_000, jitter: 0, maxStalenessMs: 2_000, topic: 'hb', instanceId: 'x' },
         {
           newestTimestamp: () => undefined,
           heartbeatsReceived: () => 0,
           lastHeartbeatAt: () => undefined,
+          lastHeartbeatTimestamp: () => undefined,
           groupId: () => 'g',
         },
         // A producer stuck in its retries: the send settles long after anyone wants to stop.

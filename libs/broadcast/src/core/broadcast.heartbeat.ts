@@ -7,6 +7,8 @@ import {
   settleUnlessAborted,
 } from '../shared/async.utils.js';
 import { ArrivalLateness } from './arrival-lateness.js';
+import { BACKUP_GUARD, heartbeatDelay, heartbeatWait, spreadPosition } from './heartbeat-timing.js';
+import { StaleSender } from './stale-sender.js';
 
 export interface HeartbeatSettings {
   intervalMs: number;
@@ -14,6 +16,8 @@ export interface HeartbeatSettings {
   /** Full topic name, prefix included. */
   topic: string;
   instanceId: string;
+  /** Health's bound (health.maxStalenessMs): backups replace a sender whose records look older. */
+  maxStalenessMs: number;
 }
 
 export interface HeartbeatSource {
@@ -27,6 +31,8 @@ export interface HeartbeatSource {
   heartbeatsReceived(): number;
   /** When the latest heartbeat (anyone's) was handed over here, in this host's clock. */
   lastHeartbeatAt(): number | undefined;
+  /** The latest heartbeat's own record timestamp, in its sender's clock: not clamped. */
+  lastHeartbeatTimestamp(): number | undefined;
   groupId(): string | undefined;
 }
 
@@ -45,57 +51,6 @@ export interface HeartbeatPayload {
 export type HeartbeatRole = 'incumbent' | 'backup' | 'newcomer';
 
 /**
- * Timers for a takeover are spread so that the earliest is alone whatever the number of
- * instances N: position x = 1 + ln(u) / ln(SPREAD_INSTANCES) for u uniform in (0, 1], clamped
- * at 0. The expected number of instances firing within a propagation delay d of the
- * earliest is about (d / window) · ln(SPREAD_INSTANCES), independent of N up to this size
- * (exponential feedback suppression, as in reliable-multicast NACK timers).
- */
-const SPREAD_INSTANCES = 1_000;
-/** Backups never fire in the first 40 % of their window: room for a late incumbent's send to arrive. */
-const BACKUP_GUARD = 0.4;
-
-/** Position in a takeover window, in [0, 1]: rarely early, mostly late. */
-export function spreadPosition(uniform: number): number {
-  const u = Math.min(1, Math.max(Number.MIN_VALUE, 1 - uniform));
-  return Math.max(0, 1 + Math.log(u) / Math.log(SPREAD_INSTANCES));
-}
-
-/**
- * The quiet gap (ms) an instance in `role` waits for before it sends, given its draw in
- * [0, 1). The incumbent: one interval. A backup: between 1 + 0.4 jitter and 1 + jitter
- * intervals, spread by `spreadPosition`. A newcomer: within jitter × interval of its start,
- * spread the same way, so a fleet that starts at once sends about one, not N.
- */
-export function heartbeatWait(
-  role: HeartbeatRole,
-  draw: number,
-  intervalMs: number,
-  jitter: number,
-): number {
-  const x = spreadPosition(draw);
-  if (role === 'incumbent') return intervalMs;
-  if (role === 'newcomer') return intervalMs * jitter * x;
-  return intervalMs * (1 + jitter * (BACKUP_GUARD + (1 - BACKUP_GUARD) * x));
-}
-
-/**
- * Milliseconds to wait before the next heartbeat, 0 meaning "send now": the wanted quiet gap
- * minus the shorter of "since anything was received" and "since we sent (or started)".
- */
-export function heartbeatDelay(
-  now: number,
-  newest: number | undefined,
-  lastSent: number | undefined,
-  wantMs: number,
-) {
-  // A timestamp from the future (clock skew between hosts) counts as just now, not later.
-  const sinceReceived = newest === undefined ? Infinity : Math.max(0, now - newest);
-  const sinceSent = lastSent === undefined ? Infinity : now - lastSent;
-  return Math.max(0, wantMs - Math.min(sinceReceived, sinceSent));
-}
-
-/**
  * Keeps broadcast traffic flowing so every instance can tell how fresh its view is, with
  * about one heartbeat per interval for the whole cluster whatever its size: the incumbent
  * sends, the others listen and only take over when it falls silent (see HeartbeatRole).
@@ -106,6 +61,8 @@ export class BroadcastHeartbeat {
   /** heartbeatsReceived() when our last heartbeat left: at most one more (our echo) = incumbent. */
   private receivedAtSend: number | undefined;
   private staysAfterCollision: boolean | undefined;
+  /** A sender whose clock is well ahead of ours was heard since our last send (see StaleSender). */
+  private outpaced = false;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
 
@@ -133,6 +90,8 @@ export class BroadcastHeartbeat {
   role(started: { newest: number | undefined; received: number }): HeartbeatRole {
     const received = this.source.heartbeatsReceived();
     if (this.receivedAtSend !== undefined) {
+      // Our records look stale next to that sender's, which is why it took over: it stays.
+      if (this.outpaced) return 'backup';
       // Our own echo may still be on its way (0) or back (1); more came from others too.
       const since = received - this.receivedAtSend;
       if (since <= 1) return 'incumbent';
@@ -165,6 +124,7 @@ export class BroadcastHeartbeat {
     // every heartbeat then shifts both ends alike, and only its variation (`lateness`) matters.
     const heard = { count: started.received, at: startedAt };
     const lateness = new ArrivalLateness(settings.intervalMs);
+    const stale = new StaleSender(settings.intervalMs, settings.maxStalenessMs);
     const pollMs = Math.max(20, (BACKUP_GUARD * settings.jitter * settings.intervalMs) / 2);
     let anchor = this.lastActivity(startedAt, heard.at);
     let draw = this.random();
@@ -174,6 +134,8 @@ export class BroadcastHeartbeat {
         heard.count = count;
         heard.at = this.source.lastHeartbeatAt() ?? Date.now();
         lateness.heard(heard.at);
+        const stamp = this.source.lastHeartbeatTimestamp();
+        if (stamp !== undefined && stale.outpaces(stamp, heard.at)) this.outpaced = true;
       }
       const activity = this.lastActivity(startedAt, heard.at);
       if (activity !== anchor) [anchor, draw] = [activity, this.random()];
@@ -184,7 +146,12 @@ export class BroadcastHeartbeat {
       // The incumbent counts from its own send: what it hears is mostly its own echo.
       const newest = this.source.newestTimestamp();
       const quietSince = role === 'incumbent' ? newest : Math.max(newest ?? -Infinity, heard.at);
-      const delay = heartbeatDelay(Date.now(), quietSince, this.lastSent ?? startedAt, want);
+      const now = Date.now();
+      let delay = heartbeatDelay(now, quietSince, this.lastSent ?? startedAt, want);
+      // A backup also judges quiet by health's measure: a sender whose records look stale (its
+      // clock lags) is replaced however regularly they arrive.
+      if (role === 'backup' && newest !== undefined)
+        delay = Math.min(delay, stale.takeoverAtMs(spreadPosition(draw)) - (now - newest));
       if (delay > 0) {
         // Backups look out for heartbeats while they wait, to know when they arrived.
         await pause(role === 'backup' ? Math.min(delay, pollMs) : delay, signal);
@@ -213,6 +180,7 @@ export class BroadcastHeartbeat {
         this.lastSent = sentAt;
         this.receivedAtSend = receivedBefore;
         this.staysAfterCollision = undefined;
+        this.outpaced = false;
         this.sent++;
         failures = 0;
         continue;

@@ -125,11 +125,13 @@ export class BroadcastEngine {
         ...o.heartbeat,
         topic: o.topicPrefix + o.heartbeat.topic,
         instanceId: o.instanceId,
+        maxStalenessMs: o.maxStalenessMs,
       },
       {
         newestTimestamp: () => this.dispatcher.newestTimestamp,
         heartbeatsReceived: () => this.dispatcher.heartbeats,
         lastHeartbeatAt: () => this.dispatcher.lastHeartbeatAt,
+        lastHeartbeatTimestamp: () => this.dispatcher.lastHeartbeatTimestamp,
         groupId: () => this.reader.groupId,
       },
       (topic, payload) =>
