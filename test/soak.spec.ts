@@ -1,8 +1,11 @@
 // The seeded chaos soak (scripts/soak.mjs), short and with a fixed seed: 5 engine processes
-// (PostgreSQL, MariaDB, lock-free) on the soak's own broker, faults for 1.5 minutes (SIGKILL and
-// restart, pg_terminate_backend of a lock session, a broker restart, a stray consumer in a live
-// group, a producer clock an hour off, proxy stalls). The soak judges every instance itself and
-// exits non-zero on a violation; this test runs it and asserts its summary.
+// (PostgreSQL, MariaDB, lock-free; services `billing` and `search`, two of them starting with a
+// replay window) on the soak's own broker; sequence records, transactions (committed and
+// aborted), service- and instance-targeted publishes with receipts; faults for 1.5 minutes
+// (SIGKILL and restart, lock loss on PostgreSQL or MariaDB while records stream, a broker
+// restart, a stray consumer in a live group, a producer clock an hour off, proxy stalls,
+// malformed receipt acks). The soak judges every instance itself and exits non-zero on a
+// violation; this test runs it and asserts its summary.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../scripts/kafka-cluster.mjs';
@@ -19,6 +22,15 @@ interface SoakSummary {
   gaps: number;
   replayed: number;
   twoInstancesInOneGroup: number;
+  shapes: {
+    targeted: Record<'expected' | 'received' | 'missed' | 'offTarget' | 'twice', number>;
+    receipts: { resolved: number };
+    replay: Record<'replayedRecords' | 'notReadThrough' | 'notCaughtUpOnQuietTopic', number>;
+    transactions: Record<'committed' | 'aborted' | 'abortedSeen', number>;
+    malformedAcks: { sent: number };
+    lockLosses: { moved: number };
+    unprovenHandlerCalls: number;
+  };
   violations: string[];
 }
 
@@ -54,5 +66,19 @@ describe('seeded chaos soak', () => {
     expect(summary.replayed).toBe(0);
     expect(summary.twoInstancesInOneGroup).toBe(0);
     expect(summary.deliveries).toBeGreaterThan(summary.acked);
+    // Every traffic shape ran, and each held.
+    const { shapes } = summary;
+    expect(shapes.targeted.expected).toBeGreaterThan(0);
+    expect(shapes.targeted).toMatchObject({ missed: 0, offTarget: 0, twice: 0 });
+    expect(shapes.targeted.received).toBe(shapes.targeted.expected);
+    expect(shapes.receipts.resolved).toBeGreaterThan(0);
+    expect(shapes.transactions.committed).toBeGreaterThan(0);
+    expect(shapes.transactions.aborted).toBeGreaterThan(0);
+    expect(shapes.transactions.abortedSeen).toBe(0);
+    expect(shapes.replay.replayedRecords).toBeGreaterThan(0);
+    expect(shapes.replay).toMatchObject({ notReadThrough: 0, notCaughtUpOnQuietTopic: 0 });
+    expect(shapes.malformedAcks.sent).toBeGreaterThan(0);
+    expect(shapes.lockLosses.moved).toBeGreaterThan(0);
+    expect(shapes.unprovenHandlerCalls).toBe(0);
   }, 480_000);
 });

@@ -1,6 +1,7 @@
 // The soak's engines: one child process per incarnation (test/support/instance.mjs, which
 // imports the BUILT library), restarted in the same slot after a kill. Each incarnation
-// records when it became ready and every record it handed to its handlers.
+// records when it became ready, every record it handed to its handlers (per topic), what it
+// published on command, and the warnings the shapes' verdicts look at.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,22 @@ export class Incarnation {
   events = 0;
   readyAt = undefined;
   failed = undefined;
-  /** { seq, offset, at } per delivered record, in order */
+  /** { seq, offset, at } per delivered `seq` record, in order */
   deliveries = [];
+  /** { id, tx, offset, at } per delivered `txn` record (transactional producer) */
+  txn = [];
+  /** { tid, offset, at } per delivered `targeted` record */
+  targeted = [];
+  /** Handler calls after a group join, before the reader was ready again: { topic, offset, state } */
+  unproven = [];
+  /** Its own publishes: id -> { startedAt, at, receipt } or { startedAt, at, failed } */
+  published = new Map();
+  /** When the consumer crashed and rejoined (its warning 'Broadcast consumer of … stopped') */
+  rejoins = [];
+  /** The replay window was not read through before the startup deadline (its warning). */
+  replayNotReadThrough = false;
+  /** Set when it started on a quiet transactional topic (TxnProducer.quietStart). */
+  quietStart = undefined;
   states = [];
   errors = [];
   exit = undefined;
@@ -45,6 +60,7 @@ export class Incarnation {
       }
     });
     this.child.stderr.on('data', (chunk) => this.errors.push(String(chunk).slice(0, 500)));
+    this.child.stdin.on('error', () => undefined); // writes to a process that just died
   }
 
   #line(text) {
@@ -58,11 +74,49 @@ export class Incarnation {
     if (e.event === 'ready') this.readyAt = e.at;
     else if (e.event === 'failed') this.failed = e.message;
     else if (e.event === 'state')
-      this.states.push({ state: e.state, groupId: e.groupId, at: e.at });
-    else if (e.event === 'message')
-      this.deliveries.push({ seq: e.payload?.seq, offset: e.offset, at: e.at });
+      this.states.push({ state: e.state, groupId: e.groupId, lockId: e.lockId, at: e.at });
+    else if (e.event === 'message') this.#message(e);
+    else if (e.event === 'published')
+      this.published.set(e.id, { startedAt: e.startedAt, at: e.at, receipt: e.receipt });
+    else if (e.event === 'publish-failed')
+      this.published.set(e.id, { startedAt: e.startedAt, at: e.at, failed: e.message });
     else if (e.event === 'log' && e.level === 'error')
       this.errors.push(String(e.message).slice(0, 300));
+    else if (e.event === 'log' && e.level === 'warn') this.#warning(String(e.message), e.at);
+  }
+
+  #message(e) {
+    if (e.unproven) this.unproven.push({ topic: e.topic, offset: e.offset, state: e.state });
+    if (e.topic === 'txn')
+      this.txn.push({
+        id: `${e.payload?.tx}.${e.payload?.i}`,
+        tx: e.payload?.tx,
+        offset: e.offset,
+        at: e.at,
+      });
+    else if (e.topic === 'targeted')
+      this.targeted.push({ tid: e.payload?.tid, offset: e.offset, at: e.at });
+    else this.deliveries.push({ seq: e.payload?.seq, offset: e.offset, at: e.at });
+  }
+
+  #warning(message, at) {
+    if (message.startsWith('Broadcast consumer of '))
+      this.rejoins.push({ at, message: message.slice(0, 300) });
+    if (message.includes('replay window was not read through')) this.replayNotReadThrough = true;
+  }
+
+  /** Publishes through this process's engine (see instance.mjs, command `publish`). */
+  publish(request) {
+    if (this.alive) this.child.stdin.write(`publish ${JSON.stringify(request)}\n`);
+  }
+
+  /** When it last handed a record (any topic) to its handlers. */
+  get lastDeliveryAt() {
+    return Math.max(
+      this.deliveries.at(-1)?.at ?? -Infinity,
+      this.txn.at(-1)?.at ?? -Infinity,
+      this.targeted.at(-1)?.at ?? -Infinity,
+    );
   }
 
   get alive() {
@@ -90,14 +144,32 @@ export class Incarnation {
   }
 }
 
-/** A named place in the fleet (lock mode fixed), holding its current incarnation. */
+/**
+ * A named place in the fleet (lock mode, service and replay window fixed), holding its current
+ * incarnation. The service is the engine's groupBaseName, what `to: { services }` targets.
+ */
 export class Slot {
   incarnations = [];
+  /** Called with every new incarnation, as soon as its process is spawned. */
+  onSpawn = undefined;
 
   constructor(name, lock, baseConfig) {
     this.name = name;
     this.lock = lock;
     this.baseConfig = baseConfig;
+  }
+
+  get service() {
+    return this.baseConfig.groupBaseName;
+  }
+
+  get prefix() {
+    return this.baseConfig.prefix;
+  }
+
+  /** Replay window (ms) on the `txn` topic that every incarnation starts with, if any. */
+  get replayMs() {
+    return this.baseConfig.replay?.txn;
   }
 
   get current() {
@@ -112,6 +184,7 @@ export class Slot {
       lock: this.lock,
     });
     this.incarnations.push(inc);
+    this.onSpawn?.(inc);
     return inc;
   }
 }

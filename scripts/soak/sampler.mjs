@@ -7,7 +7,11 @@
 export function startGroupSampler(
   admin,
   prefix,
-  { intervalMs = 500, lockFreeOverlapMs = 10_000 } = {},
+  {
+    intervalMs = 500,
+    lockFreeOverlapMs = 10_000,
+    isLockFree = (groupId) => groupId.includes('LFConsumer'),
+  } = {},
 ) {
   const overlaps = new Map(); // `${groupId}|${clients}` -> the current { first, last }
   const finished = [];
@@ -54,7 +58,7 @@ export function startGroupSampler(
                 overlaps.set(key, seen);
               }
               seen.last = at;
-              const lockFree = group.groupId.includes('LFConsumer');
+              const lockFree = isLockFree(group.groupId);
               if (!lockFree || seen.last - seen.first > lockFreeOverlapMs)
                 report.violations.push({
                   at,

@@ -12,7 +12,11 @@
 //   { event: 'loaded', pid }                              config read, DataSource open, engine built
 //   { event: 'ready', groupId, lockId, lockMode, startMs } start() resolved
 //   { event: 'state', state, groupId, lockId }            every change of state / group / lock id
-//   { event: 'message', topic, payload, partition, offset, key, at }
+//   { event: 'message', topic, payload, partition, offset, key, at, unproven? }
+//        unproven: true (with the reader's `state`) when the handler ran after a group join and
+//        before the reader was `ready` again: before exclusivity was proven
+//   { event: 'published', id, startedAt, receipt? }       a 'publish' command resolved
+//   { event: 'publish-failed', id, startedAt, message }   a 'publish' command rejected
 //   { event: 'status', id?, ...status, healthy, maxStalenessMs, heartbeatsSent }   on 'status' / 'watch'
 //   { event: 'log', level, message }                      the engine's log lines
 //   { event: 'failed', message }                          startup failed (the process then exits 1)
@@ -24,6 +28,7 @@
 //   status [id]      one status line, echoing id
 //   watch <ms>       a status line every <ms> ms (0 stops it)
 //   stop             graceful stop, like SIGTERM
+//   publish <json>   { id, topic, payload, to?, receipts? } through engine.publisher.publish
 // SIGTERM / SIGINT / stdin closing (the test runner died): graceful stop, exit 0.
 import { DataSource } from 'typeorm';
 
@@ -108,6 +113,8 @@ function engineOptions() {
       ? { health: { maxStalenessMs: config.maxStalenessMs } }
       : {}),
     ...(config.topicOptions ? { topics: config.topicOptions } : {}),
+    ...(config.groupBaseName !== undefined ? { groupBaseName: config.groupBaseName } : {}),
+    ...(config.replay ? { replay: config.replay } : {}),
   };
 }
 
@@ -132,10 +139,13 @@ function status(extra = {}) {
   };
 }
 
+// A group was joined (the engine's internal 'joined' step) since the reader was last seen `ready`.
+let joinedSinceReady = false;
 let lastState;
 const stateTimer = setInterval(() => {
   if (!engine) return;
   const { state, groupId, lockId } = engine.reader.status();
+  if (state === 'ready') joinedSinceReady = false;
   const key = `${state}|${groupId}|${lockId}`;
   if (key !== lastState) {
     lastState = key;
@@ -193,6 +203,32 @@ function shutdown(code = 0) {
   return stopping;
 }
 
+// A publish through the engine, answered by one 'published' or 'publish-failed' line.
+async function publish(json) {
+  let request;
+  try {
+    request = JSON.parse(json);
+  } catch {
+    emit({ event: 'log', level: 'warn', message: `publish: not JSON: ${json}` });
+    return;
+  }
+  const startedAt = Date.now();
+  try {
+    const receipt = await engine.publisher.publish(request.topic, request.payload, {
+      ...(request.to ? { to: request.to } : {}),
+      ...(request.receipts ? { receipts: request.receipts } : {}),
+    });
+    emit({ event: 'published', id: request.id, startedAt, ...(receipt ? { receipt } : {}) });
+  } catch (error) {
+    emit({
+      event: 'publish-failed',
+      id: request.id,
+      startedAt,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
 function command(line) {
   const [name, arg] = line.trim().split(/\s+/, 2);
   switch (name) {
@@ -212,6 +248,9 @@ function command(line) {
     }
     case 'stop':
       void shutdown(0);
+      return;
+    case 'publish':
+      if (engine) void publish(line.trim().slice('publish'.length).trim());
       return;
     default:
       emit({ event: 'log', level: 'warn', message: `unknown command: ${line}` });
@@ -243,9 +282,16 @@ process.stdin.on('end', () => void shutdown(0));
 const lockKind = config.lock ?? 'none';
 const dsOptions = dataSourceOptions(lockKind);
 if (dsOptions) dataSource = await new DataSource(dsOptions).initialize();
-engine = new BroadcastEngine(engineOptions(), { dataSource, logger });
+// The engine's internal step hook: only 'joined' is watched, to tell unproven handler calls.
+const probe = (step) => {
+  if (step === 'joined') joinedSinceReady = true;
+};
+engine = new BroadcastEngine(engineOptions(), { dataSource, logger, probe });
 for (const topic of config.topics ?? []) {
   engine.on(topic, (payload, message) => {
+    const { state } = engine.reader.status();
+    if (state === 'ready') joinedSinceReady = false;
+    const unproven = state !== 'ready' && joinedSinceReady ? { unproven: true, state } : {};
     emit({
       event: 'message',
       topic,
@@ -253,6 +299,7 @@ for (const topic of config.topics ?? []) {
       partition: message.partition,
       offset: message.offset,
       key: message.key,
+      ...unproven,
     });
   });
 }

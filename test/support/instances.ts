@@ -45,6 +45,10 @@ export interface InstanceConfig {
   debug?: boolean;
   /** This process's clock is off by this much (negative: behind), record timestamps included. */
   clockOffsetMs?: number;
+  /** The engine's groupBaseName: its service, for targeting. */
+  groupBaseName?: string;
+  /** The engine's replay option: a window in ms per logical topic. */
+  replay?: Record<string, number>;
 }
 
 export interface InstanceEvent {
