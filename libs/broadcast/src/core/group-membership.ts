@@ -63,11 +63,6 @@ export class GroupMembership implements GroupConsumerListener {
   private readonly abort = new AbortController();
   /** Verified as the only member in some generation: the group is ours, newcomers must yield. */
   private established = false;
-  /**
-   * No member of another instance was found in some generation (ours alone, or with a member of
-   * this instance's that is still expiring): records may reach the handlers from then on.
-   */
-  private provenOurs = false;
   /** This generation's leader, as the coordinator chose it (the same answer for every member). */
   private leader = false;
   private contestTimer: NodeJS.Timeout | undefined;
@@ -130,20 +125,19 @@ export class GroupMembership implements GroupConsumerListener {
    * before the verification is held until it ends. If the group is refused, or a new generation
    * or HOLD_MS comes first, the record is dropped without moving any position (and, while the
    * membership lives, its partition is sought back there), so the group that is finally held
-   * hands it over once. A member proven to hold the group for this instance keeps reading
-   * through later rebalances: the group is its own, and positions are the engine's, whoever
-   * else briefly shares it. So does a rejoined member next to its own predecessor that is still
-   * expiring: that member hands nothing over.
+   * hands it over once. A member once proven alone keeps reading through later rebalances: the
+   * group is its own, and positions are the engine's, whoever else briefly shares it. A
+   * rejoined member waits, like any other, until its own expiring predecessor is gone.
    */
   private readonly sink: RecordSink = (topic, partition, record) => {
-    if (this.provenOurs && !this.stopped) return this.ctx.sink(topic, partition, record);
+    if (this.established && !this.stopped) return this.ctx.sink(topic, partition, record);
     if (this.stopped) return;
     const proof = this.proof.promise;
     let timer: NodeJS.Timeout | undefined;
     const held = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, HOLD_MS, false)));
     return Promise.race([proof, held]).then((proven) => {
       clearTimeout(timer);
-      if (proven && this.provenOurs && !this.stopped)
+      if (proven && this.established && !this.stopped)
         return this.ctx.sink(topic, partition, record);
       if (!this.stopped)
         this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition));
@@ -243,11 +237,9 @@ export class GroupMembership implements GroupConsumerListener {
       if (foreign.length > 0) return this.collided(foreign);
       // A describe that does not list us yet saw the group before our join completed.
       if (!members.includes(this.memberId!)) continue;
-      this.provenOurs = true;
-      this.proof.resolve(true);
       if (members.length > 1) {
         this.ctx.logger.log(
-          `Waiting for an earlier member of ${this.groupId} to expire before it is ready (reading meanwhile: that member is ours)`,
+          `Waiting for an earlier member of ${this.groupId} to expire before reading`,
         );
         return;
       }
@@ -255,6 +247,7 @@ export class GroupMembership implements GroupConsumerListener {
       this.established = true;
       clearTimeout(this.contestTimer);
       this.contestTimer = undefined;
+      this.proof.resolve(true);
       return this.announceIfReady();
     }
     if (!this.stopped && generation === this.generation) {
