@@ -127,6 +127,8 @@ export class BroadcastReader {
       if (this.claim !== claim || claim.value.membership !== membership) return;
       if (verdict.kind === 'ready') return this.becomeReady(claim);
       this.state = 'recovering';
+      // Leaving or rejoining either way: no handler runs on this membership any more.
+      void membership.stop();
       if (verdict.kind === 'foreign') {
         const reason = `member(s) ${verdict.memberIds.join(', ')} of another instance joined`;
         this.transitions.schedule(() => this.moveAway(claim, reason));
@@ -141,6 +143,7 @@ export class BroadcastReader {
     if (this.state !== 'ready' && this.problem.current() === undefined)
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
+    claim.value.membership.handOver();
     this.ready.resolve();
   }
 

@@ -66,7 +66,12 @@ export class GroupMembership implements GroupConsumerListener {
   /** This generation's leader, as the coordinator chose it (the same answer for every member). */
   private leader = false;
   private contestTimer: NodeJS.Timeout | undefined;
-  /** Settles true once this generation is proven exclusive, false when it ends without that. */
+  /**
+   * Set by the reader once it adopted this membership as ready (handOver): from then on records
+   * go to the handlers, in this generation and the later ones.
+   */
+  private handingOver = false;
+  /** Settles true at handOver(), false when this generation ends before that. */
   private proof: Deferred<boolean> = settled(false);
   private observer: (verdict: MembershipVerdict) => void = () => {};
 
@@ -120,6 +125,17 @@ export class GroupMembership implements GroupConsumerListener {
   }
 
   /**
+   * The reader took this membership over as ready: records fetched from now on, and those held
+   * until now, go to the handlers. Called once the verdict `ready` was adopted (not at the
+   * verification itself), so that no handler runs while the reader still reports another state.
+   */
+  handOver(): void {
+    if (this.stopped) return;
+    this.handingOver = true;
+    this.proof.resolve(true);
+  }
+
+  /**
    * Nothing reaches the handlers before this membership proved that it is alone in the group:
    * the client fetches as soon as it joined (seeks apply at once), so a record that arrives
    * before the verification is held until it ends. If the group is refused, or a new generation
@@ -130,14 +146,14 @@ export class GroupMembership implements GroupConsumerListener {
    * rejoined member waits, like any other, until its own expiring predecessor is gone.
    */
   private readonly sink: RecordSink = (topic, partition, record) => {
-    if (this.established && !this.stopped) return this.ctx.sink(topic, partition, record);
+    if (this.handingOver && !this.stopped) return this.ctx.sink(topic, partition, record);
     if (this.stopped) return;
     const proof = this.proof.promise;
     let timer: NodeJS.Timeout | undefined;
     const held = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, HOLD_MS, false)));
     return Promise.race([proof, held]).then((proven) => {
       clearTimeout(timer);
-      if (proven && this.established && !this.stopped)
+      if (proven && this.handingOver && !this.stopped)
         return this.ctx.sink(topic, partition, record);
       if (!this.stopped)
         this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition));
@@ -247,7 +263,6 @@ export class GroupMembership implements GroupConsumerListener {
       this.established = true;
       clearTimeout(this.contestTimer);
       this.contestTimer = undefined;
-      this.proof.resolve(true);
       return this.announceIfReady();
     }
     if (!this.stopped && generation === this.generation) {
