@@ -12,6 +12,7 @@ export {
 export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
 export type { ResolvedBroadcastOptions } from './core/broadcast-options.resolver.js';
 export type { ResolvedFeatureOptions } from './core/feature-options.resolver.js';
+export type { ResolvedFailureOptions } from './core/failure-options.resolver.js';
 export { BroadcastAllocationError } from './errors/broadcast-allocation.error.js';
 export { BroadcastOptionsError } from './errors/broadcast-options.error.js';
 export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
