@@ -35,7 +35,8 @@ export type MessageSettled = (failures: readonly string[]) => void;
  * meanwhile, so a retried message may be handled after later ones. Once the last attempt
  * failed (or no retry could be taken: `maxPendingRetries`), the failure is final: logged,
  * counted `exhausted`, reported to the message's receipt and handed to the FailureOutlets
- * (hook, dead letter).
+ * (hook, dead letter). Calls are never cancelled: a retry after a timeout may overlap the call
+ * that timed out.
  */
 export class HandlerCalls {
   /** Calls (attempts) that threw, rejected or timed out, retried ones included. */
