@@ -242,7 +242,8 @@ export class HandlerCalls {
       partition: message.partition,
       offset: message.offset,
       handler: handler.name,
-      attempt: call.attempt,
+      // Only for handlers with retries: the fields of a plain handler's failure stay as they were.
+      ...(policy.attempts > 1 && { attempt: call.attempt, attempts: policy.attempts }),
       reason: errorMessage(error),
     };
     try {
