@@ -50,7 +50,9 @@ export class BroadcastExplorer implements OnModuleInit {
       }
       const handle = (instance![methodName] as Function).bind(instance);
       for (const { topics, options } of entries) {
-        for (const topic of topics) this.engine.on(topic, handle, options.name ?? name);
+        // Checks the handler's options: an invalid retry or timeout fails the startup here.
+        for (const topic of topics)
+          this.engine.on(topic, handle, { ...options, name: options.name ?? name });
       }
     }
     return scoped;

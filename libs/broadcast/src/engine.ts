@@ -12,11 +12,14 @@ export {
 export { BroadcastPublisher, type PublishOptions } from './core/broadcast.publisher.js';
 export type { ResolvedBroadcastOptions } from './core/broadcast-options.resolver.js';
 export type { ResolvedFeatureOptions } from './core/feature-options.resolver.js';
+export type { ResolvedFailureOptions } from './core/failure-options.resolver.js';
 export { BroadcastAllocationError } from './errors/broadcast-allocation.error.js';
 export { BroadcastOptionsError } from './errors/broadcast-options.error.js';
 export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
+export { DeadLetterHeaders } from './core/dead-letter-record.js';
 export type * from './interfaces/advisory-lock.interface.js';
 export type * from './interfaces/advisory-lock-factory.interface.js';
+export type * from './interfaces/broadcast-failure-policy.interface.js';
 export type * from './interfaces/broadcast-kafka-options.interface.js';
 export type * from './interfaces/broadcast-instrumentation.interface.js';
 export type * from './interfaces/broadcast-logger.interface.js';

@@ -411,6 +411,37 @@ const cases: Case[] = [
     option: 'topics.replicationFactor',
     message: /"topics\.replicationFactor": expected an integer from 1.*got 0/,
   },
+  // failure policy
+  {
+    title: 'onHandlerError not a function',
+    options: withOptions({ onHandlerError: 'log' }),
+    option: 'onHandlerError',
+    message: /"onHandlerError": expected a function \(error, context\), got "log"/,
+  },
+  {
+    title: 'deadLetter a string',
+    options: withOptions({ deadLetter: 'dlt' }),
+    option: 'deadLetter',
+    message: /"deadLetter": expected \{ topic: string \} or false, got "dlt"/,
+  },
+  {
+    title: 'deadLetter without a topic',
+    options: withOptions({ deadLetter: {} }),
+    option: 'deadLetter.topic',
+    message: NON_EMPTY_NAME_RULE,
+  },
+  {
+    title: 'deadLetter.topic with a space',
+    options: withOptions({ deadLetter: { topic: 'dead letters' } }),
+    option: 'deadLetter.topic',
+    message: NAME_RULE,
+  },
+  {
+    title: 'maxPendingRetries 0',
+    options: withOptions({ maxPendingRetries: 0 }),
+    option: 'maxPendingRetries',
+    message: /"maxPendingRetries": expected an integer from 1 to 1000000, got 0/,
+  },
 ];
 
 describe('resolveBroadcastOptions', () => {
@@ -463,6 +494,9 @@ describe('resolveBroadcastOptions', () => {
       receipts: { topic: 'broadcast.receipts.v1' },
       replay: new Map(),
       telemetry: { traces: true, metrics: true },
+      onHandlerError: undefined,
+      deadLetter: false,
+      maxPendingRetries: 1_000,
     });
   });
 
@@ -487,8 +521,12 @@ describe('resolveBroadcastOptions', () => {
       },
       topics: { numPartitions: 3, replicationFactor: 2 },
       instanceId: 'me',
+      deadLetter: { topic: 'svc.dlt' },
+      maxPendingRetries: 7,
     });
     expect(resolved).toMatchObject({
+      deadLetter: { topic: 'svc.dlt' },
+      maxPendingRetries: 7,
       kafka: { brokers, clientId: 'x' },
       topicPrefix: 'svc.prod_1-',
       groupBaseName: 'cache.Evict',

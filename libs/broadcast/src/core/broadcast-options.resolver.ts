@@ -4,6 +4,7 @@ import * as D from './broadcast.defaults.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
 import { resolveConsumer } from './consumer-options.resolver.js';
+import { resolveFailureOptions, type ResolvedFailureOptions } from './failure-options.resolver.js';
 import { resolveFeatureOptions, type ResolvedFeatureOptions } from './feature-options.resolver.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { AdvisoryLockFactory } from '../interfaces/advisory-lock-factory.interface.js';
@@ -11,7 +12,7 @@ import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 
 /** Options with every default filled in and every value checked. */
-export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions {
+export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions, ResolvedFailureOptions {
   kafka: BroadcastKafkaOptions;
   topicPrefix: string;
   groupBaseName: string | undefined;
@@ -59,6 +60,7 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
   }
   return {
     ...resolveFeatureOptions(options),
+    ...resolveFailureOptions(options),
     kafka: resolveKafka(options.kafka),
     topicPrefix: name('topicPrefix', options.topicPrefix, ''),
     groupBaseName:

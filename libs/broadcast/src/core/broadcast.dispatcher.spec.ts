@@ -115,3 +115,35 @@ describe('BroadcastDispatcher: the one guard of positions', () => {
     expect(d.refused).toBe(1);
   });
 });
+
+describe('BroadcastDispatcher: retries keep the positions', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('a retry calls the handler again from memory: the position advanced once, a redelivery is still refused', async () => {
+    const positions = new ReadPositions();
+    const registry = new BroadcastHandlerRegistry();
+    const calls: number[] = [];
+    let failuresLeft = 1;
+    const policy = { attempts: 2, backoffMs: 50, maxBackoffMs: 50, timeoutMs: 100 };
+    const flaky = (payload: unknown) => {
+      calls.push((payload as { n: number }).n);
+      if (failuresLeft-- > 0) throw new Error('down');
+    };
+    registry.add('t', flaky, 'flaky', policy);
+    const settings = { topicPrefix: 'p.', heartbeatTopic: 'hb', handlerTimeoutMs: 100 };
+    const d = new BroadcastDispatcher(registry, settings, silent, positions);
+    await d.sink('p.t', 0, record(0, { n: 0 }));
+    await d.sink('p.t', 0, record(1, { n: 1 }));
+    expect(calls).toEqual([0, 1]);
+    expect(positions.positionOf('p.t', 0)).toBe('2');
+    await vi.advanceTimersByTimeAsync(50);
+    expect(calls).toEqual([0, 1, 0]);
+    expect(positions.positionOf('p.t', 0)).toBe('2');
+    // The client hands record 0 over again: refused, whatever the retries did.
+    await d.sink('p.t', 0, record(0, { n: 0 }));
+    expect(calls).toEqual([0, 1, 0]);
+    expect(d.refused).toBe(1);
+    expect(d.handlerCalls).toMatchObject({ failed: 1, retries: 1, exhausted: 0 });
+  });
+});

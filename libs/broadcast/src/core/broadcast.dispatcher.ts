@@ -8,6 +8,7 @@ import type { IncomingRecord } from '../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
 import type { Admission, DispatchGate } from './dispatch-gate.js';
+import type { FailureOutlets } from './failure-outlets.js';
 import { HandlerCalls } from './handler-calls.js';
 import { isThenable, toMessage } from './incoming-message.js';
 import { ReadPositions } from './read-positions.js';
@@ -16,6 +17,8 @@ export interface DispatcherSettings {
   topicPrefix: string;
   heartbeatTopic: string;
   handlerTimeoutMs: number;
+  /** Retries pending at most (default DEFAULT_MAX_PENDING_RETRIES). */
+  maxPendingRetries?: number;
 }
 
 /**
@@ -66,7 +69,7 @@ export class BroadcastDispatcher {
     readonly positions: ReadPositions = new ReadPositions(),
   ) {
     this.fullHeartbeatTopic = settings.topicPrefix + settings.heartbeatTopic;
-    this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger);
+    this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger, settings.maxPendingRetries);
   }
 
   /** A logger, instrumentation or validator that threw around a record: contained, counted. */
@@ -74,9 +77,19 @@ export class BroadcastDispatcher {
     return this.contained + this.calls.internalErrors;
   }
 
-  /** Handler calls that threw, rejected or timed out. */
+  /** Handler calls that threw, rejected or timed out (each attempt counted). */
   get failed(): number {
     return this.calls.failed;
+  }
+
+  /** The handler calls and their failure policy: retries, final failures, outlets. */
+  get handlerCalls(): HandlerCalls {
+    return this.calls;
+  }
+
+  /** Where final handler failures go (hook, dead letter); set by the engine. */
+  set outlets(outlets: FailureOutlets) {
+    this.calls.outlets = outlets;
   }
 
   /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
@@ -127,11 +140,11 @@ export class BroadcastDispatcher {
     const handlers = this.registry.handlersFor(topic);
     if (!handlers) return;
     const message = toMessage(topic, partition, record, timestamp, payload);
-    if (!this.gate) return this.calls.invoke(handlers, message);
+    if (!this.gate) return this.calls.invoke(handlers, message, record);
     const admission = this.gate.admit(message);
     return isThenable(admission)
-      ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, a))
-      : this.admitted(handlers, message, admission);
+      ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, record, a))
+      : this.admitted(handlers, message, record, admission);
   }
 
   /** An exception from around the handlers (they are contained in HandlerCalls): logged, counted. */
@@ -148,13 +161,17 @@ export class BroadcastDispatcher {
     }
   }
 
-  /** Runs the handlers the gate let through, then reports their failures to it. */
+  /**
+   * Runs the handlers the gate let through and reports their failures to it once each has its
+   * final outcome: a receipt waits for a handler's retries, the partition does not.
+   */
   private admitted(
     handlers: readonly RegisteredHandler[],
     message: BroadcastMessage,
+    record: IncomingRecord,
     admission: Admission,
   ): void | Promise<void> {
-    if (admission === undefined) return this.calls.invoke(handlers, message);
+    if (admission === undefined) return this.calls.invoke(handlers, message, record);
     if ('skip' in admission) {
       if (admission.skip === 'filtered') return void this.filtered++;
       this.invalid++;
@@ -168,13 +185,7 @@ export class BroadcastDispatcher {
       return admission.settled?.(admission.issues.map((i) => `invalid payload: ${i}`));
     }
     const admitted = { ...message, payload: admission.payload };
-    const { settled } = admission;
-    if (!settled) return this.calls.invoke(handlers, admitted);
-    const failures: string[] = [];
-    this.calls.failuresOf.set(admitted, failures);
-    const running = this.calls.invoke(handlers, admitted);
-    if (!running) return settled(failures);
-    return running.then(() => settled(failures));
+    return this.calls.invoke(handlers, admitted, record, admission.settled);
   }
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {

@@ -1,6 +1,7 @@
 import type { BroadcastLogFields } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastState, BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
 import type { Claim, ReaderDeps } from './broadcast-reader.types.js';
+import type { HandlerCalls } from './handler-calls.js';
 
 /**
  * The reader's status(): its state and claim, the pool as the allocator saw it and the
@@ -30,6 +31,7 @@ export function readerStatus(
     invalid: dispatcher.invalid,
     refused: dispatcher.refused,
     internalErrors: dispatcher.internalErrors,
+    ...failureCounts(dispatcher.handlerCalls),
     passedOver: deps.positions.passedOver,
     rewinds: deps.positions.rewinds,
     ...(problem !== undefined && { problem }),
@@ -39,4 +41,18 @@ export function readerStatus(
 /** The fields of a log line about what happened to a claimed group. */
 export function claimFields(claim: Claim, reason: string): BroadcastLogFields {
   return { group: claim.groupId, lockId: claim.id, reason };
+}
+
+/** The failure policy's counters (see BroadcastStatus). */
+function failureCounts(calls: HandlerCalls) {
+  const outlets = calls.outlets;
+  return {
+    retries: calls.retries,
+    exhausted: calls.exhausted,
+    retriesShed: calls.retriesShed,
+    retriesPending: calls.scheduler.pending,
+    deadLettered: outlets?.deadLettered ?? 0,
+    deadLetterFailures: outlets?.deadLetterFailures ?? 0,
+    hookFailures: outlets?.hookFailures ?? 0,
+  };
 }

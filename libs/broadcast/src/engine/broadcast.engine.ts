@@ -2,6 +2,7 @@ import {
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../core/broadcast.defaults.js';
+import type { BroadcastHandlerOptions } from '../interfaces/broadcast-failure-policy.interface.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
@@ -29,6 +30,8 @@ import { BroadcastPublisher } from '../core/broadcast.publisher.js';
 import { BroadcastReader } from '../core/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
 import { BroadcastRoster } from '../core/broadcast-roster.js';
+import { FailureOutlets } from '../core/failure-outlets.js';
+import { resolveHandlerPolicy } from '../core/handler-policy.js';
 import { ReadPositions } from '../core/read-positions.js';
 
 /**
@@ -52,6 +55,8 @@ export class BroadcastEngine {
   private readonly kafka: KafkaPort;
   private readonly locks = new LockBinding();
   private readonly dispatcher: BroadcastDispatcher;
+  /** Where a handler's final failure goes: `onHandlerError` and the dead-letter topic. */
+  private readonly outlets: FailureOutlets;
   /** Where every partition is read from: the engine's, never the broker's committed offsets. */
   private readonly positions = new ReadPositions();
   /** Roster, receipts, replay window and schemas (see EngineFeatures). */
@@ -89,6 +94,17 @@ export class BroadcastEngine {
       deps.probe,
     );
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
+    this.dispatcher.outlets = this.outlets = new FailureOutlets(
+      {
+        instanceId: o.instanceId,
+        topicPrefix: o.topicPrefix,
+        hook: o.onHandlerError,
+        deadLetterTopic: o.deadLetter ? o.topicPrefix + o.deadLetter.topic : undefined,
+        timeoutMs: o.handlerTimeoutMs,
+      },
+      (topic, records) => this.kafka.send(topic, records),
+      logger,
+    );
     const features = (this.features = new EngineFeatures(o, this.kafka, logger));
     features.wire(this.registry, () => this.startedAt);
     this.reader = new BroadcastReader(
@@ -144,11 +160,24 @@ export class BroadcastEngine {
   /**
    * Registers a handler; call before start(). With a definition that has a schema, payloads
    * that fail it are logged, counted `invalid` and not handed to any handler of the topic.
+   * The third argument is the handler's name, or its options: `name`, `retry: { attempts,
+   * backoffMs, maxBackoffMs }` and `timeoutMs` (see BroadcastHandlerOptions); invalid options
+   * throw a BroadcastOptionsError naming the option and the handler.
    */
-  on<T = unknown>(topic: BroadcastTopic<T>, handler: BroadcastHandler<T>, name?: string): this {
+  on<T = unknown>(
+    topic: BroadcastTopic<T>,
+    handler: BroadcastHandler<T>,
+    nameOrOptions?: string | BroadcastHandlerOptions,
+  ): this {
     const logical = topicName(topic);
+    const options = typeof nameOrOptions === 'object' ? nameOrOptions : { name: nameOrOptions };
+    const name = options.name ?? (handler.name || 'anonymous handler');
+    const policy = resolveHandlerPolicy(name, options, {
+      handlerTimeoutMs: this.options.handlerTimeoutMs,
+      sessionTimeoutMs: this.options.consumer.sessionTimeoutMs,
+    });
     if (typeof topic !== 'string' && topic.schema) this.features.schemas.set(logical, topic.schema);
-    this.registry.add(logical, handler as BroadcastHandler, name);
+    this.registry.add(logical, handler as BroadcastHandler, name, policy);
     return this;
   }
 
@@ -168,8 +197,7 @@ export class BroadcastEngine {
     this.startedAt = Date.now();
     const deadline = this.startedAt + this.options.startupTimeoutMs;
     // With a replay window, ready also means the replayed records were handed to the handlers.
-    const reading = this.reader
-      .start()
+    const reading = Promise.all([this.reader.start(), this.ensureDeadLetterTopic()])
       .then(() => this.features.replay.caughtUp(this.positions, deadline, this.stopSignal.signal))
       .then(() => this.throwIfStopped());
     this.reading = reading.catch(() => undefined);
@@ -199,6 +227,9 @@ export class BroadcastEngine {
       // nothing it set going outlives stop().
       await this.reading;
       this.features.receipts?.stop();
+      // Waiting retries end as final failures; their hooks and dead letters get one bound.
+      this.dispatcher.handlerCalls.scheduler.stop();
+      await this.outlets.settled(this.options.handlerTimeoutMs);
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
     })();
@@ -207,6 +238,13 @@ export class BroadcastEngine {
 
   private throwIfStopped(): void {
     if (this.stopSignal.signal.aborted) throw new Error(BroadcastMessages.stopped());
+  }
+
+  /** The dead-letter topic is created with the others, never read by this engine. */
+  private async ensureDeadLetterTopic(): Promise<void> {
+    const { deadLetter, topicPrefix } = this.options;
+    if (deadLetter)
+      await this.kafka.admin.ensureTopics([topicPrefix + deadLetter.topic], this.stopSignal.signal);
   }
 
   private instrumented(): InstrumentedParts {

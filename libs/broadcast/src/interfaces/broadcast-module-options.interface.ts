@@ -1,5 +1,9 @@
 import type { AdvisoryLockFactory } from './advisory-lock-factory.interface.js';
 import type { AdvisoryLockProvider } from './advisory-lock.interface.js';
+import type {
+  BroadcastDeadLetterOptions,
+  HandlerErrorHook,
+} from './broadcast-failure-policy.interface.js';
 import type { BroadcastKafkaOptions } from './broadcast-kafka-options.interface.js';
 
 /** Where the advisory locks come from: a lock provider of your own, or a TypeORM DataSource. */
@@ -94,4 +98,23 @@ export interface BroadcastModuleOptions {
    * `traces: false` for high-rate topics: each span costs about as much as consuming the message.
    */
   telemetry?: { traces?: boolean; metrics?: boolean } | false;
+  /**
+   * Called once per message and handler whose last attempt failed (after its retries, see
+   * `@OnBroadcast(topic, { retry })`), with the error and the topic, handler, message and
+   * attempts. Bounded by `handlerTimeoutMs` and contained: a failing hook is logged and counted
+   * (`hookFailures`). Default: none.
+   */
+  onHandlerError?: HandlerErrorHook;
+  /**
+   * A dead-letter topic: once a handler's last attempt failed, the original record (key, value
+   * bytes, headers) is published there with `x-broadcast-dlt-*` headers naming the topic,
+   * partition, offset, handler, error, attempts and instance. Default: none.
+   */
+  deadLetter?: BroadcastDeadLetterOptions | false;
+  /**
+   * Retries waiting or running in the background at most, for this engine (default 1000).
+   * A failure that finds them all taken is not retried: it goes to `onHandlerError` and the
+   * dead-letter topic at once, counted in `retriesShed`.
+   */
+  maxPendingRetries?: number;
 }

@@ -17,7 +17,25 @@ export interface BroadcastStatus {
   received: number;
   /** Heartbeats received (from every instance, this one included). */
   heartbeats: number;
+  /** Handler calls that threw, rejected or timed out; each attempt of a retried handler counts. */
   failed: number;
+  /** Handler calls scheduled again after a failure (handler option `retry`). */
+  retries: number;
+  /**
+   * Handlers of a message whose last attempt failed: final failures, each handed once to
+   * `onHandlerError` and the dead-letter topic. Without `retry`, equal to `failed`.
+   */
+  exhausted: number;
+  /** Failures not retried because `maxPendingRetries` retries were pending (final at once). */
+  retriesShed: number;
+  /** Retries waiting for their backoff or running now. */
+  retriesPending: number;
+  /** Records published to the dead-letter topic. */
+  deadLettered: number;
+  /** Dead letters the broker did not take (refused, or not within handlerTimeoutMs): logged. */
+  deadLetterFailures: number;
+  /** `onHandlerError` calls that threw, rejected or took longer than handlerTimeoutMs: logged. */
+  hookFailures: number;
   skipped: number;
   /** Broadcasts targeted at other instances (skipped before any handler). */
   filtered: number;

@@ -127,12 +127,19 @@ export interface OutgoingRecord {
   headers?: Record<string, string>;
 }
 
+/** A record copied as it was received (a dead letter): key, value bytes and headers kept. */
+export interface RawOutgoingRecord {
+  key: Buffer | string | null;
+  value: Buffer | string | null;
+  headers?: Record<string, Buffer | string | (Buffer | string)[]>;
+}
+
 export interface KafkaPort {
   readonly admin: KafkaAdminPort;
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort;
   /** Describes this instance in every group it joins (member user data), for the roster. */
   memberUserData?: () => string;
   /** Resolves once the broker acknowledged every record (acks = all). */
-  send(topic: string, records: OutgoingRecord[]): Promise<void>;
+  send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void>;
   disconnect(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type {
   GroupConsumerSpec,
   KafkaPort,
   OutgoingRecord,
+  RawOutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
@@ -63,7 +64,7 @@ export class KafkajsAdapter implements KafkaPort {
     );
   }
 
-  async send(topic: string, records: OutgoingRecord[]): Promise<void> {
+  async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
     const connecting = this.connectedProducer();
     try {
       const producer = await connecting;

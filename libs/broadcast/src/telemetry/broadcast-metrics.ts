@@ -98,6 +98,25 @@ export class BroadcastMetrics {
     const rewinds = meter.createObservableCounter('broadcast.rewinds', {
       description: "Times the log ended before this instance's position (truncation)",
     });
+    // The failure policy (handler option `retry`, module options onHandlerError and deadLetter).
+    const retries = meter.createObservableCounter('broadcast.handler.retries', {
+      description: 'Handler calls scheduled again after a failure',
+    });
+    const exhausted = meter.createObservableCounter('broadcast.handler.exhausted', {
+      description: 'Handlers of a message whose last attempt failed (final failures)',
+    });
+    const retriesShed = meter.createObservableCounter('broadcast.handler.retries_shed', {
+      description: 'Failures not retried because maxPendingRetries retries were pending',
+    });
+    const deadLettered = meter.createObservableCounter('broadcast.dead_letter.published', {
+      description: 'Records published to the dead-letter topic',
+    });
+    const deadLetterFailures = meter.createObservableCounter('broadcast.dead_letter.failed', {
+      description: 'Dead letters the broker did not take',
+    });
+    const hookFailures = meter.createObservableCounter('broadcast.hook.failed', {
+      description: 'onHandlerError calls that threw, rejected or timed out',
+    });
     const sent = meter.createObservableCounter('broadcast.heartbeats.sent', {
       description: 'Heartbeats this instance sent',
     });
@@ -127,6 +146,12 @@ export class BroadcastMetrics {
       internalErrors,
       passedOver,
       rewinds,
+      retries,
+      exhausted,
+      retriesShed,
+      deadLettered,
+      deadLetterFailures,
+      hookFailures,
       sent,
       heard,
       state,
@@ -151,6 +176,12 @@ export class BroadcastMetrics {
       result.observe(internalErrors, s.internalErrors, instance);
       result.observe(passedOver, s.passedOver, instance);
       result.observe(rewinds, s.rewinds, instance);
+      result.observe(retries, s.retries, instance);
+      result.observe(exhausted, s.exhausted, instance);
+      result.observe(retriesShed, s.retriesShed, instance);
+      result.observe(deadLettered, s.deadLettered, instance);
+      result.observe(deadLetterFailures, s.deadLetterFailures, instance);
+      result.observe(hookFailures, s.hookFailures, instance);
       result.observe(sent, beats.sent, instance);
       result.observe(heard, beats.received, instance);
       for (const name of STATES)
