@@ -9,6 +9,10 @@ export const BroadcastMessages = {
   poolExhausted: (limit: number) =>
     `Broadcast group pool exhausted: every id 0..${limit - 1} (maxGroups ${limit}) is held by another instance or was refused; raise maxGroups or stop an instance.`,
   stopped: () => 'The broadcast reader was stopped before it became ready.',
+  notAliveStopped: () => 'the broadcast engine is stopped',
+  notAliveStartupFailed: (cause: string) => `the broadcast engine failed to start: ${cause}`,
+  notAliveUnready: (state: string, forMs: number, limit: number) =>
+    `reader has been ${state} for ${forMs} ms (health.maxUnreadyMs ${limit})`,
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
   unknownDataSourceAccepted: () =>
