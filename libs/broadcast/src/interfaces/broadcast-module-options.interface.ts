@@ -86,9 +86,9 @@ export interface BroadcastModuleOptions {
   health?: BroadcastHealthOptions;
   /**
    * When BroadcastModule stops the engine (leave the group, free the lock, disconnect) on
-   * app.close(): `'before-http'` (default) in beforeApplicationShutdown, before Nest closes the
-   * HTTP server; `'after-http'` in onApplicationShutdown, after it closed, so no request is served
-   * by an instance that no longer receives broadcasts (e.g. cache invalidations).
+   * app.close(): `'before-http'` (default) before Nest closes the HTTP server, so requests may be
+   * answered meanwhile by an instance that no longer receives broadcasts; `'after-http'` right
+   * after the module closed the (listening) HTTP server itself. Both in beforeApplicationShutdown.
    */
   shutdown?: BroadcastShutdownOrder;
   /** When true (default), application bootstrap waits until the reader is ready. */
