@@ -2,7 +2,7 @@
  * BroadcastHealthIndicator through Terminus. Readiness (isReady, and isHealthy alike): with
  * heartbeats, up once the reader is ready and a broadcast (a heartbeat) has arrived, down once the
  * newest broadcast is older than health.maxStalenessMs; without, up once ready. Liveness
- * (isAlive): up while the engine runs, stale or not; down once it stopped.
+ * (isAlive): up while the engine runs, stale or not; down once it stopped or its startup failed.
  * It is injectable in any module that imports TerminusModule while BroadcastModule is global (the
  * default), and with isGlobal: false in a module that imports one re-exporting BroadcastModule.
  * The broker-outage case is in module.health-outage.spec.ts (it needs its own broker).
@@ -25,7 +25,15 @@ import {
 } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { waitFor } from './support/kafka.js';
-import { postgresRoot, useNestHarness, type NestHarness } from './support/nest.js';
+import {
+  appName,
+  CapturingLogger,
+  lockKeyOf,
+  pgClient,
+  postgresRoot,
+  useNestHarness,
+  type NestHarness,
+} from './support/nest.js';
 
 @Injectable()
 class PingListener {
@@ -201,6 +209,42 @@ describe('BroadcastHealthIndicator', () => {
     expect(app.get(PingListener).timestamps).toHaveLength(1);
     // Stale is not dead: liveness never went down.
     expect(new Set(alive)).toEqual(new Set(['up']));
+  });
+});
+
+describe('BroadcastHealthIndicator liveness when startup fails for good', () => {
+  it('waitForReady and the pool taken until the startup deadline: app.init() rejects and liveness is down, naming the failure', async () => {
+    const h = useNestHarness('health-startup-failed');
+    // Another session holds the pool's only id, as another instance would.
+    const blocker = await pgClient(appName('health-blocker'));
+    h.defer(() => blocker.end());
+    const { rows } = await blocker.query('SELECT pg_try_advisory_lock($1::int4, 0) AS locked', [
+      lockKeyOf(h.prefix),
+    ]);
+    expect(rows[0].locked).toBe(true);
+
+    const app = await h.create(
+      {
+        imports: [
+          postgresRoot(),
+          TerminusModule,
+          BroadcastModule.forRoot(h.options({ maxGroups: 1, startupTimeoutMs: 1_500 })),
+        ],
+        providers: [PingListener, BroadcastHealthIndicator],
+      },
+      { logger: new CapturingLogger(false) },
+    );
+    await expect(app.init()).rejects.toThrow(/Could not allocate a broadcast consumer group/);
+
+    const indicator = app.get(BroadcastHealthIndicator);
+    expect(indicator.isAlive('broadcast').broadcast).toMatchObject({
+      status: 'down',
+      state: 'starting',
+      reason: expect.stringMatching(
+        /^the broadcast engine failed to start: .*maxGroups 1.*Could not allocate a broadcast consumer group/,
+      ),
+    });
+    expect(indicator.isReady('broadcast').broadcast.status).toBe('down');
   });
 });
 
