@@ -1,7 +1,8 @@
 /**
  * BroadcastHealthIndicator across a broker outage, on a broker of this file's own (the shared
- * one must keep running): up, down while the broker is stopped, up again once it is back, and
- * broadcasts flow again.
+ * one must keep running): readiness up, down while the broker is stopped, up again once it is
+ * back, and broadcasts flow again; liveness up throughout (a liveness probe that failed here
+ * would restart every instance of the fleet at once, for an outage a restart cannot fix).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,7 +46,7 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
     await cluster?.stop();
   });
 
-  it('goes down when the broker stops and up again after it is back; broadcasts then flow', async () => {
+  it('readiness goes down when the broker stops and up again after it is back, liveness stays up; broadcasts then flow', async () => {
     const kafka = cluster!;
     const h = useNestHarness('health-outage', kafka.brokers);
     // The outage makes kafkajs and the engine log plenty; keep it for the failure report only.
@@ -68,7 +69,14 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
       { logger },
     );
     const indicator = app.get(BroadcastHealthIndicator);
-    const health = () => indicator.isHealthy('broadcast').broadcast;
+    // Every check: liveness and readiness side by side.
+    const checks: { alive: string; ready: string }[] = [];
+    const health = () => {
+      const alive = indicator.isAlive('broadcast').broadcast.status;
+      const result = indicator.isReady('broadcast').broadcast;
+      checks.push({ alive, ready: result.status });
+      return result;
+    };
     const groupId = app.get(BroadcastReader).groupId;
 
     await waitFor(() => health().status === 'up', {
@@ -103,6 +111,11 @@ describe('BroadcastHealthIndicator across a broker outage', () => {
       },
     );
     expect(up).toMatchObject({ state: 'ready', lockMode: 'postgres', groupId });
+    expect(indicator.isHealthy('broadcast').broadcast.status).toBe('up');
+
+    // Alive at every check, those that found it not ready during the outage included.
+    expect(checks.filter((c) => c.alive !== 'up')).toEqual([]);
+    expect(checks.filter((c) => c.ready === 'down').length).toBeGreaterThan(0);
 
     await app.get(BroadcastPublisher).publish('outage.events', { after: 'outage' });
     await waitFor(() => app.get(Listener).payloads.length === 1, {

@@ -1,6 +1,8 @@
 /**
- * BroadcastHealthIndicator through Terminus: up once the reader is ready and a broadcast
- * (a heartbeat) has arrived; down once the newest broadcast is older than health.maxStalenessMs.
+ * BroadcastHealthIndicator through Terminus. Readiness (isReady, and isHealthy alike): with
+ * heartbeats, up once the reader is ready and a broadcast (a heartbeat) has arrived, down once the
+ * newest broadcast is older than health.maxStalenessMs; without, up once ready. Liveness
+ * (isAlive): up while the engine runs, stale or not; down once it stopped or its startup failed.
  * It is injectable in any module that imports TerminusModule while BroadcastModule is global (the
  * default), and with isGlobal: false in a module that imports one re-exporting BroadcastModule.
  * The broker-outage case is in module.health-outage.spec.ts (it needs its own broker).
@@ -23,7 +25,15 @@ import {
 } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { waitFor } from './support/kafka.js';
-import { postgresRoot, useNestHarness, type NestHarness } from './support/nest.js';
+import {
+  appName,
+  CapturingLogger,
+  lockKeyOf,
+  pgClient,
+  postgresRoot,
+  useNestHarness,
+  type NestHarness,
+} from './support/nest.js';
 
 @Injectable()
 class PingListener {
@@ -49,6 +59,14 @@ function startApp(
 async function terminusCheck(app: INestApplication) {
   const indicator = app.get(BroadcastHealthIndicator);
   return app.get(HealthCheckService).check([() => indicator.isHealthy('broadcast')]);
+}
+
+/** Liveness and readiness through Terminus, under the keys `live` and `ready`. */
+async function probes(app: INestApplication) {
+  const indicator = app.get(BroadcastHealthIndicator);
+  return app
+    .get(HealthCheckService)
+    .check([() => indicator.isAlive('live'), () => indicator.isReady('ready')]);
 }
 
 describe('BroadcastHealthIndicator', () => {
@@ -88,48 +106,85 @@ describe('BroadcastHealthIndicator', () => {
     });
   });
 
-  it('without heartbeats: down before any broadcast, up after one, down again once it is older than maxStalenessMs', async () => {
+  it('without heartbeats: ready, alive and healthy once ready, with no broadcast ever published; not alive once stopped', async () => {
+    const h = useNestHarness('health-no-heartbeat');
+    const app = await startApp(h, { heartbeat: false });
+    const indicator = app.get(BroadcastHealthIndicator);
+    // Ready, and nothing received: an idle service that nothing could ever make fresh.
+    expect(app.get(BroadcastReader).status()).toMatchObject({
+      state: 'ready',
+      lastLatencyMs: undefined,
+      received: 0,
+      heartbeats: 0,
+    });
+
+    expect(indicator.isHealthy('broadcast').broadcast).toMatchObject({
+      status: 'up',
+      state: 'ready',
+    });
+    expect(indicator.isReady('broadcast').broadcast).toMatchObject({
+      status: 'up',
+      state: 'ready',
+    });
+    expect(indicator.isAlive('broadcast').broadcast).toMatchObject({
+      status: 'up',
+      state: 'ready',
+    });
+    await expect(probes(app)).resolves.toMatchObject({
+      status: 'ok',
+      info: { live: { status: 'up' }, ready: { status: 'up' } },
+    });
+
+    // A stopped engine is neither alive nor ready.
+    await h.close(app);
+    expect(indicator.isAlive('broadcast').broadcast).toMatchObject({
+      status: 'down',
+      state: 'stopped',
+      reason: 'the broadcast engine is stopped',
+    });
+    expect(indicator.isReady('broadcast').broadcast).toMatchObject({
+      status: 'down',
+      reason: 'reader is stopped',
+    });
+  });
+
+  it('with heartbeats far apart: up after the first, down once it is older than maxStalenessMs, up again after a broadcast; alive throughout', async () => {
     const h = useNestHarness('health-staleness');
     const maxStalenessMs = 1_500;
+    // jitter 0: the first heartbeat goes out at once, the next only a minute later.
     const app = await startApp(h, {
-      heartbeat: false,
+      heartbeat: { intervalMs: 60_000, jitter: 0 },
       health: { maxStalenessMs },
     });
     const indicator = app.get(BroadcastHealthIndicator);
+    const alive: string[] = [];
+    const ready = () => {
+      alive.push(indicator.isAlive('broadcast').broadcast.status);
+      return indicator.isReady('broadcast').broadcast;
+    };
     expect(app.get(BroadcastReader).status().state).toBe('ready');
 
-    // Ready, but nothing received yet: no way to tell how fresh the view is.
-    expect(indicator.isHealthy('broadcast').broadcast).toMatchObject({
-      status: 'down',
-      state: 'ready',
-      reason: 'no broadcast received yet',
-      maxStalenessMs,
-    });
-
-    await app.get(BroadcastPublisher).publish('health.ping', { n: 1 });
-    await waitFor(() => indicator.isHealthy('broadcast').broadcast.status === 'up', {
-      message: 'health is up once the broadcast arrives',
-    });
-    const [timestamp] = app.get(PingListener).timestamps;
+    const heartbeat = await waitFor(
+      () => {
+        const result = ready();
+        return result.status === 'up' ? result : undefined;
+      },
+      { timeoutMs: 15_000, message: 'readiness is up once our heartbeat arrives' },
+    );
+    expect(heartbeat).toMatchObject({ state: 'ready', maxStalenessMs, heartbeats: 1 });
     await expect(terminusCheck(app)).resolves.toMatchObject({ status: 'ok' });
 
     const down = await waitFor(
       () => {
-        const result = indicator.isHealthy('broadcast').broadcast;
-        return result.status === 'down' ? { result, at: Date.now() } : undefined;
+        const result = ready();
+        return result.status === 'down' ? result : undefined;
       },
-      {
-        timeoutMs: 10_000,
-        intervalMs: 25,
-        message: 'health goes down once the broadcast is stale',
-      },
+      { timeoutMs: 10_000, intervalMs: 25, message: 'readiness goes down once it is stale' },
     );
-    // Not before the limit ...
-    expect(down.at - timestamp).toBeGreaterThan(maxStalenessMs);
-    // ... and it says why.
-    expect(down.result).toMatchObject({ state: 'ready', maxStalenessMs });
-    expect(down.result.reason).toMatch(/^newest broadcast is \d+ ms old$/);
-    expect(down.result.lastLatencyMs).toBeGreaterThan(maxStalenessMs);
+    // It says why, and not before the limit.
+    expect(down).toMatchObject({ state: 'ready', maxStalenessMs });
+    expect(down.reason).toMatch(/^newest broadcast is \d+ ms old$/);
+    expect(down.lastLatencyMs).toBeGreaterThan(maxStalenessMs);
 
     // Terminus turns it into a 503.
     const failed = await terminusCheck(app).then(
@@ -146,6 +201,50 @@ describe('BroadcastHealthIndicator', () => {
         },
       },
     });
+
+    await app.get(BroadcastPublisher).publish('health.ping', { n: 1 });
+    await waitFor(() => ready().status === 'up', {
+      message: 'readiness is up again once a broadcast arrives',
+    });
+    expect(app.get(PingListener).timestamps).toHaveLength(1);
+    // Stale is not dead: liveness never went down.
+    expect(new Set(alive)).toEqual(new Set(['up']));
+  });
+});
+
+describe('BroadcastHealthIndicator liveness when startup fails for good', () => {
+  it('waitForReady and the pool taken until the startup deadline: app.init() rejects and liveness is down, naming the failure', async () => {
+    const h = useNestHarness('health-startup-failed');
+    // Another session holds the pool's only id, as another instance would.
+    const blocker = await pgClient(appName('health-blocker'));
+    h.defer(() => blocker.end());
+    const { rows } = await blocker.query('SELECT pg_try_advisory_lock($1::int4, 0) AS locked', [
+      lockKeyOf(h.prefix),
+    ]);
+    expect(rows[0].locked).toBe(true);
+
+    const app = await h.create(
+      {
+        imports: [
+          postgresRoot(),
+          TerminusModule,
+          BroadcastModule.forRoot(h.options({ maxGroups: 1, startupTimeoutMs: 1_500 })),
+        ],
+        providers: [PingListener, BroadcastHealthIndicator],
+      },
+      { logger: new CapturingLogger(false) },
+    );
+    await expect(app.init()).rejects.toThrow(/Could not allocate a broadcast consumer group/);
+
+    const indicator = app.get(BroadcastHealthIndicator);
+    expect(indicator.isAlive('broadcast').broadcast).toMatchObject({
+      status: 'down',
+      state: 'starting',
+      reason: expect.stringMatching(
+        /^the broadcast engine failed to start: .*maxGroups 1.*Could not allocate a broadcast consumer group/,
+      ),
+    });
+    expect(indicator.isReady('broadcast').broadcast.status).toBe('down');
   });
 });
 

@@ -1,4 +1,5 @@
-// `nestjs-kafka-broadcast/terminus`: the health indicator, the only part that loads @nestjs/terminus.
+// `nestjs-kafka-broadcast/terminus`: the health indicator (isAlive for liveness probes, isReady for
+// readiness probes), the only part that loads @nestjs/terminus.
 // Add it to the providers of a module that imports TerminusModule: BroadcastModule is global by
 // default; with isGlobal: false, the module must also import one that re-exports BroadcastModule.
 export { BroadcastHealthIndicator } from './broadcast.health.js';

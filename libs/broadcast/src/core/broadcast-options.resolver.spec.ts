@@ -303,6 +303,25 @@ const cases: Case[] = [
     option: 'health.maxStalenessMs',
     message: new RegExp(`"health\\.maxStalenessMs": expected ${INT_RULE.source}, got 0`),
   },
+  {
+    title: 'health.maxStalenessMs with heartbeat: false',
+    options: withOptions({ heartbeat: false, health: { maxStalenessMs: 60_000 } }),
+    option: 'health.maxStalenessMs',
+    message: /"health\.maxStalenessMs": expected no value with heartbeat: false .*got 60000/,
+  },
+  {
+    title: 'health.maxUnreadyMs 0',
+    options: withOptions({ health: { maxUnreadyMs: 0 } }),
+    option: 'health.maxUnreadyMs',
+    message: new RegExp(`"health\\.maxUnreadyMs": expected ${INT_RULE.source}, got 0`),
+  },
+  // shutdown
+  {
+    title: 'shutdown an unknown order',
+    options: withOptions({ shutdown: 'after-kafka' }),
+    option: 'shutdown',
+    message: /"shutdown": expected 'before-http' or 'after-http', got "after-kafka"/,
+  },
   // waitForReady
   {
     title: 'waitForReady a string',
@@ -478,6 +497,8 @@ describe('resolveBroadcastOptions', () => {
       handlerTimeoutMs: D.DEFAULT_HANDLER_TIMEOUT_MS,
       startupTimeoutMs: D.DEFAULT_STARTUP_TIMEOUT_MS,
       maxStalenessMs: 2 * D.DEFAULT_HEARTBEAT_INTERVAL_MS,
+      maxUnreadyMs: undefined,
+      shutdown: 'before-http',
       waitForReady: true,
       consumer: {
         sessionTimeoutMs: D.DEFAULT_SESSION_TIMEOUT_MS,
@@ -511,7 +532,8 @@ describe('resolveBroadcastOptions', () => {
       heartbeat: { intervalMs: 500, jitter: 0, topic: 'hb.v2' },
       handlerTimeoutMs: 1,
       startupTimeoutMs: 2,
-      health: { maxStalenessMs: 3 },
+      health: { maxStalenessMs: 3, maxUnreadyMs: 4 },
+      shutdown: 'after-http',
       waitForReady: false,
       consumer: {
         sessionTimeoutMs: 6000,
@@ -537,6 +559,8 @@ describe('resolveBroadcastOptions', () => {
       handlerTimeoutMs: 1,
       startupTimeoutMs: 2,
       maxStalenessMs: 3,
+      maxUnreadyMs: 4,
+      shutdown: 'after-http',
       waitForReady: false,
       consumer: {
         sessionTimeoutMs: 6000,

@@ -6,7 +6,10 @@ import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks
 import { resolveConsumer } from './consumer-options.resolver.js';
 import { resolveFailureOptions, type ResolvedFailureOptions } from './failure-options.resolver.js';
 import { resolveFeatureOptions, type ResolvedFeatureOptions } from './feature-options.resolver.js';
-import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
+import type {
+  BroadcastModuleOptions,
+  BroadcastShutdownOrder,
+} from '../interfaces/broadcast-module-options.interface.js';
 import type { AdvisoryLockFactory } from '../interfaces/advisory-lock-factory.interface.js';
 import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
@@ -28,7 +31,11 @@ export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions, Resolv
   heartbeatTopic: string;
   handlerTimeoutMs: number;
   startupTimeoutMs: number;
+  /** Readiness bound on lastLatencyMs; not applied with heartbeat: false. */
   maxStalenessMs: number;
+  /** Liveness bound on how long the reader may be not ready; undefined: none. */
+  maxUnreadyMs: number | undefined;
+  shutdown: BroadcastShutdownOrder;
   waitForReady: boolean;
   consumer: Required<NonNullable<BroadcastModuleOptions['consumer']>>;
   topics: { numPartitions: number; replicationFactor: number | undefined };
@@ -77,11 +84,8 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
       options.startupTimeoutMs,
       D.DEFAULT_STARTUP_TIMEOUT_MS,
     ),
-    maxStalenessMs: positiveInt(
-      'health.maxStalenessMs',
-      options.health?.maxStalenessMs,
-      2 * (heartbeat ? heartbeat.intervalMs : D.DEFAULT_HEARTBEAT_INTERVAL_MS),
-    ),
+    ...resolveHealth(options.health, heartbeat),
+    shutdown: resolveShutdown(options.shutdown),
     waitForReady: bool('waitForReady', options.waitForReady, true),
     consumer,
     topics: {
@@ -188,4 +192,38 @@ function resolveHeartbeat(
     jitter,
     topic: nonEmptyName('heartbeat.topic', heartbeat?.topic ?? D.DEFAULT_HEARTBEAT_TOPIC),
   };
+}
+
+function resolveHealth(
+  health: BroadcastModuleOptions['health'],
+  heartbeat: ResolvedBroadcastOptions['heartbeat'],
+): Pick<ResolvedBroadcastOptions, 'maxStalenessMs' | 'maxUnreadyMs'> {
+  // Without heartbeats an idle service receives nothing: a staleness bound would keep it unready.
+  if (!heartbeat && health?.maxStalenessMs !== undefined) {
+    throw new BroadcastOptionsError(
+      'health.maxStalenessMs',
+      'no value with heartbeat: false (readiness then needs no fresh message; enable heartbeats to bound staleness)',
+      health.maxStalenessMs,
+    );
+  }
+  return {
+    maxStalenessMs: positiveInt(
+      'health.maxStalenessMs',
+      health?.maxStalenessMs,
+      2 * (heartbeat ? heartbeat.intervalMs : D.DEFAULT_HEARTBEAT_INTERVAL_MS),
+    ),
+    maxUnreadyMs:
+      health?.maxUnreadyMs === undefined
+        ? undefined
+        : positiveInt('health.maxUnreadyMs', health.maxUnreadyMs, 0),
+  };
+}
+
+const SHUTDOWN_ORDERS: readonly BroadcastShutdownOrder[] = ['before-http', 'after-http'];
+
+function resolveShutdown(shutdown: unknown): BroadcastShutdownOrder {
+  if (shutdown === undefined) return 'before-http';
+  if (!SHUTDOWN_ORDERS.includes(shutdown as BroadcastShutdownOrder))
+    throw new BroadcastOptionsError('shutdown', "'before-http' or 'after-http'", shutdown);
+  return shutdown as BroadcastShutdownOrder;
 }

@@ -11,6 +11,10 @@ export const BroadcastMessages = {
   stopped: () => 'The broadcast reader was stopped before it became ready.',
   kafkaClientClosed: () =>
     'The broadcast engine was stopped: its Kafka client is disconnected and does not connect again.',
+  notAliveStopped: () => 'the broadcast engine is stopped',
+  notAliveStartupFailed: (cause: string) => `the broadcast engine failed to start: ${cause}`,
+  notAliveUnready: (state: string, forMs: number, limit: number) =>
+    `reader has been ${state} for ${forMs} ms (health.maxUnreadyMs ${limit})`,
   handlersFrozen: (topic: string) =>
     `Cannot add a handler for the new topic "${topic}" after the broadcast reader has started; register it before startup.`,
   unknownDataSourceAccepted: () =>

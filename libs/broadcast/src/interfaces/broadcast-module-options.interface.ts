@@ -50,6 +50,24 @@ export interface BroadcastTopicOptions {
   replicationFactor?: number;
 }
 
+export interface BroadcastHealthOptions {
+  /**
+   * Readiness: longest acceptable lastLatencyMs (default 2 × heartbeat interval). Needs
+   * heartbeats: with `heartbeat: false` readiness does not ask for fresh messages, and setting
+   * this is an error.
+   */
+  maxStalenessMs?: number;
+  /**
+   * Liveness: longest the reader may stay `starting` or `recovering` before isAlive() is down,
+   * in ms. Default: no limit, so an outage of the broker (which a restart cannot fix) never
+   * fails liveness.
+   */
+  maxUnreadyMs?: number;
+}
+
+/** When the engine stops relative to the HTTP server; see BroadcastModuleOptions.shutdown. */
+export type BroadcastShutdownOrder = 'before-http' | 'after-http';
+
 /** Options of BroadcastModule.forRoot(). */
 export interface BroadcastModuleOptions {
   /** How to reach Kafka: brokers, clientId, ssl, sasl, timeouts. */
@@ -68,10 +86,15 @@ export interface BroadcastModuleOptions {
   handlerTimeoutMs?: number;
   /** Deadline for the first group allocation, in ms (default 60000). */
   startupTimeoutMs?: number;
-  health?: {
-    /** Longest acceptable lastLatencyMs (default 2 × heartbeat interval). */
-    maxStalenessMs?: number;
-  };
+  /** What BroadcastHealthIndicator's readiness and liveness checks accept. */
+  health?: BroadcastHealthOptions;
+  /**
+   * When BroadcastModule stops the engine (leave the group, free the lock, disconnect) on
+   * app.close(): `'before-http'` (default) before Nest closes the HTTP server, so requests may be
+   * answered meanwhile by an instance that no longer receives broadcasts; `'after-http'` right
+   * after the module closed the (listening) HTTP server itself. Both in beforeApplicationShutdown.
+   */
+  shutdown?: BroadcastShutdownOrder;
   /** When true (default), application bootstrap waits until the reader is ready. */
   waitForReady?: boolean;
   consumer?: BroadcastConsumerOptions;
