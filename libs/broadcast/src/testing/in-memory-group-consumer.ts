@@ -47,6 +47,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       await turn();
       if (this.stopping) return;
       this.state = 'running';
+      this.broker.started(this);
       this.userData = this.memberUserData() || undefined;
       this.pumping = this.pump();
       // Joining continues in the background, as with a real client.

@@ -25,6 +25,8 @@ export class InMemoryKafka {
   private readonly topics = new Map<string, PartitionLog[]>();
   private readonly groups = new Map<string, Group>();
   private readonly partitionCount: number;
+  /** Consumers started and not stopped, joined or still joining. */
+  private readonly running = new Set<InMemoryGroupConsumer>();
   private memberIds = 0;
   private waiters: (() => void)[] = [];
 
@@ -80,7 +82,7 @@ export class InMemoryKafka {
         headers: { ...record.headers },
       });
     }
-    for (const group of this.groups.values()) for (const member of group.members) member.notify();
+    for (const consumer of this.running) consumer.notify();
     this.changed();
   }
 
@@ -118,6 +120,11 @@ export class InMemoryKafka {
     return 'deleted';
   }
 
+  /** @internal A consumer started: settled() waits for it from now on, joined or not. */
+  started(consumer: InMemoryGroupConsumer): void {
+    this.running.add(consumer);
+  }
+
   /** @internal A started consumer joins its group; every member gets the new assignment. */
   join(consumer: InMemoryGroupConsumer): void {
     let group = this.groups.get(consumer.groupId);
@@ -129,6 +136,7 @@ export class InMemoryKafka {
 
   /** @internal A stopped or crashed consumer leaves; the others are assigned anew. */
   leave(consumer: InMemoryGroupConsumer): void {
+    this.running.delete(consumer);
     const group = this.groups.get(consumer.groupId);
     if (!group || !group.members.includes(consumer)) return;
     group.members = group.members.filter((m) => m !== consumer);
@@ -141,7 +149,7 @@ export class InMemoryKafka {
    * to its sink and that call settled: everything appended so far reached the handlers.
    */
   async settled(): Promise<void> {
-    while (!this.allMembers().every((m) => m.caughtUp)) {
+    while (![...this.running].every((consumer) => consumer.caughtUp)) {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
