@@ -16,7 +16,9 @@ export interface HandlerFailure {
   handler: string;
   /** Logical topic (without topicPrefix). */
   topic: string;
+  /** Partition of the record the handler failed on. */
   partition: number;
+  /** Offset of the record the handler failed on. */
   offset: string;
   /** The error's message. */
   reason: string;
@@ -24,11 +26,17 @@ export interface HandlerFailure {
 
 /** A record on a topic of the in-memory broker, its value parsed as JSON. */
 export interface PublishedRecord<T = unknown> {
+  /** The value, parsed as JSON. */
   payload: T;
+  /** The record's key, or null. */
   key: string | null;
+  /** Headers as the publisher set them (receipt id, targeting, trace context, your own). */
   headers: Record<string, string>;
+  /** The partition it was appended to (the key's, or 0 without a key). */
   partition: number;
+  /** Offset in its partition, as a decimal string. */
   offset: string;
+  /** When the broker appended it (epoch ms). */
   timestamp: number;
 }
 
@@ -78,11 +86,17 @@ const DEFAULT_WAIT_MS = 10_000;
  */
 @Injectable()
 export class BroadcastTestingHelper {
+  /** @internal Built by BroadcastTestingModule; inject it. */
   constructor(
     @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
-    @Inject(InMemoryKafka) readonly broker: InMemoryKafka,
+    @Inject(InMemoryKafka) private readonly kafka: InMemoryKafka,
     @Inject(HandlerFailureLog) private readonly log: HandlerFailureLog,
   ) {}
+
+  /** The in-memory broker of this module: its topics, groups and their members. */
+  get broker(): InMemoryKafka {
+    return this.kafka;
+  }
 
   /**
    * Publishes through this module's BroadcastPublisher (validation, targeting and receipts
@@ -94,6 +108,7 @@ export class BroadcastTestingHelper {
     payload: NoInfer<T>,
     options: PublishOptions & { receipts: ReceiptOptions | true },
   ): Promise<BroadcastReceipt>;
+  /** Publishes as above and resolves once every handler ran. */
   publish<T>(
     topic: BroadcastTopic<T>,
     payload: NoInfer<T>,

@@ -95,8 +95,8 @@ describe('InMemoryKafka', () => {
     expect((await port.admin.describeGroup('g-1')).memberIds).toEqual([seen.joins[0]!.memberId]);
     await consumer.stop();
     expect(await port.admin.describeGroup('g-1')).toEqual({ state: 'Empty', memberIds: [] });
-    expect(await port.admin.deleteGroup('g-1')).toBe('deleted');
-    expect(await port.admin.deleteGroup('g-1')).toBe('not-found');
+    expect(await port.admin.deleteGroup('g-1', Date.now() + 1_000)).toBe('deleted');
+    expect(await port.admin.deleteGroup('g-1', Date.now() + 1_000)).toBe('not-found');
   });
 
   it('awaits each sink call before the next record', async () => {
@@ -193,7 +193,7 @@ describe('InMemoryKafka', () => {
       assignment: new Map([['t', [1]]]),
       leader: false,
     });
-    expect(await a.admin.deleteGroup('pool-1')).toBe('non-empty');
+    expect(await a.admin.deleteGroup('pool-1', Date.now() + 1_000)).toBe('non-empty');
     const members = await a.admin.liveMembers!('pool');
     expect(members.map((m) => [m.groupId, m.topics, m.userData])).toEqual([
       ['pool-1', ['t'], 'instance-a'],

@@ -67,7 +67,7 @@ export class InMemoryKafka {
   }
 
   /**
-   * Appends records (creating the topic if needed, as auto-creation does). A keyed record goes to
+   * @internal Appends records (creating the topic if needed, as auto-creation does). A keyed record goes to
    * the partition its key hashes to, so one key keeps its order; others go to partition 0.
    */
   append(topic: string, records: readonly OutgoingRecord[]): void {
@@ -86,7 +86,7 @@ export class InMemoryKafka {
     this.changed();
   }
 
-  /** Per partition of the topic, the records still held, oldest first (none: no such topic). */
+  /** @internal Per partition of the topic, the records still held, oldest first (none: no such topic). */
   records(topic: string): IncomingRecord[][] {
     return (this.topics.get(topic) ?? []).map((log) => [...log.all()]);
   }
