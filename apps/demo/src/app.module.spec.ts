@@ -62,7 +62,7 @@ describe('demo AppModule on the in-memory broadcast', () => {
     await products.get(1);
     expect(app.get(ProductCache).get(1)).toBeDefined();
 
-    const { receipt } = await products.update(1, { price: 199 });
+    const { receipt } = await products.update(1, { name: 'Espresso machine', price: 199 });
     await app.get(BroadcastTestingHelper).waitForHandlers();
 
     expect(receipt.summary).toBe('evicted on 1/1 instances');

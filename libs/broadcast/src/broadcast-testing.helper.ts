@@ -3,10 +3,7 @@ import { topicName, type BroadcastTopic } from './core/broadcast-definition.js';
 import type { PublishOptions } from './core/broadcast.publisher.js';
 import { BroadcastEngine } from './engine/broadcast.engine.js';
 import type { BroadcastReceipt, ReceiptOptions } from './interfaces/broadcast-receipt.interface.js';
-import type {
-  BroadcastLogFields,
-  BroadcastLogger,
-} from './interfaces/broadcast-logger.interface.js';
+import type { BroadcastLogger } from './interfaces/broadcast-logger.interface.js';
 import { withTimeout } from './shared/async.utils.js';
 import { InMemoryKafka } from './testing/in-memory-kafka.js';
 
