@@ -209,6 +209,53 @@ describe('InMemoryKafka', () => {
     expect(await a.admin.describeGroup('pool-1')).toEqual({ state: 'Empty', memberIds: [] });
   });
 
+  it('honours a seek made while a record is in the sink: the next record comes from there', async () => {
+    const broker = new InMemoryKafka();
+    const port = broker.port();
+    await port.admin.ensureTopics(['t']);
+    const offsets: string[] = [];
+    let consumer!: ReturnType<typeof port.createGroupConsumer>;
+    const { spec } = consumerSpec('g-1', ['t'], {
+      sink: (_t, _p, record) => {
+        offsets.push(record.offset);
+        // As the engine does when it refuses a record: the position goes back to this offset.
+        if (offsets.length === 2) consumer.seek('t', 0, '0');
+      },
+    });
+    consumer = port.createGroupConsumer(spec);
+    await consumer.start();
+    await broker.settled();
+    await port.send('t', [value(0), value(1), value(2)]);
+    await broker.settled();
+    expect(offsets).toEqual(['0', '1', '0', '1', '2']);
+    await consumer.stop();
+  });
+
+  it('a sink that throws crashes the consumer: the listener hears it and the member leaves', async () => {
+    const broker = new InMemoryKafka();
+    const port = broker.port();
+    await port.admin.ensureTopics(['t']);
+    const crashes: string[] = [];
+    const { spec } = consumerSpec('g-1', ['t'], {
+      sink: () => {
+        throw new Error('sink failed');
+      },
+      listener: {
+        joined: () => undefined,
+        positioned: () => undefined,
+        crashed: (error) => void crashes.push(error.message),
+      },
+    });
+    const consumer = port.createGroupConsumer(spec);
+    await consumer.start();
+    await broker.settled();
+    await port.send('t', [value(0)]);
+    await broker.settled();
+    expect(crashes).toEqual(['sink failed']);
+    expect(broker.members('g-1')).toEqual([]);
+    await consumer.stop();
+  });
+
   it('stops during start without ever joining', async () => {
     const broker = new InMemoryKafka();
     const port = broker.port();
