@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (libs/**/*.spec.ts: state machines over fakes, no broker, no database) and
+// Two projects: `unit` (libs/**/*.spec.ts: state machines over fakes, no broker, no database; and
+// apps/**/*.spec.ts: the demo's own tests on nestjs-kafka-broadcast/testing, equally broker-free) and
 // `integration` (test/**: the real broker and databases). `npm test` runs both; `npm run
 // test:unit` runs only `unit`, which never starts or looks for Kafka.
 const shared = {
@@ -21,7 +22,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { ...shared, name: 'unit', include: ['libs/**/*.spec.ts'] },
+        test: { ...shared, name: 'unit', include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'] },
       },
       {
         extends: true,

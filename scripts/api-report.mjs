@@ -13,7 +13,7 @@ const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LIB = join(ROOT, 'libs', 'broadcast');
-const ENTRIES = ['index', 'engine', 'terminus', 'microservices', 'locks'];
+const ENTRIES = ['index', 'engine', 'terminus', 'microservices', 'locks', 'testing'];
 const update = process.argv.includes('--update');
 if (update) mkdirSync(join(ROOT, 'etc', 'api'), { recursive: true });
 

@@ -1,6 +1,7 @@
 /**
  * The library's folders import one way: cli/ → the Nest layer (files directly in src/) → engine/ →
- * core/ → the adapters kafka/, locks/ and telemetry/ → errors/, shared/ → interfaces/. kafkajs is imported only in kafka/,
+ * core/ → the adapters kafka/, locks/, telemetry/ and testing/ (the in-memory broker) → errors/, shared/ →
+ * interfaces/. kafkajs is imported only in kafka/,
  * @nestjs/* only by the Nest layer, and the optional peers only by the entries that need them.
  * A static check of the sources' import statements (no runtime involved).
  */
@@ -18,13 +19,15 @@ const RANK: Record<string, number> = {
   kafka: 2,
   locks: 2,
   telemetry: 2,
+  // The in-memory broker: a KafkaPort like kafka/, shipped only through the testing entry.
+  testing: 2,
   errors: 1,
   shared: 1,
   interfaces: 0,
 };
 
 /** Adapters of the same rank never import each other. */
-const ADAPTERS = new Set(['kafka', 'locks', 'telemetry']);
+const ADAPTERS = new Set(['kafka', 'locks', 'telemetry', 'testing']);
 
 /** Package imports allowed per folder ('.' = the Nest layer); anything else is refused. */
 const PACKAGES: Record<string, RegExp> = {
@@ -35,6 +38,7 @@ const PACKAGES: Record<string, RegExp> = {
   kafka: /^(kafkajs|node:.*)$/,
   locks: /^node:/,
   telemetry: /^(@opentelemetry\/api|node:.*)$/,
+  testing: /^node:/,
   interfaces: /^node:/,
   errors: /^node:/,
   shared: /^node:/,
@@ -125,7 +129,8 @@ describe('library layering', () => {
     expect(misplaced).toEqual([]);
   });
 
-  it('the main and engine entries never reach an optional peer', () => {
+  /** Every source file the entry reaches through relative imports. */
+  function reachedFrom(entry: string): Set<string> {
     const reached = new Set<string>();
     const visit = (file: string) => {
       if (reached.has(file)) return;
@@ -134,13 +139,28 @@ describe('library layering', () => {
         visit(resolve(dirname(file), specifier).replace(/\.js$/, '.ts'));
       }
     };
-    visit(join(SRC, 'index.ts'));
-    const peersLoaded = [...reached].flatMap((file) =>
+    visit(join(SRC, entry));
+    return reached;
+  }
+
+  it.each(['index.ts', 'engine.ts', 'testing.ts'])('%s never reaches an optional peer', (entry) => {
+    const peersLoaded = [...reachedFrom(entry)].flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
         .filter((line) => /^import .*'@nestjs\/(terminus|microservices|typeorm)/.test(line))
         .map((line) => `${relative(SRC, file)}: ${line}`),
     );
     expect(peersLoaded).toEqual([]);
+  });
+
+  it('only the testing entry reaches the in-memory broker', () => {
+    const entries = ['index.ts', 'engine.ts', 'terminus.ts', 'microservices.ts', 'locks.ts'];
+    const reached = entries.flatMap((entry) =>
+      [...reachedFrom(entry)]
+        .filter((file) => folderOf(file) === 'testing' || file.includes('broadcast-testing.'))
+        .map((file) => `${entry} → ${relative(SRC, file)}`),
+    );
+    expect(reached).toEqual([]);
+    expect([...reachedFrom('testing.ts')].some((file) => folderOf(file) === 'testing')).toBe(true);
   });
 });

@@ -21,6 +21,7 @@ import {
   removeApp,
   type AppSpec,
   type AppTimings,
+  runUnitTest,
   type LockKind,
 } from './support/package-apps.js';
 
@@ -72,12 +73,14 @@ const MATRIX: AppSpec[] = [
     lock: 'none',
     terminus: false,
     microservices: false,
+    unitTest: true,
     dependencies: {
       ...COMMON,
       ...TS,
       typescript: '~6.0.3',
       '@nestjs/common': '^12.0.0',
       '@nestjs/core': '^12.0.0',
+      '@nestjs/testing': '^12.0.0',
     },
   },
   {
@@ -140,6 +143,8 @@ describe.each(MATRIX)('package matrix: $name', (spec) => {
     const timings: Partial<AppTimings> = {};
     const started = Date.now();
     dir = await createApp(spec, tarball, timings);
+    // The app's own unit test, on nestjs-kafka-broadcast/testing: it needs no broker.
+    if (spec.unitTest) expect(await runUnitTest(dir)).toMatch(/# pass 1\n# fail 0/);
     const env = { KAFKA_BROKERS: kafkaBrokers().join(','), TOPIC_PREFIX: prefix };
     const a = new AppInstance(dir, spec, env);
     instances.push(a);

@@ -34,6 +34,8 @@ export interface AppSpec {
   microservices: boolean;
   /** npm install --legacy-peer-deps: the library's peers are NOT installed unless listed. */
   withoutPeers?: boolean;
+  /** Adds the app's own unit test (src/app.spec.ts, node:test) on nestjs-kafka-broadcast/testing. */
+  unitTest?: boolean;
 }
 
 /** How long each step of createApp() took, in ms. */
@@ -85,6 +87,7 @@ async function installAndBuild(
   }
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(spec.style), null, 2));
   await writeFile(join(dir, 'src', 'main.ts'), nestApp(spec));
+  if (spec.unitTest) await writeFile(join(dir, 'src', 'app.spec.ts'), unitTestSource());
   await run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
   timings.buildMs = Date.now() - t0;
 }
@@ -198,6 +201,52 @@ function nestApp(spec: AppSpec): string {
     `main().catch((error) => { console.error(error); process.exit(1); });`,
   ];
   return lines.filter((l) => l !== '').join('\n') + '\n';
+}
+
+/**
+ * An app's own unit test as a user writes it: its module's BroadcastModule swapped for
+ * BroadcastTestingModule, a publish awaited until the handler ran. Needs no broker.
+ */
+function unitTestSource(): string {
+  return `import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { BroadcastModule, OnBroadcast } from 'nestjs-kafka-broadcast';
+import { BroadcastTestingHelper, BroadcastTestingModule } from 'nestjs-kafka-broadcast/testing';
+@Injectable()
+class Receiver {
+  readonly received: unknown[] = [];
+  @OnBroadcast('matrix.ping')
+  onPing(payload: unknown) { this.received.push(payload); }
+}
+const broadcast = BroadcastModule.forRoot({ kafka: { brokers: ['kafka.invalid:9092'] } });
+@Module({ imports: [broadcast], providers: [Receiver] })
+class AppModule {}
+test('a broadcast reaches the handler, without a broker', async () => {
+  assert.equal(process.env.KAFKA_BROKERS, undefined);
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideModule(broadcast)
+    .useModule(BroadcastTestingModule.forRoot())
+    .compile();
+  const app = await moduleRef.init();
+  await app.get(BroadcastTestingHelper).publish('matrix.ping', { n: 1 });
+  assert.deepEqual(app.get(Receiver).received, [{ n: 1 }]);
+  await app.close();
+});
+`;
+}
+
+/** Runs the app's unit test (see unitTestSource) with KAFKA_BROKERS unset; rejects if it fails. */
+export async function runUnitTest(dir: string): Promise<string> {
+  const env = { ...process.env };
+  delete env.KAFKA_BROKERS;
+  const { stdout } = await run(process.execPath, ['--test', join('dist', 'app.spec.js')], {
+    cwd: dir,
+    env,
+  });
+  return stdout;
 }
 
 /** The engine entry from a plain Node script: no Nest, no TypeScript. */
