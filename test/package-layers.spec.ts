@@ -1,7 +1,9 @@
 /**
  * The library's folders import one way: cli/ → the Nest layer (files directly in src/) → engine/ →
- * core/ → the adapters kafka/, locks/ and telemetry/ → errors/, shared/ → interfaces/. kafkajs is imported only in kafka/,
- * @nestjs/* only by the Nest layer, and the optional peers only by the entries that need them.
+ * core/ → the adapters kafka/, kafka-platformatic/, locks/ and telemetry/ → errors/, shared/ → interfaces/.
+ * kafkajs is imported only in kafka/, @platformatic/kafka only in kafka-platformatic/, and both
+ * adapters only on demand (so an app installs one client), @nestjs/* only by the Nest layer, and
+ * the optional peers only by the entries that need them.
  * A static check of the sources' import statements (no runtime involved).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ const RANK: Record<string, number> = {
   engine: 4,
   core: 3,
   kafka: 2,
+  'kafka-platformatic': 2,
   locks: 2,
   telemetry: 2,
   errors: 1,
@@ -24,7 +27,7 @@ const RANK: Record<string, number> = {
 };
 
 /** Adapters of the same rank never import each other. */
-const ADAPTERS = new Set(['kafka', 'locks', 'telemetry']);
+const ADAPTERS = new Set(['kafka', 'kafka-platformatic', 'locks', 'telemetry']);
 
 /** Package imports allowed per folder ('.' = the Nest layer); anything else is refused. */
 const PACKAGES: Record<string, RegExp> = {
@@ -33,6 +36,7 @@ const PACKAGES: Record<string, RegExp> = {
   engine: /^node:/,
   core: /^node:/,
   kafka: /^(kafkajs|node:.*)$/,
+  'kafka-platformatic': /^(@platformatic\/kafka|node:.*)$/,
   locks: /^node:/,
   telemetry: /^(@opentelemetry\/api|node:.*)$/,
   interfaces: /^node:/,
@@ -123,6 +127,30 @@ describe('library layering', () => {
       }
     }
     expect(misplaced).toEqual([]);
+  });
+
+  it('the Kafka adapters are loaded on demand only, each with its own client', () => {
+    const adapters = new Set(['kafka', 'kafka-platformatic']);
+    const staticallyReached: string[] = [];
+    for (const file of files) {
+      const from = folderOf(file);
+      if (adapters.has(from) || from === 'cli') continue;
+      for (const specifier of staticImportsOf(file).filter((s) => s.startsWith('.'))) {
+        const to = folderOf(resolve(dirname(file), specifier));
+        const typeOnly = new RegExp(
+          `import type [^;]*'${specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`,
+        );
+        if (adapters.has(to) && !typeOnly.test(readFileSync(file, 'utf8')))
+          staticallyReached.push(`${relative(SRC, file)} → ${specifier}`);
+      }
+    }
+    expect(staticallyReached).toEqual([]);
+    const loader = readFileSync(join(SRC, 'engine/kafka-client.loader.ts'), 'utf8');
+    expect(dynamicImportsOf(join(SRC, 'engine/kafka-client.loader.ts'))).toEqual([
+      '../kafka/kafkajs.adapter.js',
+      '../kafka-platformatic/platformatic.adapter.js',
+    ]);
+    expect(loader).not.toMatch(/from '\.\.\/kafka/);
   });
 
   it('the main and engine entries never reach an optional peer', () => {
