@@ -10,19 +10,43 @@ const PACKAGE: Record<BroadcastKafkaClient, string> = {
   platformatic: '@platformatic/kafka',
 };
 
+/** Makes one client's adapter; the import fails with the client's package not found. */
+export type AdapterImport = (
+  o: ResolvedBroadcastOptions,
+  logger: BroadcastLogger,
+) => Promise<KafkaPort>;
+
+/** Each adapter, imported on demand with its client (so the other client is never loaded). */
+export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = {
+  kafkajs: async (o, logger) => {
+    const { KafkajsAdapter } = await import('../kafka/kafkajs.adapter.js');
+    return new KafkajsAdapter(o, logger);
+  },
+  platformatic: async (o, logger) => {
+    const { PlatformaticAdapter } = await import('../kafka-platformatic/platformatic.adapter.js');
+    // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
+    const { brokers } = o.kafka;
+    return new PlatformaticAdapter(
+      o,
+      typeof brokers === 'function' ? await brokers() : brokers,
+      logger,
+    );
+  },
+};
+
 /**
  * The adapter of the client `kafka.client` names, or, without it, of kafkajs when it is installed,
- * else of @platformatic/kafka. Each adapter is imported here on demand (its client with it), so
- * an app with only one client installed never loads the other.
+ * else of @platformatic/kafka; a BroadcastStartupError naming kafka.client when it is not there.
  */
 export async function loadKafkaPort(
   o: ResolvedBroadcastOptions,
   logger: BroadcastLogger,
+  adapters: Record<BroadcastKafkaClient, AdapterImport> = ADAPTER_IMPORTS,
 ): Promise<KafkaPort> {
   const chosen = o.kafka.client;
   if (chosen) {
     try {
-      return await load(chosen, o, logger);
+      return await adapters[chosen](o, logger);
     } catch (error) {
       if (!isMissing(error, PACKAGE[chosen])) throw error;
       throw new BroadcastStartupError(
@@ -33,27 +57,12 @@ export async function loadKafkaPort(
   }
   for (const client of ['kafkajs', 'platformatic'] as const) {
     try {
-      return await load(client, o, logger);
+      return await adapters[client](o, logger);
     } catch (error) {
       if (!isMissing(error, PACKAGE[client])) throw error;
     }
   }
   throw new BroadcastStartupError('kafka.client', BroadcastMessages.noKafkaClient());
-}
-
-async function load(
-  client: BroadcastKafkaClient,
-  o: ResolvedBroadcastOptions,
-  logger: BroadcastLogger,
-): Promise<KafkaPort> {
-  if (client === 'kafkajs') {
-    const { KafkajsAdapter } = await import('../kafka/kafkajs.adapter.js');
-    return new KafkajsAdapter(o, logger);
-  }
-  const { PlatformaticAdapter } = await import('../kafka-platformatic/platformatic.adapter.js');
-  // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
-  const brokers = typeof o.kafka.brokers === 'function' ? await o.kafka.brokers() : o.kafka.brokers;
-  return new PlatformaticAdapter(o, brokers, logger);
 }
 
 /** True when `error` says that `pkg` itself could not be found (ESM or CommonJS resolution). */

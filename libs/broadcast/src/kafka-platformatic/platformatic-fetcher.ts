@@ -2,7 +2,7 @@ import type { Consumer, fetchV17 } from '@platformatic/kafka';
 import type { GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
 import { chainOf, hasProtocolError } from './platformatic-errors.js';
-import { batchEnd, isControlBatch, toIncoming } from './platformatic-records.js';
+import { batchEnd, committedBatches, toIncoming } from './platformatic-records.js';
 
 const OFFSET_OUT_OF_RANGE = 1;
 /** ListOffsets timestamps: the log start and the high watermark. */
@@ -168,13 +168,7 @@ export class PlatformaticFetcher {
         if (p.errorCode === OFFSET_OUT_OF_RANGE) {
           await this.resumeOutOfRange(topic, p.partitionIndex, position.version, generation);
         } else if (p.errorCode === 0) {
-          await this.consumePartition(
-            topic,
-            p.partitionIndex,
-            p.records ?? [],
-            position,
-            generation,
-          );
+          await this.consumePartition(topic, p.partitionIndex, p, position, generation);
         }
         if (generation !== this.generation || this.stopped) return;
       }
@@ -184,34 +178,31 @@ export class PlatformaticFetcher {
   private async consumePartition(
     topic: string,
     partition: number,
-    batches: NonNullable<FetchResponse['responses'][number]['partitions'][number]['records']>,
+    answer: FetchResponse['responses'][number]['partitions'][number],
     position: Position,
     generation: number,
   ): Promise<void> {
     const stale = () =>
       this.stopped || generation !== this.generation || position !== this.current(topic, partition);
+    const batches = answer.records ?? [];
     const from = position.offset;
-    let next = from;
     let timestamp: string | undefined;
-    for (const batch of batches) {
-      if (!isControlBatch(batch)) {
-        for (const record of batch.records) {
-          const offset = batch.firstOffset + BigInt(record.offsetDelta);
-          if (offset < from) continue;
-          if (stale()) return;
-          const incoming = toIncoming(batch, record, offset);
-          const pending = this.spec.sink(topic, partition, incoming);
-          if (pending) await pending;
-          if (stale()) return;
-          next = offset + 1n;
-          position.offset = next;
-          timestamp = incoming.timestamp;
-        }
+    for (const batch of committedBatches(batches, answer.abortedTransactions)) {
+      for (const record of batch.records) {
+        const offset = batch.firstOffset + BigInt(record.offsetDelta);
+        if (offset < from) continue;
+        if (stale()) return;
+        const incoming = toIncoming(batch, record, offset);
+        const pending = this.spec.sink(topic, partition, incoming);
+        if (pending) await pending;
+        if (stale()) return;
+        position.offset = offset + 1n;
+        timestamp = incoming.timestamp;
       }
-      // Markers and aborted records never reach the sink; the position still passes them.
-      const end = batchEnd(batch);
-      if (end > next) next = end;
     }
+    // Markers and aborted records never reach the sink; the position still passes them.
+    const last = batches[batches.length - 1];
+    const next = last && batchEnd(last) > position.offset ? batchEnd(last) : position.offset;
     if (next === from) return;
     position.offset = next;
     this.spec.progress?.(topic, partition, next.toString(), timestamp);
