@@ -14,8 +14,8 @@ import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic
 /** ListOffsets timestamps: the high watermark and the log start. */
 const LATEST = -1n;
 const EARLIEST = -2n;
-/** Transaction-aware offsets, as kafkajs's admin reads them: the last stable offset is `high`. */
-const READ_COMMITTED = 1;
+/** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
+const READ_UNCOMMITTED = 0;
 const POOL_GROUP = /-\d+$/;
 const LATEST_OFFSETS_ATTEMPTS = 5;
 
@@ -171,7 +171,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     }));
     const listed = await this.admin.listOffsets({
       topics: request,
-      isolationLevel: READ_COMMITTED,
+      isolationLevel: READ_UNCOMMITTED,
     });
     return new Map(
       listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),

@@ -57,11 +57,11 @@ export interface AbortedTransaction {
 /**
  * The batches whose records may be handed over: no marker, and no batch of an aborted transaction.
  * @platformatic/kafka 1.35 filters aborted transactions itself (Consumer #filterUncommittedMessages),
- * yet a transaction aborted between committed ones of the same producer was handed over
- * (test/replay-control-records.spec.ts on this adapter without this filter: 'a-1', 'a-2' received);
- * it skips a range only when the abort marker is in the same response. So this applies
- * Kafka's own rule (the Java consumer's): from the first offset of each listed aborted
- * transaction, its producer's transactional batches are skipped until its abort marker.
+ * but with that filter alone a transaction aborted between committed ones of the same producer
+ * was handed over (test/replay-control-records.spec.ts on this adapter: 'a-1', 'a-2' received),
+ * and by its code it keeps every aborted range whose abort marker is not in the same answer. So
+ * this applies Kafka's own rule (the Java consumer's): from the first offset of each listed
+ * aborted transaction, its producer's transactional batches are skipped until its abort marker.
  */
 export function committedBatches(
   batches: readonly RecordsBatch[],
