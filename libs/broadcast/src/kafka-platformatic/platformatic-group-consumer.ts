@@ -12,8 +12,13 @@ export interface ConsumerTimings {
   metadataMaxAgeMs: number;
 }
 
-/** The protocol name of the client's own round-robin assigner (what its leader runs). */
-const PROTOCOL = 'roundrobin';
+/**
+ * kafkajs's round-robin protocol, name and version: the broker lets only members with a protocol
+ * in common share a group, so a kafkajs and a @platformatic/kafka instance can meet in one group
+ * (a fleet moving from one client to the other) and see each other. This client's leader assigns
+ * round-robin whatever the name, and both encode subscriptions and assignments the same way.
+ */
+const PROTOCOL = { name: 'RoundRobinAssigner', version: 0 };
 /** How long stop() lets a join in flight finish, so that its member can leave at once. */
 const JOIN_SETTLE_MS = 10_000;
 
@@ -86,7 +91,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
         rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
         heartbeatInterval: heartbeatIntervalMs,
         // The instance's description as the member's user data, for the roster (describeGroups).
-        protocols: [{ name: PROTOCOL, version: 1, metadata: this.userData?.() ?? '' }],
+        protocols: [{ ...PROTOCOL, metadata: this.userData?.() ?? '' }],
       })
       .catch((error: unknown) => this.crash(error));
   }
