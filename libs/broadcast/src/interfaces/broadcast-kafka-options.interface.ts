@@ -7,13 +7,13 @@ export interface BroadcastSaslOptions {
   password: string;
 }
 
+/** The Kafka client libraries the engine has an adapter for (each an optional peer). */
+export type BroadcastKafkaClient = 'kafkajs' | 'platformatic';
+
 /**
  * How the engine reaches Kafka. These are the library's own options; each client adapter
  * (kafkajs, @platformatic/kafka) maps them to its client.
  */
-/** The Kafka client libraries the engine has an adapter for (each an optional peer). */
-export type BroadcastKafkaClient = 'kafkajs' | 'platformatic';
-
 export interface BroadcastKafkaOptions {
   /**
    * Which installed client the engine uses: 'kafkajs' or 'platformatic' (@platformatic/kafka).
