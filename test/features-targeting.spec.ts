@@ -20,6 +20,7 @@ import {
 } from 'nestjs-kafka-broadcast/microservices';
 import { waitFor } from './support/kafka.js';
 import { useEngineHarness, type LockKind, type TestEngine } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 
 const TOPIC = 'flags.reload';
@@ -31,11 +32,11 @@ function ids(engines: readonly TestEngine[], n: number): string[] {
     .sort();
 }
 
-describe('targeting', () => {
+describe.each(kafkaClients())('targeting (%s client)', (client) => {
   it.each<[LockKind]>([['postgres'], ['mariadb'], ['none']])(
     '%s: to.services, to.instances, both, exceptSelf; receipts expect only the targeted',
     async (lock) => {
-      const h = useEngineHarness(`target-${lock}`);
+      const h = useEngineHarness(`target-${lock}`, undefined, client);
       const a1 = await h.start({
         lock,
         topics: [TOPIC],

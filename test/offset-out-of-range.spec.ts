@@ -14,6 +14,7 @@ import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, onTestFailed, onTestFinished } from 'vitest';
 import { EngineHarness, useEngineHarness } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
 import {
   ApiKey,
@@ -113,9 +114,9 @@ describe('a fetch answered with OFFSET_OUT_OF_RANGE', () => {
   });
 });
 
-describe('retention passing the position', () => {
+describe.each(kafkaClients())('retention passing the position (%s client)', (client) => {
   it('continues at the log start, counts and logs the records it lost, and commits nothing', async () => {
-    const h = useEngineHarness('oor-retention');
+    const h = useEngineHarness('oor-retention', undefined, client);
     await h.createTopics([{ topic: TOPIC }]);
     const topic = h.topic(TOPIC);
     await h.sendJson(

@@ -1,7 +1,8 @@
 /**
  * The library's folders import one way: cli/ → the Nest layer (files directly in src/) → engine/ →
- * core/ → the adapters kafka/, locks/, telemetry/ and testing/ (the in-memory broker) → errors/, shared/ →
- * interfaces/. kafkajs is imported only in kafka/,
+ * core/ → the adapters kafka/, kafka-platformatic/, locks/, telemetry/ and testing/ (the in-memory
+ * broker) → errors/, shared/ → interfaces/. kafkajs is imported only in kafka/, @platformatic/kafka
+ * only in kafka-platformatic/, and both adapters only on demand (so an app installs one client),
  * @nestjs/* only by the Nest layer, and the optional peers only by the entries that need them.
  * A static check of the sources' import statements (no runtime involved).
  */
@@ -17,6 +18,7 @@ const RANK: Record<string, number> = {
   engine: 4,
   core: 3,
   kafka: 2,
+  'kafka-platformatic': 2,
   locks: 2,
   telemetry: 2,
   // The in-memory broker: a KafkaPort like kafka/, shipped only through the testing entry.
@@ -27,7 +29,7 @@ const RANK: Record<string, number> = {
 };
 
 /** Adapters of the same rank never import each other. */
-const ADAPTERS = new Set(['kafka', 'locks', 'telemetry', 'testing']);
+const ADAPTERS = new Set(['kafka', 'kafka-platformatic', 'locks', 'telemetry', 'testing']);
 
 /** Package imports allowed per folder ('.' = the Nest layer); anything else is refused. */
 const PACKAGES: Record<string, RegExp> = {
@@ -36,6 +38,7 @@ const PACKAGES: Record<string, RegExp> = {
   engine: /^node:/,
   core: /^node:/,
   kafka: /^(kafkajs|node:.*)$/,
+  'kafka-platformatic': /^(@platformatic\/kafka|node:.*)$/,
   locks: /^node:/,
   telemetry: /^(@opentelemetry\/api|node:.*)$/,
   testing: /^node:/,
@@ -127,6 +130,30 @@ describe('library layering', () => {
       }
     }
     expect(misplaced).toEqual([]);
+  });
+
+  it('the Kafka adapters are loaded on demand only, each with its own client', () => {
+    const adapters = new Set(['kafka', 'kafka-platformatic']);
+    const staticallyReached: string[] = [];
+    for (const file of files) {
+      const from = folderOf(file);
+      if (adapters.has(from) || from === 'cli') continue;
+      for (const specifier of staticImportsOf(file).filter((s) => s.startsWith('.'))) {
+        const to = folderOf(resolve(dirname(file), specifier));
+        const typeOnly = new RegExp(
+          `import type [^;]*'${specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`,
+        );
+        if (adapters.has(to) && !typeOnly.test(readFileSync(file, 'utf8')))
+          staticallyReached.push(`${relative(SRC, file)} → ${specifier}`);
+      }
+    }
+    expect(staticallyReached).toEqual([]);
+    const loader = readFileSync(join(SRC, 'engine/kafka-client.loader.ts'), 'utf8');
+    expect(dynamicImportsOf(join(SRC, 'engine/kafka-client.loader.ts'))).toEqual([
+      '../kafka/kafkajs.adapter.js',
+      '../kafka-platformatic/platformatic.adapter.js',
+    ]);
+    expect(loader).not.toMatch(/from '\.\.\/kafka/);
   });
 
   /** Every source file the entry reaches through relative imports. */

@@ -10,6 +10,7 @@ import type { Producer } from 'kafkajs';
 import { onTestFinished } from 'vitest';
 import { useEngineHarness } from './support/engine.js';
 import { newKafka, waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 
 const FLAGS = 'flags';
 const WINDOW_MS = 60_000;
@@ -50,37 +51,39 @@ async function inTransaction(
   await (outcome === 'commit' ? transaction.commit() : transaction.abort());
 }
 
-describe('replay window over transactional records', () => {
-  it.each<['committed' | 'aborted']>([['committed'], ['aborted']])(
-    '%s transactions in the window: start() reads the window through, each committed record once',
-    async (kind) => {
-      const h = useEngineHarness(`replay-tx-${kind}`);
-      await h.createTopics([{ topic: FLAGS, numPartitions: 1 }]);
-      const topic = h.topic(FLAGS);
-      const producer = await transactionalProducer(`${h.prefix}tx`);
-      await inTransaction(producer, topic, ['c-1', 'c-2'], 'commit');
-      if (kind === 'aborted') await inTransaction(producer, topic, ['a-1', 'a-2'], 'abort');
-      await inTransaction(producer, topic, ['c-3'], 'commit');
-      if (kind === 'aborted') await inTransaction(producer, topic, ['a-3'], 'abort');
-      // The log ends in a control record either way: the last record handed over is below it.
-      // The coordinator writes the markers after EndTxn has returned: wait for them.
-      const end = kind === 'committed' ? 5 : 10;
-      await waitFor(async () => (await h.topicEnd(topic)) === end, {
-        message: `the transaction markers of ${topic} were not written`,
-      });
+describe.each(kafkaClients())('%s client', (client) => {
+  describe('replay window over transactional records', () => {
+    it.each<['committed' | 'aborted']>([['committed'], ['aborted']])(
+      '%s transactions in the window: start() reads the window through, each committed record once',
+      async (kind) => {
+        const h = useEngineHarness(`replay-tx-${kind}`, undefined, client);
+        await h.createTopics([{ topic: FLAGS, numPartitions: 1 }]);
+        const topic = h.topic(FLAGS);
+        const producer = await transactionalProducer(`${h.prefix}tx`);
+        await inTransaction(producer, topic, ['c-1', 'c-2'], 'commit');
+        if (kind === 'aborted') await inTransaction(producer, topic, ['a-1', 'a-2'], 'abort');
+        await inTransaction(producer, topic, ['c-3'], 'commit');
+        if (kind === 'aborted') await inTransaction(producer, topic, ['a-3'], 'abort');
+        // The log ends in a control record either way: the last record handed over is below it.
+        // The coordinator writes the markers after EndTxn has returned: wait for them.
+        const end = kind === 'committed' ? 5 : 10;
+        await waitFor(async () => (await h.topicEnd(topic)) === end, {
+          message: `the transaction markers of ${topic} were not written`,
+        });
 
-      const e = await h.create({
-        lock: 'none',
-        topics: [FLAGS],
-        options: { replay: { [FLAGS]: WINDOW_MS }, startupTimeoutMs: STARTUP_TIMEOUT_MS },
-      });
-      await h.startEngine(e);
+        const e = await h.create({
+          lock: 'none',
+          topics: [FLAGS],
+          options: { replay: { [FLAGS]: WINDOW_MS }, startupTimeoutMs: STARTUP_TIMEOUT_MS },
+        });
+        await h.startEngine(e);
 
-      expect(e.logger.matching(NOT_READ_THROUGH, 'warn')).toEqual([]);
-      // Ready means replayed: every committed record already arrived, once; no aborted one.
-      const names = e.payloads(FLAGS).map((p) => (p as { n: string }).n);
-      expect(names).toEqual(['c-1', 'c-2', 'c-3']);
-      expect(e.status()).toMatchObject({ state: 'ready', received: 3, skipped: 0 });
-    },
-  );
+        expect(e.logger.matching(NOT_READ_THROUGH, 'warn')).toEqual([]);
+        // Ready means replayed: every committed record already arrived, once; no aborted one.
+        const names = e.payloads(FLAGS).map((p) => (p as { n: string }).n);
+        expect(names).toEqual(['c-1', 'c-2', 'c-3']);
+        expect(e.status()).toMatchObject({ state: 'ready', received: 3, skipped: 0 });
+      },
+    );
+  });
 });

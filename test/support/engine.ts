@@ -26,6 +26,7 @@ import {
 } from '../../libs/broadcast/src/core/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { CapturingLogger } from './capturing-logger.js';
+import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, testPrefix, waitFor } from './kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
@@ -127,12 +128,19 @@ export class EngineHarness {
     readonly name: string,
     /** Defaults for every engine of this harness. */
     private readonly defaults: EngineSpec['options'] = {},
-    /** Another prefix than testPrefix(name), another broker than the run's shared one. */
-    place: { prefix?: string; brokers?: string[] } = {},
+    /**
+     * Another prefix than testPrefix(name), another broker than the run's shared one, the Kafka
+     * client adapter the engines use (kafka.client; see kafka-clients.ts).
+     */
+    place: { prefix?: string; brokers?: string[]; client?: BroadcastKafkaClient } = {},
   ) {
-    this.prefix = place.prefix ?? testPrefix(name);
+    this.client = place.client;
+    this.prefix = place.prefix ?? testPrefix(clientScoped(name, place.client));
     this.brokers = place.brokers ?? kafkaBrokers();
   }
+
+  /** kafka.client of every engine started here (undefined: the library's default). */
+  readonly client: BroadcastKafkaClient | undefined;
 
   private kafkaClient(clientId: string) {
     return new Kafka({ clientId, brokers: this.brokers, logLevel: logLevel.NOTHING });
@@ -223,7 +231,12 @@ export class EngineHarness {
       ...spec.options,
     };
     const options: BroadcastModuleOptions = {
-      kafka: { brokers: this.brokers, clientId: `${this.name}-${name}`, ...spec.kafka },
+      kafka: {
+        brokers: this.brokers,
+        clientId: `${this.name}-${name}`,
+        ...(this.client && { client: this.client }),
+        ...spec.kafka,
+      },
       topicPrefix: this.prefix,
       consumer: FAST_CONSUMER,
       heartbeat: false,
@@ -440,8 +453,12 @@ export class EngineHarness {
  * Creates a harness for the current test: its cleanup runs when the test finishes (pass or
  * fail), and the engines' logs are printed when the test fails.
  */
-export function useEngineHarness(name: string, defaults?: EngineSpec['options']): EngineHarness {
-  const harness = new EngineHarness(name, defaults);
+export function useEngineHarness(
+  name: string,
+  defaults?: EngineSpec['options'],
+  client?: BroadcastKafkaClient,
+): EngineHarness {
+  const harness = new EngineHarness(name, defaults, { client });
   onTestFailed(() => {
     console.log(`---- engine logs of ${harness.prefix} ----\n${harness.dumpLogs()}`);
   });

@@ -20,6 +20,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
 import { runId, waitFor } from './kafka.js';
+import type { BroadcastKafkaClient } from './kafka-clients.js';
 
 const { Kafka: KafkaClient, logLevel } = kafkajs;
 
@@ -39,8 +40,12 @@ export const FAULT_ENGINE_DEFAULTS = {
 } as const;
 
 /** An EngineHarness for one fault scenario: its prefix, its broker, the fault defaults. */
-export function faultEngines(prefix: string, brokers: string[]): EngineHarness {
-  return new EngineHarness(prefix, FAULT_ENGINE_DEFAULTS, { prefix, brokers });
+export function faultEngines(
+  prefix: string,
+  brokers: string[],
+  client?: BroadcastKafkaClient,
+): EngineHarness {
+  return new EngineHarness(prefix, FAULT_ENGINE_DEFAULTS, { prefix, brokers, client });
 }
 
 // ---------------------------------------------------------------------------------------------

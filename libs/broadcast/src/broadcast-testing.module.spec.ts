@@ -77,9 +77,12 @@ describe('BroadcastTestingModule', () => {
       expect(app.get(token)).toBeDefined();
     }
     expect(app.get(BROADCAST_MODULE_OPTIONS)).toMatchObject({ lock: false });
-    // No heartbeats by default in tests: the first broadcast makes the instance fresh.
+    // No heartbeats by default in tests: ready is healthy, and alive, before any broadcast.
     expect(app.get(BroadcastHealthIndicator).isHealthy()).toMatchObject({
-      broadcast: { status: 'down', reason: 'no broadcast received yet' },
+      broadcast: { status: 'up', lockMode: 'none' },
+    });
+    expect(app.get(BroadcastHealthIndicator).isAlive()).toMatchObject({
+      broadcast: { status: 'up' },
     });
     await app.get(BroadcastTestingHelper).publish('product.changed', { id: 1 });
     expect(app.get(BroadcastHealthIndicator).isHealthy()).toMatchObject({

@@ -27,7 +27,7 @@ const TESTING_DEFAULTS: Partial<BroadcastModuleOptions> = {
   // Nothing to export to and no SDK to load in a unit test.
   telemetry: false,
   // No background traffic: the records on the broker are the test's own, and nothing is left
-  // to wait for. The first broadcast a test publishes makes the health indicator report up.
+  // to wait for. Without heartbeats the health indicator reports up as soon as it is ready.
   heartbeat: false,
 };
 

@@ -74,6 +74,12 @@ const cases: Case[] = [
     message: new RegExp(`"kafka\\.brokers": expected ${BROKERS_RULE.source}, got \\[\\]`),
   },
   {
+    title: 'kafka.client not a known client',
+    options: { kafka: { brokers: ['a:1'], client: 'rdkafka' } },
+    option: 'kafka.client',
+    message: /"kafka\.client": expected 'kafkajs' or 'platformatic', got "rdkafka"/,
+  },
+  {
     title: 'kafka.brokers not strings',
     options: { kafka: { brokers: [9092] } },
     option: 'kafka.brokers',

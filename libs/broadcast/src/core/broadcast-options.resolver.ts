@@ -128,8 +128,12 @@ function resolveKafka(kafka: BroadcastKafkaOptions | undefined): BroadcastKafkaO
       brokers,
     );
   }
+  if (kafka.client !== undefined && !KAFKA_CLIENTS.includes(kafka.client))
+    throw new BroadcastOptionsError('kafka.client', "'kafkajs' or 'platformatic'", kafka.client);
   return kafka;
 }
+
+const KAFKA_CLIENTS: readonly unknown[] = ['kafkajs', 'platformatic'];
 
 function resolveLock(lock: BroadcastModuleOptions['lock']): ResolvedBroadcastOptions['lock'] {
   if (lock === false) return false;

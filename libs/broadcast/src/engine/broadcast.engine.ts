@@ -9,13 +9,14 @@ import type { BroadcastHandler } from '../interfaces/broadcast-message.interface
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import { KafkajsAdapter } from '../kafka/kafkajs.adapter.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { errorMessage } from '../shared/async.utils.js';
 import type { BroadcastEngineDeps } from './broadcast-engine.deps.js';
 import { consoleLogger } from './console-logger.js';
 import { withContextFields } from './contextual-logger.js';
 import { EngineFeatures } from './engine-features.js';
+import { loadKafkaPort } from './kafka-client.loader.js';
+import { LazyKafkaPort } from './lazy-kafka-port.js';
 import { bindEngineLocks } from './engine-locks.js';
 import { instrumentEngine, type InstrumentedParts } from './engine-telemetry.js';
 import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
@@ -78,7 +79,8 @@ export class BroadcastEngine {
       group: this.reader?.groupId,
       lockId: this.reader?.status().lockId,
     })));
-    this.kafka = deps.kafka ?? new KafkajsAdapter(o, logger);
+    // The client (kafka.client, or whichever is installed) is imported when first used.
+    this.kafka = deps.kafka ?? new LazyKafkaPort(() => loadKafkaPort(o, logger));
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
     this.allocator = new BroadcastGroupAllocator(

@@ -45,6 +45,10 @@ export const BroadcastMessages = {
     `Could not query the advisory lock database: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option lock.dataSource (the TypeORM DataSource that holds the locks) and that its database is reachable.`,
   scopedHandlers: (handlers: string[]) =>
     `@OnBroadcast handlers must be methods of singleton providers (the default scope): a broadcast is handled outside any request, by the one instance of the provider in the application. Not registered: ${handlers.join('; ')}. Move each to a singleton provider whose dependencies are singletons too; if it needs a request-scoped service, inject ModuleRef and call moduleRef.resolve(Service, ContextIdFactory.create()) per message.`,
+  noKafkaClient: () =>
+    'No Kafka client is installed: install kafkajs (npm install kafkajs) or @platformatic/kafka (npm install @platformatic/kafka). The option kafka.client chooses between them when both are.',
+  kafkaClientMissing: (client: string, pkg: string) =>
+    `The option kafka.client is '${client}' but ${pkg} is not installed: npm install ${pkg}, or set kafka.client to the client that is.`,
 } as const;
 
 function seconds(ms: number): string {

@@ -7,11 +7,19 @@ export interface BroadcastSaslOptions {
   password: string;
 }
 
+/** The Kafka client libraries the engine has an adapter for (each an optional peer). */
+export type BroadcastKafkaClient = 'kafkajs' | 'platformatic';
+
 /**
- * How the engine reaches Kafka. These are the library's own options; the bundled kafkajs
- * adapter maps them to its client, so another client adapter can take the same options.
+ * How the engine reaches Kafka. These are the library's own options; each client adapter
+ * (kafkajs, @platformatic/kafka) maps them to its client.
  */
 export interface BroadcastKafkaOptions {
+  /**
+   * Which installed client the engine uses: 'kafkajs' or 'platformatic' (@platformatic/kafka).
+   * Default: kafkajs when it is installed, else @platformatic/kafka. Install one of them.
+   */
+  client?: BroadcastKafkaClient;
   /** Bootstrap brokers as "host:port", or a function that returns them. */
   brokers: string[] | (() => string[] | Promise<string[]>);
   /** Client id sent to the broker (default 'nestjs-kafka-broadcast'). */

@@ -1,0 +1,69 @@
+import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
+import { resolveBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options.interface.js';
+import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import { consoleLogger } from './console-logger.js';
+import { loadKafkaPort, type AdapterImport } from './kafka-client.loader.js';
+
+/** The error Node throws when an adapter's client package cannot be resolved. */
+function notFound(pkg: string): Error {
+  return Object.assign(new Error(`Cannot find package '${pkg}' imported from /app/x.js`), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
+}
+
+class Fake {
+  constructor(readonly name: string) {}
+}
+
+/** The loader over fake adapters, each either "installed" or failing as Node does without its client. */
+function loader(installed: { kafkajs: boolean; platformatic: boolean }) {
+  const adapters: Record<BroadcastKafkaClient, AdapterImport> = {
+    kafkajs: async () => {
+      if (!installed.kafkajs) throw notFound('kafkajs');
+      return new Fake('kafkajs') as unknown as KafkaPort;
+    },
+    platformatic: async () => {
+      if (!installed.platformatic) throw notFound('@platformatic/kafka');
+      return new Fake('platformatic') as unknown as KafkaPort;
+    },
+  };
+  return (o: ResolvedBroadcastOptions) => loadKafkaPort(o, consoleLogger, adapters);
+}
+
+const options = (kafka: object) =>
+  resolveBroadcastOptions({ kafka: { brokers: ['a:1'], ...kafka }, lock: false });
+
+describe('loadKafkaPort: which client adapter the engine uses', () => {
+  it('defaults to kafkajs when both are installed, and kafka.client picks platformatic', async () => {
+    const load = loader({ kafkajs: true, platformatic: true });
+    expect(((await load(options({}))) as unknown as Fake).name).toBe('kafkajs');
+    const chosen = await load(options({ client: 'platformatic' }));
+    expect((chosen as unknown as Fake).name).toBe('platformatic');
+  });
+
+  it('falls back to @platformatic/kafka when kafkajs is not installed', async () => {
+    const load = loader({ kafkajs: false, platformatic: true });
+    expect(await load(options({}))).toMatchObject({ name: 'platformatic' });
+  });
+
+  it('fails with a BroadcastStartupError naming kafka.client and both packages when neither is installed', async () => {
+    const load = loader({ kafkajs: false, platformatic: false });
+    const error = await load(options({})).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BroadcastStartupError);
+    expect(error).toMatchObject({ option: 'kafka.client' });
+    expect((error as Error).message).toMatch(
+      /npm install kafkajs.*npm install @platformatic\/kafka/,
+    );
+  });
+
+  it('names the chosen client when kafka.client names one that is not installed', async () => {
+    const load = loader({ kafkajs: true, platformatic: false });
+    const error = await load(options({ client: 'platformatic' })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ option: 'kafka.client' });
+    expect((error as Error).message).toMatch(
+      /kafka\.client is 'platformatic' but @platformatic\/kafka is not installed/,
+    );
+  });
+});

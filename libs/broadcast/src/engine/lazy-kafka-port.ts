@@ -1,0 +1,95 @@
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+  KafkaAdminPort,
+  KafkaPort,
+  OutgoingRecord,
+} from '../interfaces/kafka-port.interface.js';
+
+/**
+ * A KafkaPort whose adapter is loaded on first use: the client library is imported then (see
+ * kafka-client.loader.ts), so an app installs only the client it uses, and a missing one fails
+ * the start, not the import of the module. Every call waits for the load and forwards.
+ */
+export class LazyKafkaPort implements KafkaPort {
+  readonly admin: KafkaAdminPort;
+  /** Forwarded to the adapter when a consumer is made (the engine sets it after construction). */
+  memberUserData: (() => string) | undefined;
+  private port: Promise<KafkaPort> | undefined;
+
+  constructor(private readonly load: () => Promise<KafkaPort>) {
+    const admin = async () => (await this.loaded()).admin;
+    this.admin = {
+      ensureTopics: async (topics, signal) => (await admin()).ensureTopics(topics, signal),
+      deleteGroup: async (groupId, deadline, signal) =>
+        (await admin()).deleteGroup(groupId, deadline, signal),
+      describeGroup: async (groupId) => (await admin()).describeGroup(groupId),
+      latestOffsets: async (topics) => (await admin()).latestOffsets(topics),
+      offsetBounds: async (topic) => (await admin()).offsetBounds(topic),
+      offsetsForTimestamp: async (topic, timestamp) => {
+        const loaded = await admin();
+        if (!loaded.offsetsForTimestamp)
+          throw new Error('this Kafka adapter cannot list offsets by time');
+        return loaded.offsetsForTimestamp(topic, timestamp);
+      },
+      liveMembers: async (groupPrefix) => {
+        const loaded = await admin();
+        if (!loaded.liveMembers) throw new Error('this Kafka adapter cannot list group members');
+        return loaded.liveMembers(groupPrefix);
+      },
+      disconnect: async () => (this.port ? (await this.loaded()).admin.disconnect() : undefined),
+    };
+  }
+
+  createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
+    return new LazyGroupConsumer(spec.groupId, async () => {
+      const port = await this.loaded();
+      port.memberUserData = this.memberUserData;
+      return port.createGroupConsumer(spec);
+    });
+  }
+
+  async send(topic: string, records: OutgoingRecord[]): Promise<void> {
+    return (await this.loaded()).send(topic, records);
+  }
+
+  async disconnect(): Promise<void> {
+    // Never loaded: nothing to close (and nothing to import now).
+    if (!this.port) return;
+    await (await this.port.catch(() => undefined))?.disconnect();
+  }
+
+  private loaded(): Promise<KafkaPort> {
+    this.port ??= this.load();
+    return this.port;
+  }
+}
+
+/** A group consumer made once its adapter is loaded; stop() during the load still stops it. */
+class LazyGroupConsumer implements GroupConsumerPort {
+  private consumer: GroupConsumerPort | undefined;
+  private creating: Promise<GroupConsumerPort> | undefined;
+  private stopRequested = false;
+
+  constructor(
+    readonly groupId: string,
+    private readonly create: () => Promise<GroupConsumerPort>,
+  ) {}
+
+  async start(): Promise<void> {
+    this.creating ??= this.create().then((consumer) => (this.consumer = consumer));
+    const consumer = await this.creating;
+    if (!this.stopRequested) await consumer.start();
+  }
+
+  seek(topic: string, partition: number, offset: string): void {
+    // Seeks come from the join, after start() made the consumer.
+    this.consumer?.seek(topic, partition, offset);
+  }
+
+  async stop(): Promise<void> {
+    this.stopRequested = true;
+    const consumer = await this.creating?.catch(() => undefined);
+    await consumer?.stop();
+  }
+}

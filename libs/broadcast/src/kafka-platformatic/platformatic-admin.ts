@@ -1,0 +1,189 @@
+import type { Admin, ClusterMetadata } from '@platformatic/kafka';
+import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
+import type {
+  DeleteGroupOutcome,
+  GroupDescription,
+  KafkaAdminPort,
+  OffsetBounds,
+  TopicOffsets,
+} from '../interfaces/kafka-port.interface.js';
+import { backoffDelay, pause } from '../shared/async.utils.js';
+import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
+import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
+
+/** ListOffsets timestamps: the high watermark and the log start. */
+const LATEST = -1n;
+const EARLIEST = -2n;
+/** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
+const READ_UNCOMMITTED = 0;
+const POOL_GROUP = /-\d+$/;
+const LATEST_OFFSETS_ATTEMPTS = 5;
+
+/** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
+export class PlatformaticAdmin implements KafkaAdminPort {
+  private readonly topics: PlatformaticTopicSetup;
+
+  constructor(
+    private readonly admin: Admin,
+    topicSettings: TopicSettings,
+    private readonly errors: PlatformaticErrors,
+  ) {
+    this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
+  }
+
+  ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
+    // a refused login, certificate or ACL is reported at once.
+    return this.errors.untilReachable(
+      () => this.topics.ensure(topics, signal),
+      {
+        operation: 'describe topics',
+        acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
+        topics,
+      },
+      signal,
+    );
+  }
+
+  async deleteGroup(
+    groupId: string,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<DeleteGroupOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
+      try {
+        await this.admin.deleteGroups({ groups: [groupId] });
+        return 'deleted';
+      } catch (error) {
+        if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
+        if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
+        const denied = this.errors.fatal(error, {
+          operation: 'delete consumer group',
+          acl: { group: 'DELETE' },
+          groupId,
+        });
+        if (denied) throw denied;
+        // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
+        const delay = backoffDelay(attempt);
+        if (Date.now() + delay >= deadline || signal?.aborted) throw error;
+        await pause(delay, signal);
+      }
+    }
+  }
+
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const group = (await this.admin.describeGroups({ groups: [groupId] })).get(groupId);
+    return {
+      // The broker's own spelling ('Stable', 'Empty', 'Dead'), as kafkajs reports it.
+      state: brokerState(group?.state ?? 'DEAD'),
+      memberIds: [...(group?.members.keys() ?? [])],
+    };
+  }
+
+  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const listed = await this.listOffsets(topics, () => LATEST);
+        return new Map(
+          [...listed].map(([topic, p]) => [
+            topic,
+            new Map([...p].map(([i, o]) => [i, o.toString()])),
+          ]),
+        );
+      } catch (error) {
+        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+        const denied = this.errors.fatal(error, { ...operation, topics });
+        if (denied) throw denied;
+        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors.transient(error)) throw error;
+        this.admin.clearMetadata();
+        await pause(backoffDelay(attempt, 100, 1_000));
+      }
+    }
+  }
+
+  async offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    const [low, high] = await Promise.all([
+      this.listOffsets([topic], () => EARLIEST),
+      this.listOffsets([topic], () => LATEST),
+    ]);
+    const bounds = new Map<number, OffsetBounds>();
+    for (const [partition, offset] of high.get(topic) ?? [])
+      bounds.set(partition, {
+        low: (low.get(topic)?.get(partition) ?? 0n).toString(),
+        high: offset.toString(),
+      });
+    return bounds;
+  }
+
+  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const [found, high] = await Promise.all([
+      this.listOffsets([topic], () => BigInt(timestamp)),
+      this.listOffsets([topic], () => LATEST),
+    ]);
+    const offsets = new Map<number, string>();
+    // -1: no record at or after the timestamp; the port promises the high watermark then.
+    for (const [partition, offset] of found.get(topic) ?? [])
+      offsets.set(partition, (offset >= 0n ? offset : high.get(topic)!.get(partition)!).toString());
+    return offsets;
+  }
+
+  async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
+    const listed = await this.admin.listGroups();
+    const ids = [...listed.values()]
+      .filter((g) => g.protocolType === 'consumer' && g.id.startsWith(groupPrefix))
+      .map((g) => g.id)
+      .filter((id) => POOL_GROUP.test(id));
+    if (ids.length === 0) return [];
+    const described = await this.admin.describeGroups({ groups: ids });
+    const members: LiveGroupMember[] = [];
+    for (const group of described.values()) {
+      for (const member of group.members.values()) {
+        const metadata = member.metadata;
+        const userData = metadata?.metadata;
+        members.push({
+          groupId: group.id,
+          memberId: member.id,
+          topics: metadata?.topics ?? [],
+          userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
+        });
+      }
+    }
+    return members;
+  }
+
+  async disconnect(): Promise<void> {
+    await this.admin.close();
+  }
+
+  /** Per topic, per partition: the offset ListOffsets answers for `at(partition)`. */
+  private async listOffsets(
+    topics: readonly string[],
+    at: (partition: number) => bigint,
+  ): Promise<Map<string, Map<number, bigint>>> {
+    const metadata: ClusterMetadata = await this.admin.metadata({ topics: [...topics] });
+    const request = topics.map((name) => ({
+      name,
+      partitions: Array.from(
+        { length: metadata.topics.get(name)?.partitionsCount ?? 0 },
+        (_, partitionIndex) => ({ partitionIndex, timestamp: at(partitionIndex) }),
+      ),
+    }));
+    const listed = await this.admin.listOffsets({
+      topics: request,
+      isolationLevel: READ_UNCOMMITTED,
+    });
+    return new Map(
+      listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
+    );
+  }
+}
+
+/** 'PREPARING_REBALANCE' → 'PreparingRebalance'. */
+function brokerState(state: string): string {
+  return state
+    .toLowerCase()
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}

@@ -1,0 +1,138 @@
+import {
+  Admin,
+  Consumer,
+  Producer,
+  compatibilityPartitioner,
+  stringSerializers,
+  type BaseOptions,
+  type SASLMechanismValue,
+} from '@platformatic/kafka';
+import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+  KafkaPort,
+  OutgoingRecord,
+} from '../interfaces/kafka-port.interface.js';
+import { PlatformaticAdmin } from './platformatic-admin.js';
+import { PlatformaticErrors } from './platformatic-errors.js';
+import { type ConsumerTimings, PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
+
+export interface PlatformaticAdapterOptions {
+  kafka: BroadcastKafkaOptions;
+  consumer: ConsumerTimings;
+  topics: { numPartitions: number; replicationFactor: number | undefined };
+  /** How long startup retries an unreachable broker (default 60000). */
+  startupTimeoutMs?: number;
+}
+
+/** acks = all: every in-sync replica has the record. */
+const ACKS_ALL = -1;
+
+/**
+ * The @platformatic/kafka implementation of the engine's Kafka port (classic group protocol).
+ * `brokers` are the resolved bootstrap brokers (the client takes a list, not a function).
+ */
+export class PlatformaticAdapter implements KafkaPort {
+  readonly admin: PlatformaticAdmin;
+  memberUserData: (() => string) | undefined;
+  private readonly base: BaseOptions;
+  private readonly errors: PlatformaticErrors;
+  private producer: Producer<string, string, string, string> | undefined;
+
+  constructor(
+    private readonly options: PlatformaticAdapterOptions,
+    brokers: string[],
+    private readonly logger: BroadcastLogger,
+  ) {
+    this.base = toClientOptions(options.kafka, brokers);
+    this.errors = new PlatformaticErrors(options.kafka, options.startupTimeoutMs ?? 60_000);
+    this.admin = new PlatformaticAdmin(
+      new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` }),
+      options.topics,
+      this.errors,
+    );
+  }
+
+  createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
+    const { consumer } = this.options;
+    const make = () =>
+      new Consumer({
+        ...this.base,
+        groupId: spec.groupId,
+        // Positions belong to the engine: nothing is ever committed.
+        autocommit: false,
+        sessionTimeout: consumer.sessionTimeoutMs,
+        rebalanceTimeout: Math.max(consumer.sessionTimeoutMs, 10_000),
+        heartbeatInterval: consumer.heartbeatIntervalMs,
+        maxWaitTime: consumer.maxWaitTimeMs,
+        metadataMaxAge: consumer.metadataMaxAgeMs,
+        autocreateTopics: false,
+      });
+    return new PlatformaticGroupConsumer(
+      make,
+      spec,
+      consumer,
+      this.logger,
+      this.memberUserData,
+      this.errors,
+    );
+  }
+
+  async send(topic: string, records: OutgoingRecord[]): Promise<void> {
+    this.producer ??= new Producer({
+      ...this.base,
+      clientId: `${this.base.clientId}-producer`,
+      serializers: stringSerializers,
+      // kafkajs's (and Java's) partition for a key, so both adapters put a key in one partition.
+      partitioner: compatibilityPartitioner,
+      autocreateTopics: true,
+    });
+    try {
+      await this.producer.send({
+        acks: ACKS_ALL,
+        messages: records.map((r) => ({
+          topic,
+          key: r.key ?? undefined,
+          value: r.value,
+          ...(r.headers && { headers: r.headers }),
+        })),
+      });
+    } catch (error) {
+      const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
+      throw this.errors.fatal(error, publishing) ?? error;
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    await Promise.all([
+      producer?.close().catch(() => undefined),
+      this.admin.disconnect().catch(() => undefined),
+    ]);
+  }
+}
+
+/** Maps the library's own Kafka options to @platformatic/kafka's client options. */
+export function toClientOptions(o: BroadcastKafkaOptions, brokers: string[]): BaseOptions {
+  return {
+    bootstrapBrokers: brokers,
+    clientId: o.clientId ?? 'nestjs-kafka-broadcast',
+    ...(o.ssl !== undefined && o.ssl !== false && { tls: o.ssl === true ? {} : o.ssl }),
+    ...(o.sasl && {
+      sasl: {
+        mechanism: o.sasl.mechanism.toUpperCase() as SASLMechanismValue,
+        username: o.sasl.username,
+        password: o.sasl.password,
+      },
+    }),
+    ...(o.connectionTimeoutMs !== undefined && { connectTimeout: o.connectionTimeoutMs }),
+    ...(o.requestTimeoutMs !== undefined && {
+      requestTimeout: o.requestTimeoutMs,
+      timeout: o.requestTimeoutMs,
+    }),
+    ...(o.retries !== undefined && { retries: o.retries }),
+  };
+}
