@@ -1,0 +1,157 @@
+/**
+ * The READMEs' TypeScript examples compile against the package's types (#21): every ```ts /
+ * ```typescript block of the package README (what npm shows) and of the root README is written as
+ * a module of its own into a temp folder and type-checked with the TypeScript compiler API, with
+ * `nestjs-kafka-broadcast` and its subpaths resolved to the library's sources as the repository's
+ * tsconfig paths resolve them. A block that names an API the package does not have fails here.
+ *
+ * A block that is deliberately partial is preceded by `<!-- readme-check: skip -->` on the line
+ * before its fence; the test lists the skipped blocks so that they stay few. Static only: nothing
+ * runs, no broker is reached.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const READMES = ['libs/broadcast/README.md', 'README.md'];
+const SKIP_MARKER = '<!-- readme-check: skip -->';
+const FENCE = /^```(ts|typescript)\s*$/;
+
+/** Entries as in tsconfig.json's `paths`: the package name resolves to the library's sources. */
+const ENTRIES: Record<string, string> = {
+  'nestjs-kafka-broadcast': 'index.ts',
+  'nestjs-kafka-broadcast/engine': 'engine.ts',
+  'nestjs-kafka-broadcast/terminus': 'terminus.ts',
+  'nestjs-kafka-broadcast/microservices': 'microservices.ts',
+  'nestjs-kafka-broadcast/locks': 'locks.ts',
+  'nestjs-kafka-broadcast/testing': 'testing.ts',
+};
+
+/**
+ * `@nestjs/config` is what the README's forRootAsync example uses, but not a dependency of this
+ * repository: when it is not installed, the two members the example uses are declared here.
+ */
+const NEST_CONFIG_SHIM = `declare module '@nestjs/config' {
+  import type { DynamicModule } from '@nestjs/common';
+  export declare class ConfigModule { static forRoot(options?: { isGlobal?: boolean }): DynamicModule; }
+  export declare class ConfigService {
+    get<T = string>(key: string): T | undefined;
+    get<T = string>(key: string, defaultValue: T): T;
+    getOrThrow<T = string>(key: string): T;
+  }
+}
+`;
+
+interface Block {
+  readme: string;
+  /** 1-based line of the block's first code line in the README. */
+  line: number;
+  code: string;
+  skipped: boolean;
+}
+
+/** Every ts / typescript fence of a README, with the line it starts on. */
+export function extractBlocks(readme: string, text: string): Block[] {
+  const lines = text.split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!FENCE.test(lines[i])) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
+    const skipped = lines[i - 1]?.trim() === SKIP_MARKER;
+    blocks.push({ readme, line: start + 1, code: lines.slice(start, end).join('\n'), skipped });
+    i = end;
+  }
+  return blocks;
+}
+
+function isInstalled(name: string): boolean {
+  try {
+    import.meta.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('README code blocks', () => {
+  const blocks = READMES.flatMap((readme) =>
+    extractBlocks(readme, readFileSync(join(ROOT, readme), 'utf8')),
+  );
+
+  it('the package README has TypeScript examples, and few are skipped', () => {
+    expect(blocks.filter((b) => b.readme === READMES[0] && !b.skipped).length).toBeGreaterThan(5);
+    // Skipped blocks are listed in the output so that a reviewer sees them.
+    const skipped = blocks.filter((b) => b.skipped).map((b) => `${b.readme}:${b.line}`);
+    if (skipped.length) console.info(`README blocks not checked (${SKIP_MARKER}):`, skipped);
+    expect(skipped.length).toBeLessThanOrEqual(2);
+  });
+
+  it('every TypeScript block compiles against the package types', () => {
+    // Inside the repository (under the gitignored .cache/) so that node_modules resolves.
+    mkdirSync(join(ROOT, '.cache'), { recursive: true });
+    const dir = mkdtempSync(join(ROOT, '.cache', 'readme-blocks-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+      const files = new Map<string, Block>();
+      blocks
+        .filter((b) => !b.skipped)
+        .forEach((block, i) => {
+          const file = join(dir, `block-${i}.ts`);
+          // `export {}` keeps each block a module of its own, also when it imports nothing.
+          writeFileSync(file, `${block.code}\nexport {};\n`);
+          files.set(file, block);
+        });
+      const roots = [...files.keys()];
+      if (!isInstalled('@nestjs/config')) {
+        writeFileSync(join(dir, 'nestjs-config.d.ts'), NEST_CONFIG_SHIM);
+        roots.push(join(dir, 'nestjs-config.d.ts'));
+      }
+      const src = join(ROOT, 'libs/broadcast/src');
+      const program = ts.createProgram(roots, {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2023,
+        strict: true,
+        strictPropertyInitialization: false,
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+        esModuleInterop: true,
+        skipLibCheck: true,
+        noEmit: true,
+        types: ['node', 'vitest/globals'],
+        typeRoots: [join(ROOT, 'node_modules/@types'), join(ROOT, 'node_modules')],
+        paths: Object.fromEntries(
+          Object.entries(ENTRIES).map(([name, file]) => [name, [join(src, file)]]),
+        ),
+      });
+      // Only the blocks are checked (the library's own sources are `npm run typecheck`'s job),
+      // which keeps this to the declarations the blocks reach.
+      const diagnostics = [
+        ...program.getOptionsDiagnostics(),
+        ...program.getGlobalDiagnostics(),
+        ...[...files.keys()].flatMap((file) => {
+          const source = program.getSourceFile(file)!;
+          return [
+            ...program.getSyntacticDiagnostics(source),
+            ...program.getSemanticDiagnostics(source),
+          ];
+        }),
+      ];
+      const problems = diagnostics
+        .filter((d) => !d.file || files.has(resolve(d.file.fileName)))
+        .map((d) => {
+          const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+          if (!d.file || d.start === undefined) return text;
+          const block = files.get(resolve(d.file.fileName))!;
+          const { line } = d.file.getLineAndCharacterOfPosition(d.start);
+          return `${block.readme}:${block.line + line}: ${text}`;
+        });
+      expect(problems).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
