@@ -24,7 +24,6 @@ describe('clock skew', () => {
     const e = await h.start({
       lock: 'none',
       topics: [TOPIC],
-      options: { health: { maxStalenessMs: MAX_STALENESS_MS } },
     });
     await sendStamped(h, h.topic(TOPIC), { ahead: true }, Date.now() + HOUR_MS);
     await waitFor(() => e.payloads(TOPIC).length === 1, { message: 'record not received' });

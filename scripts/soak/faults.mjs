@@ -212,8 +212,8 @@ export const FAULTS = {
     const receipt = answer?.receipt;
     if (!receipt)
       hurt.push(`the publish with receipts was not answered (${answer?.failed ?? 'no answer'})`);
-    else if (receipt.missing.length > 0)
-      hurt.push(`the receipt misses ${receipt.missing.join(', ')}`);
+    else if (missingAlive(receipt, marks).length > 0)
+      hurt.push(`the receipt misses ${missingAlive(receipt, marks).join(', ')}`);
     else if (receipt.expected.length < slots.length)
       hurt.push(`the receipt expected only ${receipt.expected.join(', ') || 'nobody'}`);
     const line = `malformed acks: ${messages.length} to ${slots.map((s) => s.name).join(', ')}; receipt ${receipt ? `${receipt.ok.length} ok, ${receipt.missing.length} missing` : 'none'}`;
@@ -221,3 +221,13 @@ export const FAULTS = {
     return line;
   },
 };
+
+/**
+ * The instances a receipt misses that were alive when it was asked for. The publisher expects
+ * the instances its roster lists, and a killed process's member stays listed until its session
+ * expires and the roster polls again: missing that one is the receipt telling the truth.
+ */
+function missingAlive(receipt, marks) {
+  const alive = new Set(marks.map(({ inc }) => inc.processName));
+  return receipt.missing.filter((id) => alive.has(id));
+}
