@@ -100,11 +100,13 @@ export class PlatformaticErrors {
     for (const e of chainOf(error)) {
       if (e instanceof BroadcastStartupError) return e;
       if (e.apiId === 'SASL_AUTHENTICATION_FAILED' || /SASL|authenticat/i.test(e.message ?? '')) {
-        const sasl = this.kafka.sasl;
-        const who = sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client';
         return new BroadcastStartupError(
           'kafka.sasl',
-          BroadcastMessages.kafkaLoginRefused(this.brokers(), who, e.message ?? 'refused'),
+          BroadcastMessages.kafkaSaslRefused(
+            this.kafka.sasl,
+            this.brokers(),
+            e.message ?? 'refused',
+          ),
         );
       }
       if (this.kafka.ssl !== undefined && TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`))

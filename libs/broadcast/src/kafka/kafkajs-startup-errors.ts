@@ -33,11 +33,9 @@ export function refusalOf(
   during: KafkaOperation | undefined,
 ): BroadcastStartupError | undefined {
   if (e.name === 'KafkaJSSASLAuthenticationError') {
-    const sasl = kafka.sasl;
-    const who = sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client';
     return new BroadcastStartupError(
       'kafka.sasl',
-      BroadcastMessages.kafkaLoginRefused(brokerList(kafka), who, clean(e.message)),
+      BroadcastMessages.kafkaSaslRefused(kafka.sasl, brokerList(kafka), clean(e.message)),
     );
   }
   if (TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`) && kafka.ssl !== undefined)
