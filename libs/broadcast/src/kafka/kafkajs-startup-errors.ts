@@ -38,6 +38,18 @@ export function refusalOf(
       BroadcastMessages.kafkaSaslRefused(kafka.sasl, brokerList(kafka), clean(e.message)),
     );
   }
+  // kafkajs does not read the broker's answer to a refused OAUTHBEARER token (an error JSON
+  // instead of a success); its next request on that connection is then refused in this state.
+  if (e.type === 'ILLEGAL_SASL_STATE' && kafka.sasl?.mechanism === 'oauthbearer') {
+    return new BroadcastStartupError(
+      'kafka.sasl',
+      BroadcastMessages.kafkaSaslRefused(
+        kafka.sasl,
+        brokerList(kafka),
+        `the broker did not accept the token (kafkajs: ${clean(e.message)})`,
+      ),
+    );
+  }
   if (TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`) && kafka.ssl !== undefined)
     return new BroadcastStartupError(
       'kafka.ssl',
