@@ -11,6 +11,11 @@ export interface BroadcastPasswordSaslOptions {
 export interface BroadcastOauthBearerToken {
   /** The token itself, e.g. a JWT; sent as `auth=Bearer <value>`. */
   value: string;
+  /**
+   * SASL extensions sent with the token (KIP-342), e.g. Confluent Cloud's `logicalCluster` and
+   * `identityPoolId`.
+   */
+  extensions?: Record<string, string>;
 }
 
 /**

@@ -2,14 +2,18 @@ import type { RetryDelayGetter } from '@platformatic/kafka';
 import { toClientOptions } from './platformatic.adapter.js';
 
 describe('toClientOptions', () => {
-  it('hands the oauthbearer provider to the client as a token function, asked on each login', async () => {
+  it('hands the oauthbearer provider to the client as a token function asked on each login, with its extensions', async () => {
     let calls = 0;
     const options = toClientOptions(
       {
         brokers: ['b:1'],
         sasl: {
           mechanism: 'oauthbearer',
-          oauthBearerProvider: () => Promise.resolve({ value: `jwt-${++calls}` }),
+          oauthBearerProvider: () =>
+            Promise.resolve({
+              value: `jwt-${++calls}`,
+              extensions: { logicalCluster: `lkc-${calls}` },
+            }),
         },
       },
       ['b:1'],
@@ -18,6 +22,8 @@ describe('toClientOptions', () => {
     const token = options.sasl?.token as () => Promise<string>;
     await expect(token()).resolves.toBe('jwt-1');
     await expect(token()).resolves.toBe('jwt-2');
+    const extensions = options.sasl?.oauthBearerExtensions as () => Record<string, string>;
+    expect(extensions()).toEqual({ logicalCluster: 'lkc-2' });
   });
 
   it('maps timeouts and retry, the delay doubling from initialRetryTimeMs up to maxRetryTimeMs', () => {

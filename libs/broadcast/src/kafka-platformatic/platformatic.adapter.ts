@@ -147,10 +147,17 @@ function toSasl(sasl: BroadcastSaslOptions): NonNullable<BaseOptions['sasl']> {
   if (sasl.mechanism === 'oauthbearer') {
     const provider = sasl.oauthBearerProvider;
     // The client asks for the token on each login and re-authenticates before the broker's
-    // session lifetime ends, as kafkajs does; it takes the token itself, not { value }.
+    // session lifetime ends, as kafkajs does; it takes the token itself, not { value }, and asks
+    // for the extensions right after the token: they come from that same answer.
+    let extensions: Record<string, string> = {};
     return {
       mechanism: 'OAUTHBEARER',
-      token: async () => (await provider()).value,
+      token: async () => {
+        const token = await provider();
+        extensions = token.extensions ?? {};
+        return token.value;
+      },
+      oauthBearerExtensions: () => extensions,
     };
   }
   return {
