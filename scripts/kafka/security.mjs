@@ -105,6 +105,9 @@ export function securedProperties(node, { keyStore, superUsers }) {
     // ({"alg":"none"}) whose `exp` lies ahead and takes `sub` as the principal, so ACLs apply
     // to User:<sub>. The login options give the broker's own (unused) client token a subject.
     'listener.name.oauth.sasl.enabled.mechanisms': 'OAUTHBEARER',
+    // KIP-368: a session ends when its token expires (at most after 10 minutes); the client must
+    // log in again with a fresh token, so short-lived test tokens exercise the refresh.
+    'listener.name.oauth.oauthbearer.connections.max.reauth.ms': 600_000,
     'listener.name.oauth.oauthbearer.sasl.jaas.config':
       'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";',
     'ssl.keystore.type': 'PEM',

@@ -22,7 +22,8 @@ export interface BroadcastOauthBearerToken {
  * SASL/OAUTHBEARER: the client asks `oauthBearerProvider` for a token each time it authenticates
  * a connection (every new connection, and kafkajs and @platformatic/kafka both again before the
  * broker's session lifetime ends), so the provider should cache a token until shortly before it
- * expires. This is also how AWS MSK IAM works: return the signer's token (see the README,
+ * expires. Tokens should live well over 10 s: kafkajs re-authenticates whenever less than that
+ * remains. This is also how AWS MSK IAM works: return the signer's token (see the README,
  * "Cloud authentication").
  */
 export interface BroadcastOauthBearerSaslOptions {
