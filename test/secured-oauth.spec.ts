@@ -143,4 +143,28 @@ describe.each(kafkaClients())('OAUTHBEARER over the %s client', (client) => {
     expect(refused.message).not.toMatch(/Could not reach/);
     expect(logger.matching(/Could not reach/, 'error')).toHaveLength(0);
   });
+
+  it('a provider that fails: startup fails naming kafka.sasl.oauthBearerProvider and its reason', async () => {
+    const kafka: BroadcastModuleOptions['kafka'] = {
+      client,
+      brokers: cluster.oauthBrokers,
+      sasl: {
+        mechanism: 'oauthbearer',
+        oauthBearerProvider: () => Promise.reject(new Error('identity provider unreachable')),
+      },
+    };
+    const { engine: e } = engine(`${client}-failing-provider`, kafka, `oauth-failing-${client}.`);
+
+    const error = await e.start().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(BroadcastStartupError);
+    const failed = error as BroadcastStartupError;
+    console.log(`[${client}] failing provider: ${failed.message}`);
+    expect(failed.option).toBe('kafka.sasl.oauthBearerProvider');
+    expect(failed.message).toMatch(
+      /^The OAUTHBEARER token provider failed: identity provider unreachable\. Check the option kafka\.sasl\.oauthBearerProvider/,
+    );
+  });
 });

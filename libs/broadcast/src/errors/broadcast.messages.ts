@@ -46,6 +46,8 @@ export const BroadcastMessages = {
           sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client',
           cause,
         ),
+  tokenProviderFailed: (cause: string) =>
+    `The OAUTHBEARER token provider failed: ${cause}. Check the option kafka.sasl.oauthBearerProvider (it must resolve to { value: token }; the engine does not retry it).`,
   kafkaTokenRefused: (brokers: string, cause: string) =>
     `Kafka at ${brokers} refused the SASL/OAUTHBEARER token of kafka.sasl.oauthBearerProvider: ${cause}. Check the option kafka.sasl (the token the provider returns: not expired, the subject and audience the broker expects); retrying cannot fix this.`,
   kafkaTlsFailed: (brokers: string, cause: string) =>

@@ -97,8 +97,10 @@ export class PlatformaticErrors {
 
   /** A BroadcastStartupError for failures that retrying cannot fix; undefined otherwise. */
   fatal(error: unknown, during?: PlatformaticOperation): BroadcastStartupError | undefined {
+    // The engine's own error (a failing token provider) wins over the client's wrapping of it.
+    const own = [...chainOf(error)].find((e) => e instanceof BroadcastStartupError);
+    if (own) return own as BroadcastStartupError;
     for (const e of chainOf(error)) {
-      if (e instanceof BroadcastStartupError) return e;
       if (e.apiId === 'SASL_AUTHENTICATION_FAILED' || /SASL|authenticat/i.test(e.message ?? '')) {
         return new BroadcastStartupError(
           'kafka.sasl',

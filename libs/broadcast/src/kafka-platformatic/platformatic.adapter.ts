@@ -19,6 +19,9 @@ import type {
   KafkaPort,
   OutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
+import { errorMessage } from '../shared/async.utils.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
 import { PlatformaticErrors } from './platformatic-errors.js';
 import { type ConsumerTimings, PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
@@ -153,7 +156,13 @@ function toSasl(sasl: BroadcastSaslOptions): NonNullable<BaseOptions['sasl']> {
     return {
       mechanism: 'OAUTHBEARER',
       token: async () => {
-        const token = await provider();
+        const token = await provider().catch((error: unknown) => {
+          // The client would report only "the provider threw an error", as a refused login.
+          throw new BroadcastStartupError(
+            'kafka.sasl.oauthBearerProvider',
+            BroadcastMessages.tokenProviderFailed(errorMessage(error)),
+          );
+        });
         extensions = token.extensions ?? {};
         return token.value;
       },

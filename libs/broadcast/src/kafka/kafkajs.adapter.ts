@@ -1,8 +1,11 @@
 import kafkajs, { type Kafka, type KafkaConfig, type Producer } from 'kafkajs';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
+import { errorMessage } from '../shared/async.utils.js';
 import type {
   BroadcastKafkaLogLevel,
   BroadcastKafkaOptions,
+  BroadcastOauthBearerSaslOptions,
 } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type {
@@ -139,9 +142,32 @@ export function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
     clientId: o.clientId ?? 'nestjs-kafka-broadcast',
     ...(o.ssl !== undefined && { ssl: o.ssl }),
     // kafkajs takes both shapes as they are: its oauthbearer calls the provider on each login.
-    ...(o.sasl && { sasl: { ...o.sasl } as KafkaConfig['sasl'] }),
+    ...(o.sasl && {
+      sasl: (o.sasl.mechanism === 'oauthbearer'
+        ? { ...o.sasl, oauthBearerProvider: guardedProvider(o.sasl.oauthBearerProvider) }
+        : { ...o.sasl }) as KafkaConfig['sasl'],
+    }),
     ...(o.connectionTimeoutMs !== undefined && { connectionTimeout: o.connectionTimeoutMs }),
     ...(o.requestTimeoutMs !== undefined && { requestTimeout: o.requestTimeoutMs }),
     ...(Object.keys(retry).length > 0 && { retry }),
+  };
+}
+
+/**
+ * kafkajs hands a failing provider's error on bare (a rejected start with just its message):
+ * it becomes the startup error naming the option.
+ */
+function guardedProvider(
+  provider: BroadcastOauthBearerSaslOptions['oauthBearerProvider'],
+): BroadcastOauthBearerSaslOptions['oauthBearerProvider'] {
+  return async () => {
+    try {
+      return await provider();
+    } catch (error) {
+      throw new BroadcastStartupError(
+        'kafka.sasl.oauthBearerProvider',
+        BroadcastMessages.tokenProviderFailed(errorMessage(error)),
+      );
+    }
   };
 }
