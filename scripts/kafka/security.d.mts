@@ -6,6 +6,8 @@ export const SCRAM_MECHANISM: 'SCRAM-SHA-512';
 export interface SecuredCluster extends KafkaCluster {
   /** '127.0.0.1:port' of each node's SASL_SSL listener */
   saslBrokers: string[];
+  /** '127.0.0.1:port' of each node's OAUTHBEARER listener (SASL_PLAINTEXT, unsigned JWS tokens) */
+  oauthBrokers: string[];
   /** PEM of the CA that signed the broker certificate */
   ca: string;
   caFile: string;

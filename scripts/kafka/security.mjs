@@ -5,6 +5,7 @@
 //
 //   const secured = await startSecuredCluster({ users: { admin: 'a-secret', svc: 's-secret' } });
 //   secured.saslBrokers          // ['127.0.0.1:<port>'], SASL_SSL
+//   secured.oauthBrokers         // ['127.0.0.1:<port>'], SASL_PLAINTEXT + OAUTHBEARER (unsecured JWS)
 //   secured.ca                   // PEM of the CA that signed the broker certificate
 //   await secured.stop();
 import { execFile } from 'node:child_process';
@@ -83,20 +84,32 @@ export async function makeCertificates(dir, { days = 2 } = {}) {
 }
 
 /**
- * Server properties of a secured node. The client listener (SASL_SSL) is on `extraPorts[0]`;
+ * Server properties of a secured node. The client listener (SASL_SSL) is on `extraPorts[0]`,
+ * an OAUTHBEARER one (SASL_PLAINTEXT, unsigned test tokens) on `extraPorts[1]`;
  * the inter-broker and controller listeners stay PLAINTEXT on loopback, where the broker's
  * principal is User:ANONYMOUS, so ANONYMOUS (the broker itself) and the admin user are the
  * super users. Nobody else may do anything without an ACL.
  */
 export function securedProperties(node, { keyStore, superUsers }) {
-  const sasl = node.extraPorts[0];
+  const [sasl, oauth] = node.extraPorts;
   return {
-    listeners: `PLAINTEXT://${HOST}:${node.port},CONTROLLER://${HOST}:${node.controllerPort},SASL_SSL://${HOST}:${sasl}`,
-    'advertised.listeners': `PLAINTEXT://${HOST}:${node.port},SASL_SSL://${HOST}:${sasl}`,
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL',
+    listeners: `PLAINTEXT://${HOST}:${node.port},CONTROLLER://${HOST}:${node.controllerPort},SASL_SSL://${HOST}:${sasl},OAUTH://${HOST}:${oauth}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${node.port},SASL_SSL://${HOST}:${sasl},OAUTH://${HOST}:${oauth}`,
+    'listener.security.protocol.map':
+      'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL,OAUTH:SASL_PLAINTEXT',
     'sasl.enabled.mechanisms': SCRAM_MECHANISM,
     'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config':
       'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    // OAUTHBEARER with Kafka's built-in unsecured validator (the default server callback
+    // handler, OAuthBearerUnsecuredValidatorCallbackHandler): it accepts an unsigned JWS
+    // ({"alg":"none"}) whose `exp` lies ahead and takes `sub` as the principal, so ACLs apply
+    // to User:<sub>. The login options give the broker's own (unused) client token a subject.
+    'listener.name.oauth.sasl.enabled.mechanisms': 'OAUTHBEARER',
+    // KIP-368: a session ends when its token expires (at most after 10 minutes); the client must
+    // log in again with a fresh token, so short-lived test tokens exercise the refresh.
+    'listener.name.oauth.oauthbearer.connections.max.reauth.ms': 600_000,
+    'listener.name.oauth.oauthbearer.sasl.jaas.config':
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";',
     'ssl.keystore.type': 'PEM',
     'ssl.keystore.location': keyStore,
     'ssl.client.auth': 'none',
@@ -126,13 +139,14 @@ export async function startSecuredCluster({ users, superUsers = ['admin'], dir, 
     ...options,
     nodes: 1,
     dir: join(dir, 'cluster'),
-    extraPorts: 1,
+    extraPorts: 2,
     properties: (node) => securedProperties(node, { keyStore: certs.keyStore, superUsers }),
     formatArgs: scramFormatArgs(users),
   });
   return {
     ...cluster,
     saslBrokers: cluster.nodes.map((n) => `${HOST}:${n.extraPorts[0]}`),
+    oauthBrokers: cluster.nodes.map((n) => `${HOST}:${n.extraPorts[1]}`),
     ca: certs.ca,
     caFile: certs.caFile,
     stop: async (opts) => {

@@ -47,6 +47,42 @@ export function securedKafka(
   };
 }
 
+/**
+ * An unsigned JWS ({"alg":"none"}, empty signature) for `sub`, as the secured broker's OAUTHBEARER
+ * listener (Kafka's unsecured validator) accepts it while `exp` lies ahead. `lifetimeS` below 0
+ * makes a token that expired that long ago.
+ */
+export function unsecuredJwt(sub: string, lifetimeS = 3_600): string {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none' })}.${part({ sub, iat: now, exp: now + lifetimeS })}.`;
+}
+
+/**
+ * The library's Kafka options for the OAUTHBEARER listener; `token` is asked for on each login
+ * (counted in `logins`).
+ */
+export function oauthKafka(
+  cluster: SecuredCluster,
+  token: () => string,
+  overrides: Partial<BroadcastKafkaOptions> = {},
+): { kafka: BroadcastKafkaOptions; logins: () => number } {
+  let logins = 0;
+  const kafka: BroadcastKafkaOptions = {
+    brokers: cluster.oauthBrokers,
+    clientId: 'secured-oauth',
+    sasl: {
+      mechanism: 'oauthbearer',
+      oauthBearerProvider: () => {
+        logins++;
+        return Promise.resolve({ value: token() });
+      },
+    },
+    ...overrides,
+  };
+  return { kafka, logins: () => logins };
+}
+
 /** A kafkajs client logged in as the admin (a super user), silent. */
 export function adminKafka(cluster: SecuredCluster): Kafka {
   return new Kafka({

@@ -97,6 +97,113 @@ const cases: Case[] = [
     option: 'kafka.brokers',
     message: /"kafka\.brokers".*got "a:1"/,
   },
+  // kafka.sasl
+  {
+    title: 'kafka.sasl with an unknown mechanism',
+    options: withOptions({ kafka: { brokers: ['a:1'], sasl: { mechanism: 'gssapi' } } }),
+    option: 'kafka.sasl.mechanism',
+    message:
+      /"kafka\.sasl\.mechanism": expected 'plain', 'scram-sha-256', 'scram-sha-512' or 'oauthbearer', got "gssapi"/,
+  },
+  {
+    title: 'kafka.sasl oauthbearer without a provider',
+    options: withOptions({ kafka: { brokers: ['a:1'], sasl: { mechanism: 'oauthbearer' } } }),
+    option: 'kafka.sasl.oauthBearerProvider',
+    message:
+      /"kafka\.sasl\.oauthBearerProvider": expected a function returning a Promise of \{ value: token \}, got undefined/,
+  },
+  {
+    title: 'kafka.sasl oauthbearer with a token string instead of a provider',
+    options: withOptions({
+      kafka: { brokers: ['a:1'], sasl: { mechanism: 'oauthbearer', oauthBearerProvider: 'ey' } },
+    }),
+    option: 'kafka.sasl.oauthBearerProvider',
+    message: /"kafka\.sasl\.oauthBearerProvider": expected a function/,
+  },
+  {
+    title: 'kafka.sasl scram without a password',
+    options: withOptions({
+      kafka: { brokers: ['a:1'], sasl: { mechanism: 'scram-sha-512', username: 'svc' } },
+    }),
+    option: 'kafka.sasl.password',
+    message: /"kafka\.sasl\.password": expected a string, got undefined/,
+  },
+  {
+    title: 'kafka.sasl not an object',
+    options: withOptions({ kafka: { brokers: ['a:1'], sasl: 'svc:secret' } }),
+    option: 'kafka.sasl',
+    message:
+      /"kafka\.sasl": expected \{ mechanism, username, password \} or \{ mechanism: 'oauthbearer', oauthBearerProvider \}/,
+  },
+  // kafka client settings
+  {
+    title: 'kafka.connectionTimeoutMs zero',
+    options: withOptions({ kafka: { brokers: ['a:1'], connectionTimeoutMs: 0 } }),
+    option: 'kafka.connectionTimeoutMs',
+    message: new RegExp(`"kafka\\.connectionTimeoutMs": expected ${INT_RULE.source}, got 0`),
+  },
+  {
+    title: 'kafka.requestTimeoutMs a string',
+    options: withOptions({ kafka: { brokers: ['a:1'], requestTimeoutMs: '30s' } }),
+    option: 'kafka.requestTimeoutMs',
+    message: new RegExp(`"kafka\\.requestTimeoutMs": expected ${INT_RULE.source}, got "30s"`),
+  },
+  {
+    title: 'kafka.retry a number',
+    options: withOptions({ kafka: { brokers: ['a:1'], retry: 5 } }),
+    option: 'kafka.retry',
+    message:
+      /"kafka\.retry": expected \{ retries\?, initialRetryTimeMs\?, maxRetryTimeMs\? \}, got 5/,
+  },
+  {
+    title: 'kafka.retry.retries negative',
+    options: withOptions({ kafka: { brokers: ['a:1'], retry: { retries: -1 } } }),
+    option: 'kafka.retry.retries',
+    message: /"kafka\.retry\.retries": expected an integer from 0 to 2147483647, got -1/,
+  },
+  {
+    title: 'kafka.retry.initialRetryTimeMs fractional',
+    options: withOptions({ kafka: { brokers: ['a:1'], retry: { initialRetryTimeMs: 0.5 } } }),
+    option: 'kafka.retry.initialRetryTimeMs',
+    message: new RegExp(
+      `"kafka\\.retry\\.initialRetryTimeMs": expected ${INT_RULE.source}, got 0.5`,
+    ),
+  },
+  {
+    title: 'kafka.retry.maxRetryTimeMs below initialRetryTimeMs',
+    options: withOptions({
+      kafka: { brokers: ['a:1'], retry: { initialRetryTimeMs: 500, maxRetryTimeMs: 100 } },
+    }),
+    option: 'kafka.retry.maxRetryTimeMs',
+    message:
+      /"kafka\.retry\.maxRetryTimeMs": expected an integer from 500 \(initialRetryTimeMs\) to 2147483647, got 100/,
+  },
+  {
+    title: 'kafka.retries together with kafka.retry.retries',
+    options: withOptions({ kafka: { brokers: ['a:1'], retries: 3, retry: { retries: 5 } } }),
+    option: 'kafka.retries',
+    message:
+      /"kafka\.retries": expected no value with kafka\.retry\.retries \(use kafka\.retry\.retries\), got 3/,
+  },
+  {
+    title: 'kafka.retries negative',
+    options: withOptions({ kafka: { brokers: ['a:1'], retries: -2 } }),
+    option: 'kafka.retries',
+    message: /"kafka\.retries": expected an integer from 0 to 2147483647, got -2/,
+  },
+  {
+    title: 'kafka.logLevel unknown',
+    options: withOptions({ kafka: { brokers: ['a:1'], logLevel: 'verbose' } }),
+    option: 'kafka.logLevel',
+    message:
+      /"kafka\.logLevel": expected 'nothing', 'error', 'warn', 'info' or 'debug', got "verbose"/,
+  },
+  {
+    title: 'kafka.logLevel a kafkajs number',
+    options: withOptions({ kafka: { brokers: ['a:1'], logLevel: 4 } }),
+    option: 'kafka.logLevel',
+    message: /"kafka\.logLevel": expected 'nothing', 'error', 'warn', 'info' or 'debug', got 4/,
+  },
   // topicPrefix
   {
     title: 'topicPrefix with a space',
@@ -612,6 +719,23 @@ describe('resolveBroadcastOptions', () => {
       expect(consumer.heartbeatIntervalMs).toBeGreaterThanOrEqual(1);
       expect(consumer.heartbeatIntervalMs).toBeLessThan(sessionTimeoutMs);
     }
+  });
+
+  it('keeps every valid Kafka client setting, an oauthbearer provider and retries: 0', () => {
+    const oauthBearerProvider = () => Promise.resolve({ value: 'token' });
+    const kafka = {
+      brokers: ['b:1'],
+      sasl: { mechanism: 'oauthbearer' as const, oauthBearerProvider },
+      connectionTimeoutMs: 1,
+      requestTimeoutMs: 2,
+      retry: { retries: 0, initialRetryTimeMs: 3, maxRetryTimeMs: 3 },
+      logLevel: 'nothing' as const,
+    };
+    expect(resolveBroadcastOptions({ kafka }).kafka).toEqual(kafka);
+    const scram = { mechanism: 'scram-sha-256' as const, username: 'u', password: 'p' };
+    expect(resolveBroadcastOptions({ kafka: { brokers: ['b:1'], sasl: scram } }).kafka.sasl).toBe(
+      scram,
+    );
   });
 
   it('does not touch the options object it is given', () => {

@@ -4,6 +4,7 @@ import * as D from './broadcast.defaults.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
 import { resolveConsumer } from './consumer-options.resolver.js';
+import { resolveKafka } from './kafka-options.resolver.js';
 import { resolveFailureOptions, type ResolvedFailureOptions } from './failure-options.resolver.js';
 import { resolveFeatureOptions, type ResolvedFeatureOptions } from './feature-options.resolver.js';
 import type {
@@ -112,28 +113,6 @@ function defaultInstanceId(): string {
     '_',
   );
 }
-
-function resolveKafka(kafka: BroadcastKafkaOptions | undefined): BroadcastKafkaOptions {
-  if (!isObject(kafka)) throw new BroadcastOptionsError('kafka', 'an object with brokers', kafka);
-  const brokers = kafka.brokers;
-  const valid =
-    typeof brokers === 'function' ||
-    (Array.isArray(brokers) &&
-      brokers.length > 0 &&
-      brokers.every((b) => typeof b === 'string' && b.length > 0));
-  if (!valid) {
-    throw new BroadcastOptionsError(
-      'kafka.brokers',
-      'a non-empty array of "host:port" strings or a function',
-      brokers,
-    );
-  }
-  if (kafka.client !== undefined && !KAFKA_CLIENTS.includes(kafka.client))
-    throw new BroadcastOptionsError('kafka.client', "'kafkajs' or 'platformatic'", kafka.client);
-  return kafka;
-}
-
-const KAFKA_CLIENTS: readonly unknown[] = ['kafkajs', 'platformatic'];
 
 function resolveLock(lock: BroadcastModuleOptions['lock']): ResolvedBroadcastOptions['lock'] {
   if (lock === false) return false;

@@ -1,3 +1,5 @@
+import type { BroadcastSaslOptions } from '../interfaces/broadcast-kafka-options.interface.js';
+
 /** Every user-facing error text of the module, in one place. */
 export const BroadcastMessages = {
   invalidOption: (option: string, accepted: string, got: unknown) =>
@@ -35,6 +37,19 @@ export const BroadcastMessages = {
     `Could not reach Kafka at ${brokers}: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option kafka.brokers (host:port of brokers reachable from this host) and that the brokers run.`,
   kafkaLoginRefused: (brokers: string, who: string, cause: string) =>
     `Kafka at ${brokers} refused the SASL login of ${who}: ${cause}. Check the option kafka.sasl (mechanism, username, password); retrying cannot fix this.`,
+  /** The login refusal for the configured SASL option: a user name, or a token provider. */
+  kafkaSaslRefused: (sasl: BroadcastSaslOptions | undefined, brokers: string, cause: string) =>
+    sasl?.mechanism === 'oauthbearer'
+      ? BroadcastMessages.kafkaTokenRefused(brokers, cause)
+      : BroadcastMessages.kafkaLoginRefused(
+          brokers,
+          sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client',
+          cause,
+        ),
+  tokenProviderFailed: (cause: string) =>
+    `The OAUTHBEARER token provider failed: ${cause}. Check the option kafka.sasl.oauthBearerProvider (it must resolve to { value: token }; the engine does not retry it).`,
+  kafkaTokenRefused: (brokers: string, cause: string) =>
+    `Kafka at ${brokers} refused the SASL/OAUTHBEARER token of kafka.sasl.oauthBearerProvider: ${cause}. Check the option kafka.sasl (the token the provider returns: not expired, the subject and audience the broker expects); retrying cannot fix this.`,
   kafkaTlsFailed: (brokers: string, cause: string) =>
     `The TLS connection to Kafka at ${brokers} failed: ${cause}. Check the option kafka.ssl (ssl.ca must hold the CA that signed the broker certificates; the host name must match them); retrying cannot fix this.`,
   missingAcl: (operation: string, resourceType: string, resource: string, acl: string) =>

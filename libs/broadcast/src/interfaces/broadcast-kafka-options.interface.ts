@@ -1,11 +1,55 @@
 import type { ConnectionOptions } from 'node:tls';
 
-/** SASL credentials for the Kafka connection. */
-export interface BroadcastSaslOptions {
+/** SASL login with a user name and password (PLAIN or SCRAM). */
+export interface BroadcastPasswordSaslOptions {
   mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
   username: string;
   password: string;
 }
+
+/** An OAuth 2 bearer token as an `oauthBearerProvider` returns it (kafkajs's shape). */
+export interface BroadcastOauthBearerToken {
+  /** The token itself, e.g. a JWT; sent as `auth=Bearer <value>`. */
+  value: string;
+  /**
+   * SASL extensions sent with the token (KIP-342), e.g. Confluent Cloud's `logicalCluster` and
+   * `identityPoolId`.
+   */
+  extensions?: Record<string, string>;
+}
+
+/**
+ * SASL/OAUTHBEARER: the client asks `oauthBearerProvider` for a token each time it authenticates
+ * a connection (every new connection, and kafkajs and @platformatic/kafka both again before the
+ * broker's session lifetime ends), so the provider should cache a token until shortly before it
+ * expires. Tokens should live well over 10 s: kafkajs re-authenticates whenever less than that
+ * remains. This is also how AWS MSK IAM works: return the signer's token (see the README,
+ * "Cloud authentication").
+ */
+export interface BroadcastOauthBearerSaslOptions {
+  mechanism: 'oauthbearer';
+  oauthBearerProvider: () => Promise<BroadcastOauthBearerToken>;
+}
+
+/** SASL authentication for the Kafka connection. */
+export type BroadcastSaslOptions = BroadcastPasswordSaslOptions | BroadcastOauthBearerSaslOptions;
+
+/**
+ * How the client retries a failed request: `retries` times, waiting from `initialRetryTimeMs`,
+ * doubling up to `maxRetryTimeMs` (kafkajs adds its own jitter). Unset fields keep the client's
+ * default.
+ */
+export interface BroadcastKafkaRetryOptions {
+  /** Retries of a failed request (0: none). */
+  retries?: number;
+  /** Wait before the first retry, in ms. */
+  initialRetryTimeMs?: number;
+  /** Longest wait between two retries, in ms. */
+  maxRetryTimeMs?: number;
+}
+
+/** How much the Kafka client logs through the module's logger. */
+export type BroadcastKafkaLogLevel = 'nothing' | 'error' | 'warn' | 'info' | 'debug';
 
 /** The Kafka client libraries the engine has an adapter for (each an optional peer). */
 export type BroadcastKafkaClient = 'kafkajs' | 'platformatic';
@@ -26,12 +70,24 @@ export interface BroadcastKafkaOptions {
   clientId?: string;
   /** TLS: `true` for the platform's trusted CAs, or Node.js TLS options (ca, cert, key, ...). */
   ssl?: boolean | ConnectionOptions;
-  /** SASL authentication. */
+  /** SASL authentication: PLAIN, SCRAM or OAUTHBEARER (token provider; also AWS MSK IAM). */
   sasl?: BroadcastSaslOptions;
   /** Time to establish a TCP (and TLS) connection, in ms (client default). */
   connectionTimeoutMs?: number;
   /** Time a single request may take, in ms (client default). */
   requestTimeoutMs?: number;
-  /** Retries of a failed request (client default). */
+  /** How failed requests are retried (client defaults). */
+  retry?: BroadcastKafkaRetryOptions;
+  /**
+   * Retries of a failed request (client default).
+   * @deprecated Use `retry.retries`; setting both is refused.
+   */
   retries?: number;
+  /**
+   * The kafkajs client's log level, its lines routed to the module's logger (default 'warn';
+   * connection retries are logged at debug only, the engine reports what failed).
+   * @platformatic/kafka writes no logs of its own: there the option is accepted and has no
+   * effect (the adapter reports through the module's logger either way).
+   */
+  logLevel?: BroadcastKafkaLogLevel;
 }

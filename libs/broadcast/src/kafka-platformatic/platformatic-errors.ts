@@ -97,14 +97,18 @@ export class PlatformaticErrors {
 
   /** A BroadcastStartupError for failures that retrying cannot fix; undefined otherwise. */
   fatal(error: unknown, during?: PlatformaticOperation): BroadcastStartupError | undefined {
+    // The engine's own error (a failing token provider) wins over the client's wrapping of it.
+    const own = [...chainOf(error)].find((e) => e instanceof BroadcastStartupError);
+    if (own) return own as BroadcastStartupError;
     for (const e of chainOf(error)) {
-      if (e instanceof BroadcastStartupError) return e;
       if (e.apiId === 'SASL_AUTHENTICATION_FAILED' || /SASL|authenticat/i.test(e.message ?? '')) {
-        const sasl = this.kafka.sasl;
-        const who = sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client';
         return new BroadcastStartupError(
           'kafka.sasl',
-          BroadcastMessages.kafkaLoginRefused(this.brokers(), who, e.message ?? 'refused'),
+          BroadcastMessages.kafkaSaslRefused(
+            this.kafka.sasl,
+            this.brokers(),
+            e.message ?? 'refused',
+          ),
         );
       }
       if (this.kafka.ssl !== undefined && TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`))

@@ -33,11 +33,21 @@ export function refusalOf(
   during: KafkaOperation | undefined,
 ): BroadcastStartupError | undefined {
   if (e.name === 'KafkaJSSASLAuthenticationError') {
-    const sasl = kafka.sasl;
-    const who = sasl ? `user "${sasl.username}" (${sasl.mechanism})` : 'this client';
     return new BroadcastStartupError(
       'kafka.sasl',
-      BroadcastMessages.kafkaLoginRefused(brokerList(kafka), who, clean(e.message)),
+      BroadcastMessages.kafkaSaslRefused(kafka.sasl, brokerList(kafka), clean(e.message)),
+    );
+  }
+  // kafkajs does not read the broker's answer to a refused OAUTHBEARER token (an error JSON
+  // instead of a success); its next request on that connection is then refused in this state.
+  if (e.type === 'ILLEGAL_SASL_STATE' && kafka.sasl?.mechanism === 'oauthbearer') {
+    return new BroadcastStartupError(
+      'kafka.sasl',
+      BroadcastMessages.kafkaSaslRefused(
+        kafka.sasl,
+        brokerList(kafka),
+        `the broker did not accept the token (kafkajs: ${clean(e.message)})`,
+      ),
     );
   }
   if (TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`) && kafka.ssl !== undefined)

@@ -1,6 +1,12 @@
 import kafkajs, { type Kafka, type KafkaConfig, type Producer } from 'kafkajs';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
-import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
+import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
+import { errorMessage } from '../shared/async.utils.js';
+import type {
+  BroadcastKafkaLogLevel,
+  BroadcastKafkaOptions,
+  BroadcastOauthBearerSaslOptions,
+} from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type {
   GroupConsumerPort,
@@ -40,7 +46,7 @@ export class KafkajsAdapter implements KafkaPort {
   ) {
     const config = toKafkaConfig(options.kafka);
     this.kafka = new kafkajs.Kafka({
-      logLevel: logLevel.WARN,
+      logLevel: LOG_LEVELS[options.kafka.logLevel ?? 'warn'],
       logCreator: createLogCreator(logger, (message) => this.errors.noteConnectionError(message)),
       ...config,
     });
@@ -113,15 +119,55 @@ export class KafkajsAdapter implements KafkaPort {
   }
 }
 
+const LOG_LEVELS: Record<BroadcastKafkaLogLevel, kafkajs.logLevel> = {
+  nothing: logLevel.NOTHING,
+  error: logLevel.ERROR,
+  warn: logLevel.WARN,
+  info: logLevel.INFO,
+  debug: logLevel.DEBUG,
+};
+
 /** Maps the library's own Kafka options to kafkajs's client configuration. */
 export function toKafkaConfig(o: BroadcastKafkaOptions): KafkaConfig {
+  const retries = o.retry?.retries ?? o.retries;
+  const retry = {
+    ...(retries !== undefined && { retries }),
+    ...(o.retry?.initialRetryTimeMs !== undefined && {
+      initialRetryTime: o.retry.initialRetryTimeMs,
+    }),
+    ...(o.retry?.maxRetryTimeMs !== undefined && { maxRetryTime: o.retry.maxRetryTimeMs }),
+  };
   return {
     brokers: o.brokers,
     clientId: o.clientId ?? 'nestjs-kafka-broadcast',
     ...(o.ssl !== undefined && { ssl: o.ssl }),
-    ...(o.sasl && { sasl: { ...o.sasl } as KafkaConfig['sasl'] }),
+    // kafkajs takes both shapes as they are: its oauthbearer calls the provider on each login.
+    ...(o.sasl && {
+      sasl: (o.sasl.mechanism === 'oauthbearer'
+        ? { ...o.sasl, oauthBearerProvider: guardedProvider(o.sasl.oauthBearerProvider) }
+        : { ...o.sasl }) as KafkaConfig['sasl'],
+    }),
     ...(o.connectionTimeoutMs !== undefined && { connectionTimeout: o.connectionTimeoutMs }),
     ...(o.requestTimeoutMs !== undefined && { requestTimeout: o.requestTimeoutMs }),
-    ...(o.retries !== undefined && { retry: { retries: o.retries } }),
+    ...(Object.keys(retry).length > 0 && { retry }),
+  };
+}
+
+/**
+ * kafkajs hands a failing provider's error on bare (a rejected start with just its message):
+ * it becomes the startup error naming the option.
+ */
+function guardedProvider(
+  provider: BroadcastOauthBearerSaslOptions['oauthBearerProvider'],
+): BroadcastOauthBearerSaslOptions['oauthBearerProvider'] {
+  return async () => {
+    try {
+      return await provider();
+    } catch (error) {
+      throw new BroadcastStartupError(
+        'kafka.sasl.oauthBearerProvider',
+        BroadcastMessages.tokenProviderFailed(errorMessage(error)),
+      );
+    }
   };
 }
