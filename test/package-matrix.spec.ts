@@ -4,6 +4,10 @@
  * own TypeScript build. In each cell two instances start, one broadcast reaches both, health (where
  * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
  * The peer ranges in libs/broadcast/package.json say what this file proves.
+ *
+ * Every cell runs on the Node running the tests (Node 24 in CI). When CI runs on a newer Node than
+ * the machine's own, .ci/node-runtime.sh names the machine's in MATRIX_LOWEST_NODE, and the cells
+ * in ON_LOWEST_NODE run a second time on it: the `engines` floor, proven (Node 20.20 here).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +21,7 @@ import { deletePrefix } from './support/faults.js';
 import { heldLocks, lockKeyOf, pgClient } from './support/nest.js';
 import {
   AppInstance,
+  cellNodeVersion,
   createApp,
   removeApp,
   type AppSpec,
@@ -28,7 +33,7 @@ import {
 const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
 const TS = { '@types/node': '^24.0.0' };
 
-const MATRIX: AppSpec[] = [
+const CELLS: AppSpec[] = [
   {
     name: 'nest12-esm-typeorm1-postgres-terminus',
     style: 'esm',
@@ -111,6 +116,30 @@ const MATRIX: AppSpec[] = [
   },
 ];
 
+/**
+ * Cells repeated on the lowest Node: the fullest Nest cell (every entry: module, terminus,
+ * microservices, TypeORM locks) and the engine entry without Nest.
+ */
+const ON_LOWEST_NODE = ['nest12-esm-typeorm1-postgres-terminus', 'node-engine-no-nest'];
+
+function lowestNodeCells(): AppSpec[] {
+  const node = process.env.MATRIX_LOWEST_NODE;
+  if (!node) return [];
+  const version = cellNodeVersion({ node } as AppSpec);
+  if (version === process.version) return [];
+  const major = version.slice(1).split('.')[0];
+  return CELLS.filter((c) => ON_LOWEST_NODE.includes(c.name)).map((c) => ({
+    ...c,
+    name: `${c.name}-node${major}`,
+    node,
+  }));
+}
+
+const MATRIX = [...CELLS, ...lowestNodeCells()].map((spec) => ({
+  ...spec,
+  nodeVersion: cellNodeVersion(spec),
+}));
+
 let packDir: string;
 let tarball: string;
 let admin: Admin;
@@ -127,7 +156,7 @@ afterAll(async () => {
   await removeApp(packDir);
 });
 
-describe.each(MATRIX)('package matrix: $name', (spec) => {
+describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
   const prefix = testPrefix(`matrix.${spec.name}`);
   let dir: string | undefined;
   const instances: AppInstance[] = [];
@@ -155,6 +184,7 @@ describe.each(MATRIX)('package matrix: $name', (spec) => {
 
     expect(readyA.state).toBe('ready');
     expect(readyB.state).toBe('ready');
+    expect([readyA.node, readyB.node]).toEqual([spec.nodeVersion, spec.nodeVersion]);
     expect(readyA.groupId).not.toBe(readyB.groupId);
     expect(readyA.lockMode).toBe(expectedLockMode(spec.lock));
     expect(readyB.lockMode).toBe(expectedLockMode(spec.lock));
@@ -186,7 +216,7 @@ describe.each(MATRIX)('package matrix: $name', (spec) => {
     if (spec.lock !== 'none') expect(await locksHeld(spec.lock, prefix)).toEqual([]);
     // CI time of the cell, for the README's figures (not asserted).
     console.log(
-      `[matrix] ${spec.name}: npm install ${timings.installMs} ms, build ${timings.buildMs} ms, ` +
+      `[matrix] ${spec.name} (Node ${spec.nodeVersion}): npm install ${timings.installMs} ms, build ${timings.buildMs} ms, ` +
         `total ${Date.now() - started} ms`,
     );
   }, 600_000);

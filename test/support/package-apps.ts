@@ -4,13 +4,18 @@
  * `npm install` and its own TypeScript build, exactly as a user's app would be made.
  *
  * Every app speaks the same line protocol. It prints one JSON object per line on stdout
- * ({event:'ready', ...status}, {event:'received', payload}, {event:'health', status}) and reads
+ * ({event:'ready', ...status, node}, {event:'received', payload}, {event:'health', status}) and reads
  * commands on stdin: `publish <json>` and `health`. SIGTERM stops it through its shutdown hooks.
  */
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import {
+  execFile,
+  execFileSync,
+  spawn,
+  type ChildProcessWithoutNullStreams,
+} from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -36,6 +41,11 @@ export interface AppSpec {
   withoutPeers?: boolean;
   /** Adds the app's own unit test (src/app.spec.ts, node:test) on nestjs-kafka-broadcast/testing. */
   unitTest?: boolean;
+  /**
+   * The Node binary the cell installs, builds and runs with (first on PATH for npm and tsc);
+   * by default the Node running the tests.
+   */
+  node?: string;
 }
 
 /** How long each step of createApp() took, in ms. */
@@ -74,10 +84,11 @@ async function installAndBuild(
     dependencies: { 'nestjs-kafka-broadcast': `file:${tarball}`, ...spec.dependencies },
   };
   await writeFile(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
+  const env = cellEnv(spec);
   const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--cache', NPM_CACHE];
   if (spec.withoutPeers) npmArgs.push('--legacy-peer-deps');
   let t0 = Date.now();
-  await run('npm', npmArgs, { cwd: dir, maxBuffer: 16 << 20 });
+  await run('npm', npmArgs, { cwd: dir, env, maxBuffer: 16 << 20 });
   timings.installMs = Date.now() - t0;
   t0 = Date.now();
   if (spec.style === 'node') {
@@ -88,8 +99,25 @@ async function installAndBuild(
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(spec.style), null, 2));
   await writeFile(join(dir, 'src', 'main.ts'), nestApp(spec));
   if (spec.unitTest) await writeFile(join(dir, 'src', 'app.spec.ts'), unitTestSource());
-  await run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
+  await run(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir, env });
   timings.buildMs = Date.now() - t0;
+}
+
+/**
+ * The environment of a cell's npm, tsc and instances: its Node first on PATH (npm and tsc start
+ * through `#!/usr/bin/env node`). The headers CI hands npm for Node 24 (npm_config_nodedir) do
+ * not belong to another Node, so a cell on its own Node goes without them.
+ */
+function cellEnv(spec: AppSpec): NodeJS.ProcessEnv {
+  if (!spec.node) return process.env;
+  const { npm_config_nodedir: _headers, ...env } = process.env;
+  return { ...env, PATH: `${dirname(spec.node)}${delimiter}${env.PATH ?? ''}` };
+}
+
+/** The version (`v24.21.0`) of the Node a cell runs on. */
+export function cellNodeVersion(spec: AppSpec): string {
+  if (!spec.node) return process.version;
+  return execFileSync(spec.node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
 export async function removeApp(dir: string | undefined): Promise<void> {
@@ -183,7 +211,7 @@ function nestApp(spec: AppSpec): string {
     `async function main() {`,
     `  const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error', 'warn'] });`,
     `  app.enableShutdownHooks();`,
-    `  emit('ready', app.get(BroadcastReader).status());`,
+    `  emit('ready', { ...app.get(BroadcastReader).status(), node: process.version });`,
     `  for await (const line of createInterface({ input: process.stdin })) {`,
     `    const [command, ...rest] = line.split(' ');`,
     `    if (command === 'publish') {`,
@@ -268,7 +296,7 @@ const engine = new BroadcastEngine(
 engine.on('matrix.ping', (payload, message) => emit('received', { payload, topic: message.topic }));
 process.once('SIGTERM', () => engine.stop().then(() => process.exit(0)));
 await engine.start();
-emit('ready', engine.reader.status());
+emit('ready', { ...engine.reader.status(), node: process.version });
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, ...rest] = line.split(' ');
   if (command === 'publish') {
@@ -289,9 +317,9 @@ export class AppInstance {
 
   constructor(dir: string, spec: AppSpec, env: Record<string, string>) {
     const entry = spec.style === 'node' ? 'main.mjs' : join('dist', 'main.js');
-    this.child = spawn(process.execPath, [entry], {
+    this.child = spawn(spec.node ?? process.execPath, [entry], {
       cwd: dir,
-      env: { ...process.env, ...env },
+      env: { ...cellEnv(spec), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     createInterface({ input: this.child.stdout }).on('line', (line) => {
