@@ -36,11 +36,14 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  console.log('usage: npm run demo -- [--instances N] [--once] [--no-db] [--no-build] [--keep-broker]');
+  console.log(
+    'usage: npm run demo -- [--instances N] [--once] [--no-db] [--no-build] [--keep-broker]',
+  );
   process.exit(0);
 }
 const count = Number(opts.instances);
-if (!Number.isInteger(count) || count < 1 || count > 20) fail(`--instances must be an integer from 1 to 20, got '${opts.instances}'`);
+if (!Number.isInteger(count) || count < 1 || count > 20)
+  fail(`--instances must be an integer from 1 to 20, got '${opts.instances}'`);
 
 const tty = Boolean(process.stdout.isTTY);
 const paint = (code) => (text) => (tty ? `\x1b[${code}m${text}\x1b[0m` : String(text));
@@ -98,9 +101,13 @@ async function main() {
     const prefix = process.env.BROADCAST_TOPIC_PREFIX ?? 'demo.';
     say(`Instance logs: ${bold(logDir)}`);
     const ports = await freePorts(count);
-    for (let i = 0; i < count; i++) run.instances.push(startInstance(i + 1, ports[i], logDir, prefix));
+    for (let i = 0; i < count; i++)
+      run.instances.push(startInstance(i + 1, ports[i], logDir, prefix));
     say(`DEMO_PIDS=${run.instances.map((x) => x.child.pid).join(',')}`);
     await Promise.all(run.instances.map(waitHealthy));
+    // Lock-free instances that start together can meet in one group; the one that leaves makes
+    // the other's group rebalance, and a receipt asked for meanwhile would not expect it.
+    await Promise.all(run.instances.map((inst) => waitForRoster(inst, count)));
     say(green(`All ${count} instances are up.`));
     const scenario = await runScenario(run.instances);
     if (opts.once) {
@@ -128,17 +135,33 @@ async function ensureBroker() {
   } else {
     const state = await readState();
     if (state && (await clusterAnswers(state.brokers))) {
-      run.broker = { brokers: state.brokers.join(','), started: false, source: 'the running local broker' };
+      run.broker = {
+        brokers: state.brokers.join(','),
+        started: false,
+        source: 'the running local broker',
+      };
     } else {
-      say('Starting a local Kafka broker (scripts/kafka.mjs start; the first run downloads it from Maven Central)…');
-      const { stdout } = await helper('kafka broker start', process.execPath, [join(REPO_ROOT, 'scripts/kafka.mjs'), 'start'], {
-        streamStderr: true,
-        detached: true, // Ctrl-C must not kill it half-way: we wait, then stop it properly
-        interruptible: false,
-      });
+      say(
+        'Starting a local Kafka broker (scripts/kafka.mjs start; the first run downloads it from Maven Central)…',
+      );
+      const { stdout } = await helper(
+        'kafka broker start',
+        process.execPath,
+        [join(REPO_ROOT, 'scripts/kafka.mjs'), 'start'],
+        {
+          streamStderr: true,
+          detached: true, // Ctrl-C must not kill it half-way: we wait, then stop it properly
+          interruptible: false,
+        },
+      );
       const line = stdout.trim().split('\n').at(-1) ?? '';
-      if (!line.startsWith('KAFKA_BROKERS=')) throw new Error(`scripts/kafka.mjs start printed no KAFKA_BROKERS line:\n${stdout}`);
-      run.broker = { brokers: line.slice('KAFKA_BROKERS='.length), started: true, source: 'started by the demo' };
+      if (!line.startsWith('KAFKA_BROKERS='))
+        throw new Error(`scripts/kafka.mjs start printed no KAFKA_BROKERS line:\n${stdout}`);
+      run.broker = {
+        brokers: line.slice('KAFKA_BROKERS='.length),
+        started: true,
+        source: 'started by the demo',
+      };
     }
   }
   say(`Kafka: ${bold(run.broker.brokers)} (${run.broker.source})`);
@@ -164,7 +187,12 @@ async function build() {
  * Runs a short-lived command, capturing its output. Interruptible ones are SIGTERMed on abort;
  * the others are waited for (they have their own deadlines), so they never leave half a thing.
  */
-function helper(name, cmd, args, { streamStderr = false, detached = false, interruptible = true } = {}) {
+function helper(
+  name,
+  cmd,
+  args,
+  { streamStderr = false, detached = false, interruptible = true } = {},
+) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached });
     run.helpers.add(child);
@@ -183,7 +211,9 @@ function helper(name, cmd, args, { streamStderr = false, detached = false, inter
       run.abort.signal.removeEventListener('abort', onAbort);
       if (interruptible && run.abort.signal.aborted) return reject(run.abort.signal.reason);
       if (code === 0) return resolve({ stdout });
-      reject(Object.assign(new Error(`${name} exited with ${signal ?? `code ${code}`}`), { output }));
+      reject(
+        Object.assign(new Error(`${name} exited with ${signal ?? `code ${code}`}`), { output }),
+      );
     });
   });
 }
@@ -207,17 +237,48 @@ function startInstance(n, port, logDir, prefix) {
   try {
     // Own process group: Ctrl-C reaches only this script, which then stops each instance once.
     // The IPC channel is a lifeline: if this script dies, the instance shuts itself down.
-    child = spawn(process.execPath, [MAIN], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', fd, fd, 'ipc'] });
+    child = spawn(process.execPath, [MAIN], {
+      cwd: REPO_ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', fd, fd, 'ipc'],
+    });
   } finally {
     closeSync(fd);
   }
-  const inst = { n, name, port, logFile, child, exit: undefined, failed: false, base: `http://127.0.0.1:${port}` };
+  const inst = {
+    n,
+    name,
+    port,
+    logFile,
+    child,
+    exit: undefined,
+    failed: false,
+    base: `http://127.0.0.1:${port}`,
+  };
   inst.exited = new Promise((resolve) => {
     child.on('exit', (code, signal) => resolve((inst.exit = { code, signal })));
     child.on('error', (error) => resolve((inst.exit = { code: null, signal: null, error })));
   });
   note(`  ${name}: pid ${child.pid}, port ${port}, log ${logFile}`);
   return inst;
+}
+
+/** Waits until `inst` sees all `count` instances in the roster (every group settled). */
+async function waitForRoster(inst, count) {
+  const deadline = Date.now() + HEALTH_DEADLINE_MS;
+  let seen = [];
+  while (Date.now() < deadline) {
+    run.abort.signal.throwIfAborted();
+    const roster = await getJson(inst, '/broadcast/roster');
+    seen = roster.body?.instances ?? [];
+    if (roster.ok && seen.length >= count) return;
+    await sleep(200);
+  }
+  inst.failed = true;
+  throw new Error(
+    `${inst.name} saw ${seen.length} of ${count} instances in the roster (${seen.join(', ')})`,
+  );
 }
 
 async function waitHealthy(inst) {
@@ -227,7 +288,9 @@ async function waitHealthy(inst) {
     run.abort.signal.throwIfAborted();
     if (inst.exit) {
       inst.failed = true;
-      throw new Error(`${inst.name} exited during startup (${describeExit(inst.exit)}); its log is below`);
+      throw new Error(
+        `${inst.name} exited during startup (${describeExit(inst.exit)}); its log is below`,
+      );
     }
     const health = await getJson(inst, '/health');
     if (health.ok && health.body?.status === 'ok') return;
@@ -235,40 +298,76 @@ async function waitHealthy(inst) {
     await sleep(500);
   }
   inst.failed = true;
-  throw new Error(`${inst.name} was not healthy within ${HEALTH_DEADLINE_MS / 1000} s (last: ${last})`);
+  throw new Error(
+    `${inst.name} was not healthy within ${HEALTH_DEADLINE_MS / 1000} s (last: ${last})`,
+  );
 }
 
 // ---------------------------------------------------------------- scenario
 
 async function runScenario(instances) {
   say();
-  say(bold(`Scenario: warm every cache, update product ${PRODUCT_ID} through ${instances[0].name}, watch every instance evict it`));
-  if (opts['no-db']) note('  (no database: every instance keeps its own in-memory products, so only the first one sees the new name)');
+  say(
+    bold(
+      `Scenario: warm every cache, update product ${PRODUCT_ID} through ${instances[0].name}, watch every instance evict it`,
+    ),
+  );
+  if (opts['no-db'])
+    note(
+      '  (no database: every instance keeps its own in-memory products, so only the first one sees the new name)',
+    );
   for (const inst of instances) {
     const first = await getJson(inst, `/products/${PRODUCT_ID}`);
     const second = await getJson(inst, `/products/${PRODUCT_ID}`);
-    if (!first.ok || !second.ok) throw new Error(`${inst.name}: GET /products/${PRODUCT_ID} failed (${first.error ?? second.error ?? first.status})`);
-    say(`  ${inst.name}  GET /products/${PRODUCT_ID} → ${first.body.cache}, then ${second.body.cache}`);
+    if (!first.ok || !second.ok)
+      throw new Error(
+        `${inst.name}: GET /products/${PRODUCT_ID} failed (${first.error ?? second.error ?? first.status})`,
+      );
+    say(
+      `  ${inst.name}  GET /products/${PRODUCT_ID} → ${first.body.cache}, then ${second.body.cache}`,
+    );
   }
 
-  const changes = { name: `Espresso machine (updated ${new Date().toISOString().slice(11, 19)})`, price: randomPrice() };
-  const put = await request(instances[0], `/products/${PRODUCT_ID}`, { method: 'PUT', body: JSON.stringify(changes) });
-  if (!put.ok) throw new Error(`PUT /products/${PRODUCT_ID} on ${instances[0].name} failed: ${put.error ?? `${put.status} ${JSON.stringify(put.body)}`}`);
+  const changes = {
+    name: `Espresso machine (updated ${new Date().toISOString().slice(11, 19)})`,
+    price: randomPrice(),
+  };
+  const put = await request(instances[0], `/products/${PRODUCT_ID}`, {
+    method: 'PUT',
+    body: JSON.stringify(changes),
+  });
+  if (!put.ok)
+    throw new Error(
+      `PUT /products/${PRODUCT_ID} on ${instances[0].name} failed: ${put.error ?? `${put.status} ${JSON.stringify(put.body)}`}`,
+    );
   const { changeId } = put.body.event;
   const receipt = put.body.receipt;
-  say(`  ${instances[0].name}  PUT /products/${PRODUCT_ID} ${JSON.stringify(changes)} → published product.changed ${dim(changeId)}`);
-  const confirmed = receipt.ok.length === instances.length && receipt.expected.length === instances.length;
-  say(`  ${instances[0].name}  receipt: ${(confirmed ? green : red)(receipt.summary)} (${receipt.ok.join(', ')}) ${receipt.elapsedMs} ms after the publish`);
+  say(
+    `  ${instances[0].name}  PUT /products/${PRODUCT_ID} ${JSON.stringify(changes)} → published product.changed ${dim(changeId)}`,
+  );
+  const confirmed =
+    receipt.ok.length === instances.length && receipt.expected.length === instances.length;
+  say(
+    `  ${instances[0].name}  receipt: ${(confirmed ? green : red)(receipt.summary)} (${receipt.ok.join(', ')}) ${receipt.elapsedMs} ms after the publish`,
+  );
 
   const results = await Promise.all(instances.map((inst) => awaitEviction(inst, changeId)));
   for (const r of results) {
     if (!r.eviction) {
-      say(red(`  ${r.inst.name}  did NOT evict product ${PRODUCT_ID} within ${EVICTION_DEADLINE_MS / 1000} s`));
+      say(
+        red(
+          `  ${r.inst.name}  did NOT evict product ${PRODUCT_ID} within ${EVICTION_DEADLINE_MS / 1000} s`,
+        ),
+      );
       for (const line of problemLines(r.inst)) say(dim(`      ${line}`));
       continue;
     }
-    const after = r.after ? `next GET → ${r.after.cache}, name "${r.after.product.name}"` : 'next GET failed';
-    say(`  ${r.inst.name}  evicted product ${PRODUCT_ID} ${green(`${r.eviction.latencyMs} ms`)} after the change (${r.eviction.hadEntry ? 'was cached' : 'was not cached'}); ${after}`);
+    const after = r.after
+      ? `next GET → ${r.after.cache}, name "${r.after.product.name}"`
+      : 'next GET failed';
+    say(
+      `  ${r.inst.name}  evicted product ${PRODUCT_ID} ${green(`${r.eviction.latencyMs} ms`)} after the change (${r.eviction.hadEntry ? 'was cached' : 'was not cached'}); ${after}`,
+    );
   }
   const evicted = results.filter((r) => r.eviction);
   const ok = evicted.length === instances.length && confirmed;
@@ -301,8 +400,12 @@ async function awaitEviction(inst, changeId) {
 async function snapshot(instances) {
   return Promise.all(
     instances.map(async (inst) => {
-      if (inst.exit) return { inst, status: undefined, health: `exited (${describeExit(inst.exit)})` };
-      const [status, health] = await Promise.all([getJson(inst, '/broadcast/status'), getJson(inst, '/health')]);
+      if (inst.exit)
+        return { inst, status: undefined, health: `exited (${describeExit(inst.exit)})` };
+      const [status, health] = await Promise.all([
+        getJson(inst, '/broadcast/status'),
+        getJson(inst, '/health'),
+      ]);
       const healthText = health.error
         ? `unreachable (${health.error})`
         : health.body?.status === 'ok'
@@ -326,8 +429,13 @@ function renderTable(rows) {
     health,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const format = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join(' │ ').trimEnd();
-  const colour = (line, health) => (health === 'up' ? line : health.startsWith('down') ? yellow(line) : red(line));
+  const format = (cells) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join(' │ ')
+      .trimEnd();
+  const colour = (line, health) =>
+    health === 'up' ? line : health.startsWith('down') ? yellow(line) : red(line);
   return [
     bold(format(header)),
     widths.map((w) => '─'.repeat(w)).join('─┼─'),
@@ -344,10 +452,16 @@ async function live(scenario) {
     const table = renderTable(await snapshot(run.instances));
     if (run.abort.signal.aborted) break;
     if (tty) {
-      const scenarioLines = scenario.results.map((r) =>
-        `  ${r.inst.name}  ${r.eviction ? `evicted in ${r.eviction.latencyMs} ms` : red('no eviction')}`);
+      const scenarioLines = scenario.results.map(
+        (r) =>
+          `  ${r.inst.name}  ${r.eviction ? `evicted in ${r.eviction.latencyMs} ms` : red('no eviction')}`,
+      );
       process.stdout.write('\x1b[2J\x1b[H');
-      say(bold(`Kafka broadcast demo: ${run.instances.length} instances, Kafka ${run.broker.brokers} (${run.broker.source})`));
+      say(
+        bold(
+          `Kafka broadcast demo: ${run.instances.length} instances, Kafka ${run.broker.brokers} (${run.broker.source})`,
+        ),
+      );
       note(`Logs: ${run.instances[0].logFile.replace(/[^/]+$/, '')}`);
       say();
       say(scenario.ok ? green(scenario.summary) : red(scenario.summary));
@@ -370,16 +484,27 @@ function cleanup() {
   run.cleaning ??= (async () => {
     if (!run.abort.signal.aborted) run.abort.abort(new Error('cleanup'));
     const alive = run.instances.filter((inst) => !inst.exit);
-    if (alive.length > 0) say(`\nStopping ${alive.length} instance(s) (SIGTERM: leave group, free lock)…`);
+    if (alive.length > 0)
+      say(`\nStopping ${alive.length} instance(s) (SIGTERM: leave group, free lock)…`);
     await Promise.all(run.instances.map(stopInstance));
-    if (run.instances.length > 0) say(`Stopped: ${run.instances.map((i) => `${i.name} (pid ${i.child.pid}) ${describeExit(i.exit)}`).join(', ')}`);
+    if (run.instances.length > 0)
+      say(
+        `Stopped: ${run.instances.map((i) => `${i.name} (pid ${i.child.pid}) ${describeExit(i.exit)}`).join(', ')}`,
+      );
     for (const child of run.helpers) if (child.exitCode === null) child.kill('SIGTERM');
     if (run.broker.started && !opts['keep-broker']) {
       say('Stopping the Kafka broker the demo started…');
-      await helper('kafka broker stop', process.execPath, [join(REPO_ROOT, 'scripts/kafka.mjs'), 'stop'], {
-        detached: true,
-        interruptible: false,
-      }).catch((error) => say(red(`Could not stop the broker: ${error.message} (try: npm run kafka:stop)`)));
+      await helper(
+        'kafka broker stop',
+        process.execPath,
+        [join(REPO_ROOT, 'scripts/kafka.mjs'), 'stop'],
+        {
+          detached: true,
+          interruptible: false,
+        },
+      ).catch((error) =>
+        say(red(`Could not stop the broker: ${error.message} (try: npm run kafka:stop)`)),
+      );
     } else if (run.broker.started) {
       say(`Leaving the broker running (--keep-broker); stop it with: npm run kafka:stop`);
     }
@@ -429,8 +554,13 @@ function getJson(inst, path) {
 
 function healthReason(body) {
   if (!body || typeof body !== 'object') return String(body);
-  const bad = Object.entries(body.error ?? body.details ?? {}).filter(([, v]) => v?.status !== 'up');
-  return bad.map(([key, v]) => `${key}: ${v.reason ?? v.message ?? v.status}`).join('; ') || String(body.status);
+  const bad = Object.entries(body.error ?? body.details ?? {}).filter(
+    ([, v]) => v?.status !== 'up',
+  );
+  return (
+    bad.map(([key, v]) => `${key}: ${v.reason ?? v.message ?? v.status}`).join('; ') ||
+    String(body.status)
+  );
 }
 
 function describeExit(exit) {
@@ -454,7 +584,10 @@ function logTail(inst, lines = 30) {
 /** The instance's last few ERROR / WARN log lines, to explain a failed step. */
 function problemLines(inst, max = 5) {
   try {
-    return readFileSync(inst.logFile, 'utf8').split('\n').filter((l) => / (ERROR|WARN) /.test(l)).slice(-max);
+    return readFileSync(inst.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => / (ERROR|WARN) /.test(l))
+      .slice(-max);
   } catch {
     return [];
   }
@@ -495,7 +628,9 @@ async function freePorts(n) {
     for (let i = 0; i < n; i++) {
       const server = createServer();
       servers.push(server);
-      await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+      await new Promise((resolve, reject) =>
+        server.once('error', reject).listen(0, '127.0.0.1', resolve),
+      );
     }
     return servers.map((s) => s.address().port);
   } finally {

@@ -45,4 +45,14 @@ export class BroadcastStatusController {
       },
     };
   }
+
+  /**
+   * `GET /broadcast/roster`: the instances reading now, as a publisher asking for receipts sees
+   * them (a group in the middle of a rebalance lists no instance until it settles).
+   */
+  @Get('roster')
+  async roster() {
+    const instances = await this.engine.roster.refresh();
+    return { instances: instances.map((i) => i.instanceId).sort() };
+  }
 }
