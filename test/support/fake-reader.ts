@@ -1,5 +1,5 @@
 // The reader, membership, allocator and dispatcher together over the fake KafkaPort and fake
-// locks, for the unit specs of the reader's state machine (libs/broadcast/src/core/*.spec.ts).
+// locks, for the unit specs of the reader's state machine (libs/broadcast/src/core/reading/*.spec.ts).
 import { BroadcastGroupAllocator } from '../../libs/broadcast/src/core/allocation/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../../libs/broadcast/src/core/dispatch/broadcast-handler.registry.js';
 import { BroadcastDispatcher } from '../../libs/broadcast/src/core/dispatch/broadcast.dispatcher.js';
