@@ -5,7 +5,7 @@
  * expires (the session timeout). A graceful stop leaves the roster at the next refresh.
  */
 import { type RosterInstance } from 'nestjs-kafka-broadcast';
-import { LIBRARY_VERSION } from '../libs/broadcast/src/core/library-version.js';
+import { LIBRARY_VERSION } from '../libs/broadcast/src/core/features/roster/library-version.js';
 import { useEngineHarness, type LockKind } from './support/engine.js';
 import { ensureLibBuilt, FAULT_CONSUMER } from './support/faults.js';
 import { Instances, type ReadyEvent } from './support/instances.js';

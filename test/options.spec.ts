@@ -1,7 +1,7 @@
 /**
  * Invalid BroadcastModule options fail the Nest bootstrap itself (Test.createTestingModule
  * ... compile()), with the resolver's message naming the option and what it accepts.
- * Every option's message is covered by libs/broadcast/src/core/broadcast-options.resolver.spec.ts.
+ * Every option's message is covered by libs/broadcast/src/core/options/broadcast-options.resolver.spec.ts.
  */
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';

@@ -1,9 +1,13 @@
 /**
- * The library's folders import one way: cli/ → the Nest layer (files directly in src/) → engine/ →
- * core/ → the adapters kafka/, kafka-platformatic/, locks/, telemetry/ and testing/ (the in-memory
- * broker) → errors/, shared/ → interfaces/. kafkajs is imported only in kafka/, @platformatic/kafka
- * only in kafka-platformatic/, and both adapters only on demand (so an app installs one client),
- * @nestjs/* only by the Nest layer, and the optional peers only by the entries that need them.
+ * The library's folders import one way: the entries (index.ts, engine.ts, … directly in src/) and
+ * cli/ → nest/ (the Nest layer) → engine/ (the wiring) → core/ → the adapters kafka/,
+ * kafka-platformatic/, locks/, telemetry/ and testing/ (the in-memory broker) → errors/, shared/ →
+ * interfaces/. The core sees no adapter (telemetry included): the engine hands it each one through
+ * an interface. The contracts (interfaces/, errors/, nest/broadcast.constants.ts) import no core
+ * file, and the core's files import each other without a circle, nor do its parts (allocation/,
+ * reading/, dispatch/, …). kafkajs is imported only in kafka/, @platformatic/kafka only in
+ * kafka-platformatic/, and both adapters only on demand (so an app installs one client), @nestjs/*
+ * only by the Nest layer, and the optional peers only by the entries that need them.
  * A static check of the sources' import statements (no runtime involved).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,8 +17,10 @@ const SRC = resolve(import.meta.dirname, '../libs/broadcast/src');
 
 /** Rank of each folder: a file may import its own folder or a lower rank. */
 const RANK: Record<string, number> = {
+  // The package's entries, directly in src/: index, engine, locks, microservices, terminus, testing.
+  '.': 7,
   cli: 6,
-  '.': 5,
+  nest: 5,
   engine: 4,
   core: 3,
   kafka: 2,
@@ -28,12 +34,18 @@ const RANK: Record<string, number> = {
   interfaces: 0,
 };
 
-/** Adapters of the same rank never import each other. */
+/** Adapters of the same rank never import each other, and the core imports none of them. */
 const ADAPTERS = new Set(['kafka', 'kafka-platformatic', 'locks', 'telemetry', 'testing']);
 
-/** Package imports allowed per folder ('.' = the Nest layer); anything else is refused. */
+/** Files that state a contract: they may not reach into the core. */
+const CONTRACTS = (file: string) =>
+  ['interfaces', 'errors'].includes(folderOf(file)) ||
+  relative(SRC, file) === 'nest/broadcast.constants.ts';
+
+/** Package imports allowed per folder; anything else is refused. */
 const PACKAGES: Record<string, RegExp> = {
-  '.': /^(@nestjs\/(common|core|terminus|microservices|typeorm)(\/.*)?|rxjs|reflect-metadata|node:.*)$/,
+  '.': /^node:/,
+  nest: /^(@nestjs\/(common|core|terminus|microservices|typeorm)(\/.*)?|rxjs|reflect-metadata|node:.*)$/,
   cli: /^(commander|node:.*)$/,
   engine: /^node:/,
   core: /^node:/,
@@ -54,13 +66,13 @@ const ON_DEMAND: Record<string, RegExp> = {
 
 /** Which Nest-layer files may load each optional peer. */
 const OPTIONAL_PEERS: Record<string, string[]> = {
-  '@nestjs/terminus': ['broadcast.health.ts'],
+  '@nestjs/terminus': ['nest/terminus/broadcast.health.ts'],
   '@nestjs/microservices': [
-    'broadcast.transport.ts',
-    'broadcast.client.ts',
-    'broadcast.context.ts',
+    'nest/microservices/broadcast.transport.ts',
+    'nest/microservices/broadcast.client.ts',
+    'nest/microservices/broadcast.context.ts',
   ],
-  '@nestjs/typeorm': ['broadcast.providers.ts'],
+  '@nestjs/typeorm': ['nest/broadcast.providers.ts'],
 };
 
 function sources(dir: string): string[] {
@@ -76,6 +88,11 @@ function folderOf(file: string): string {
   return rel.includes('/') ? rel.split('/')[0]! : '.';
 }
 
+/** The part of the core a file belongs to: its folder under core/ ('.' for core/ itself). */
+function corePartOf(file: string): string {
+  return relative(join(SRC, 'core'), dirname(file)) || '.';
+}
+
 function importsOf(file: string): string[] {
   return [...staticImportsOf(file), ...dynamicImportsOf(file)];
 }
@@ -88,6 +105,44 @@ function staticImportsOf(file: string): string[] {
 function dynamicImportsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   return [...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!);
+}
+
+/** The source files a file imports (type-only imports included). */
+function targetsOf(file: string): string[] {
+  return importsOf(file)
+    .filter((s) => s.startsWith('.'))
+    .map((s) => resolve(dirname(file), s).replace(/\.js$/, '.ts'));
+}
+
+/** The circles of a directed graph (its strongly connected components of more than one node). */
+function circlesOf(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const circle: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      circle.push(member);
+    } while (member !== node);
+    if (circle.length > 1) circles.push(circle.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return circles;
 }
 
 describe('library layering', () => {
@@ -112,6 +167,68 @@ describe('library layering', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('src/ holds only the entries of package.json exports; the Nest layer lives in nest/', () => {
+    const manifest = JSON.parse(readFileSync(join(SRC, '../package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    const entries = Object.keys(manifest.exports)
+      .filter((key) => key !== './package.json')
+      .map((key) => (key === '.' ? 'index.ts' : `${key.slice(2)}.ts`));
+    const atRoot = files
+      .filter((file) => folderOf(file) === '.')
+      .map((file) => relative(SRC, file));
+    expect(atRoot.sort()).toEqual(entries.sort());
+  });
+
+  it('the core reaches no adapter (telemetry included), only their interfaces', () => {
+    const reaching = files
+      .filter((file) => folderOf(file) === 'core')
+      .flatMap((file) =>
+        targetsOf(file)
+          .filter((target) => ADAPTERS.has(folderOf(target)))
+          .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+
+  it('no contract (interfaces/, errors/, the Nest constants) imports the core', () => {
+    const reaching = files.filter(CONTRACTS).flatMap((file) =>
+      targetsOf(file)
+        .filter((target) => folderOf(target) === 'core')
+        .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it('the core files import each other without a circle (type-only imports included)', () => {
+    const core = files.filter((file) => folderOf(file) === 'core');
+    const edges = new Map(
+      core.map((file) => [
+        relative(SRC, file),
+        new Set(
+          targetsOf(file)
+            .filter((target) => folderOf(target) === 'core')
+            .map((target) => relative(SRC, target)),
+        ),
+      ]),
+    );
+    expect(circlesOf(edges)).toEqual([]);
+  });
+
+  it("the core's parts (its folders) import each other one way", () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of files.filter((f) => folderOf(f) === 'core')) {
+      const from = corePartOf(file);
+      if (!edges.has(from)) edges.set(from, new Set());
+      for (const target of targetsOf(file).filter((t) => folderOf(t) === 'core')) {
+        const to = corePartOf(target);
+        if (to !== from) edges.get(from)!.add(to);
+      }
+    }
+    expect(edges.size).toBeGreaterThan(6);
+    expect(circlesOf(edges)).toEqual([]);
   });
 
   it('packages are imported only where their layer allows', () => {
@@ -184,7 +301,9 @@ describe('library layering', () => {
     const entries = ['index.ts', 'engine.ts', 'terminus.ts', 'microservices.ts', 'locks.ts'];
     const reached = entries.flatMap((entry) =>
       [...reachedFrom(entry)]
-        .filter((file) => folderOf(file) === 'testing' || file.includes('broadcast-testing.'))
+        .filter(
+          (file) => folderOf(file) === 'testing' || relative(SRC, file).startsWith('nest/testing/'),
+        )
         .map((file) => `${entry} → ${relative(SRC, file)}`),
     );
     expect(reached).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { BroadcastAllocationError } from 'nestjs-kafka-broadcast';
-import { BroadcastHealthIndicator } from '../libs/broadcast/src/broadcast.health.js';
+import { BroadcastHealthIndicator } from '../libs/broadcast/src/nest/terminus/broadcast.health.js';
 import { useEngineHarness, type TestEngine } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
 

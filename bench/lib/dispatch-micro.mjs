@@ -5,8 +5,8 @@
 // library's instrumentation off and the handler wrapped in the least a per-call span through the
 // SDK takes, sampled 1 in 100 like ratio: see minimalSpans in otel-sdk.mjs)
 import { minimalSpans, registerSdk } from './otel-sdk.mjs';
-import { BroadcastDispatcher } from '../../libs/broadcast/dist/esm/core/broadcast.dispatcher.js';
-import { BroadcastHandlerRegistry } from '../../libs/broadcast/dist/esm/core/broadcast-handler.registry.js';
+import { BroadcastDispatcher } from '../../libs/broadcast/dist/esm/core/dispatch/broadcast.dispatcher.js';
+import { BroadcastHandlerRegistry } from '../../libs/broadcast/dist/esm/core/dispatch/broadcast-handler.registry.js';
 import { OpenTelemetryInstrumentation } from '../../libs/broadcast/dist/esm/telemetry/open-telemetry.instrumentation.js';
 
 const side = process.argv[2] ?? 'off';

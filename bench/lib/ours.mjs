@@ -29,7 +29,7 @@ export async function loadBuild(specifier) {
   const internal = (path) => import(pathToFileURL(join(dir, path)).href);
   const { createAdvisoryLockProvider } = await internal('locks/advisory-lock.factory.js');
   const { KafkajsAdapter } = await internal('kafka/kafkajs.adapter.js');
-  const { resolveBroadcastOptions } = await internal('core/broadcast-options.resolver.js');
+  const { resolveBroadcastOptions } = await internal('core/options/broadcast-options.resolver.js');
 
   /**
    * A BroadcastEngine with the defaults an application gets, except what `overrides` says.

@@ -23,7 +23,7 @@ import {
   DEFAULT_HEARTBEAT_TOPIC,
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
-} from '../../libs/broadcast/src/core/broadcast.defaults.js';
+} from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { CapturingLogger } from './capturing-logger.js';
 import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';

@@ -1,10 +1,10 @@
 // The reader, membership, allocator and dispatcher together over the fake KafkaPort and fake
-// locks, for the unit specs of the reader's state machine (libs/broadcast/src/core/*.spec.ts).
-import { BroadcastGroupAllocator } from '../../libs/broadcast/src/core/broadcast-group.allocator.js';
-import { BroadcastHandlerRegistry } from '../../libs/broadcast/src/core/broadcast-handler.registry.js';
-import { BroadcastDispatcher } from '../../libs/broadcast/src/core/broadcast.dispatcher.js';
-import { BroadcastReader } from '../../libs/broadcast/src/core/broadcast.reader.js';
-import { ReadPositions } from '../../libs/broadcast/src/core/read-positions.js';
+// locks, for the unit specs of the reader's state machine (libs/broadcast/src/core/reading/*.spec.ts).
+import { BroadcastGroupAllocator } from '../../libs/broadcast/src/core/allocation/broadcast-group.allocator.js';
+import { BroadcastHandlerRegistry } from '../../libs/broadcast/src/core/dispatch/broadcast-handler.registry.js';
+import { BroadcastDispatcher } from '../../libs/broadcast/src/core/dispatch/broadcast.dispatcher.js';
+import { BroadcastReader } from '../../libs/broadcast/src/core/reading/broadcast.reader.js';
+import { ReadPositions } from '../../libs/broadcast/src/core/positions/read-positions.js';
 import type { LockMode } from '../../libs/broadcast/src/interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../../libs/broadcast/src/interfaces/broadcast-logger.interface.js';
 import type { TopicOffsets } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';

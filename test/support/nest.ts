@@ -23,7 +23,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import pg from 'pg';
 import { onTestFinished } from 'vitest';
 import { type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/broadcast.defaults.js';
+import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { BroadcastTransport } from 'nestjs-kafka-broadcast/microservices';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
 import { kafkaBrokers, runId, testPrefix } from './kafka.js';

@@ -2,11 +2,11 @@
 // @nestjs/core; Terminus, microservices and TypeORM are loaded only by the features that use them
 // (`nestjs-kafka-broadcast/terminus`, `/microservices`, and `lock.dataSource`).
 export * from './engine.js';
-export { BroadcastModule } from './broadcast.module.js';
+export { BroadcastModule } from './nest/broadcast.module.js';
 export {
   BROADCAST_MODULE_OPTIONS,
   type BroadcastModuleAsyncOptions,
   type BroadcastModuleExtras,
   type BroadcastOptionsFactory,
-} from './broadcast.module-definition.js';
-export { OnBroadcast, type OnBroadcastOptions } from './on-broadcast.decorator.js';
+} from './nest/broadcast.module-definition.js';
+export { OnBroadcast, type OnBroadcastOptions } from './nest/on-broadcast.decorator.js';

@@ -4,10 +4,10 @@
 export {
   BroadcastTestingModule,
   type BroadcastTestingOptions,
-} from './broadcast-testing.module.js';
+} from './nest/testing/broadcast-testing.module.js';
 export {
   BroadcastTestingHelper,
   type HandlerFailure,
   type PublishedRecord,
-} from './broadcast-testing.helper.js';
+} from './nest/testing/broadcast-testing.helper.js';
 export { InMemoryKafka, type InMemoryKafkaOptions } from './testing/in-memory-kafka.js';

@@ -3,7 +3,7 @@ import {
   DEFAULT_HEARTBEAT_TOPIC,
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
-} from '../broadcast.constants.js';
+} from '../core/options/broadcast.defaults.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { OperatorKafkaPort } from '../interfaces/broadcast-operator.interface.js';
 import { KafkajsOperator } from '../kafka/kafkajs-operator.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { encodeMemberInfo } from '../core/member-info.js';
+import { encodeMemberInfo } from '../core/features/roster/member-info.js';
 import type {
   OperatorKafkaPort,
   OperatorReadOptions,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { BroadcastRoster } from '../core/broadcast-roster.js';
-import { PublishFeatures } from '../core/publish-features.js';
-import { ReceiptTracker } from '../core/receipt-tracker.js';
-import { targets } from '../core/targeting.js';
+import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
+import { PublishFeatures } from '../core/publishing/publish-features.js';
+import { ReceiptTracker } from '../core/features/receipts/receipt-tracker.js';
+import { targets } from '../core/features/targeting/targeting.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type {
   OperatorKafkaPort,

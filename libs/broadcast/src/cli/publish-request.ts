@@ -1,6 +1,6 @@
-import { DEFAULT_RECEIPTS_TOPIC } from '../core/feature-options.resolver.js';
-import { DEFAULT_RECEIPT_TIMEOUT_MS } from '../core/publish-features.js';
-import type { BroadcastTarget } from '../core/targeting.js';
+import { DEFAULT_RECEIPTS_TOPIC } from '../core/options/feature-options.resolver.js';
+import { DEFAULT_RECEIPT_TIMEOUT_MS } from '../core/publishing/publish-features.js';
+import type { BroadcastTarget } from '../core/features/targeting/targeting.js';
 import { parseDuration } from './duration.js';
 
 /** `publish`'s options as commander hands them over. */

@@ -4,7 +4,7 @@ import {
   DEFAULT_METADATA_MAX_AGE_MS,
   DEFAULT_SESSION_TIMEOUT_MS,
   DEFAULT_TOPIC_PARTITIONS,
-} from '../core/broadcast.defaults.js';
+} from '../core/options/broadcast.defaults.js';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../interfaces/kafka-port.interface.js';

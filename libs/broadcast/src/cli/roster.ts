@@ -1,4 +1,4 @@
-import { decodeMemberInfo } from '../core/member-info.js';
+import { decodeMemberInfo } from '../core/features/roster/member-info.js';
 import type { PoolGroup } from './pool-groups.js';
 
 /** One live instance of the pool. */

@@ -1,7 +1,7 @@
 import {
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
-} from '../core/broadcast.defaults.js';
+} from '../core/options/broadcast.defaults.js';
 import type { BroadcastHandlerOptions } from '../interfaces/broadcast-failure-policy.interface.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
@@ -19,21 +19,21 @@ import { loadKafkaPort } from './kafka-client.loader.js';
 import { LazyKafkaPort } from './lazy-kafka-port.js';
 import { bindEngineLocks } from './engine-locks.js';
 import { instrumentEngine, type InstrumentedParts } from './engine-telemetry.js';
-import { BroadcastGroupAllocator } from '../core/broadcast-group.allocator.js';
-import { BroadcastHandlerRegistry } from '../core/broadcast-handler.registry.js';
+import { BroadcastGroupAllocator } from '../core/allocation/broadcast-group.allocator.js';
+import { BroadcastHandlerRegistry } from '../core/dispatch/broadcast-handler.registry.js';
 import {
   resolveBroadcastOptions,
   type ResolvedBroadcastOptions,
-} from '../core/broadcast-options.resolver.js';
-import { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
-import { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
-import { BroadcastPublisher } from '../core/broadcast.publisher.js';
-import { BroadcastReader } from '../core/broadcast.reader.js';
+} from '../core/options/broadcast-options.resolver.js';
+import { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
+import { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
+import { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
+import { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
-import { BroadcastRoster } from '../core/broadcast-roster.js';
-import { FailureOutlets } from '../core/failure-outlets.js';
-import { resolveHandlerPolicy } from '../core/handler-policy.js';
-import { ReadPositions } from '../core/read-positions.js';
+import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
+import { FailureOutlets } from '../core/dispatch/failure-outlets.js';
+import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
+import { ReadPositions } from '../core/positions/read-positions.js';
 
 /**
  * The whole broadcast engine without Nest: allocator, reader, heartbeat and publisher,

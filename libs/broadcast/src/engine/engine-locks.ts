@@ -1,5 +1,5 @@
-import { DEFAULT_LOCKED_GROUP_BASE } from '../core/broadcast.defaults.js';
-import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import { DEFAULT_LOCKED_GROUP_BASE } from '../core/options/broadcast.defaults.js';
+import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { createAdvisoryLockProvider } from '../locks/advisory-lock.factory.js';
 import type { LockBinding } from '../locks/lock-binding.js';

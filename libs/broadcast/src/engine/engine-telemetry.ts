@@ -1,8 +1,8 @@
-import type { BroadcastDispatcher } from '../core/broadcast.dispatcher.js';
-import type { BroadcastHeartbeat } from '../core/broadcast.heartbeat.js';
-import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
-import type { BroadcastPublisher } from '../core/broadcast.publisher.js';
-import type { BroadcastReader } from '../core/broadcast.reader.js';
+import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
+import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
+import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
+import type { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
+import type { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { loadInstrumentation } from '../telemetry/load-instrumentation.js';

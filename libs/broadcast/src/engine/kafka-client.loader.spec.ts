@@ -1,6 +1,6 @@
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
-import { resolveBroadcastOptions } from '../core/broadcast-options.resolver.js';
-import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import { resolveBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
+import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { consoleLogger } from './console-logger.js';

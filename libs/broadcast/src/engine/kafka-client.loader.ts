@@ -1,4 +1,4 @@
-import type { ResolvedBroadcastOptions } from '../core/broadcast-options.resolver.js';
+import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options.interface.js';

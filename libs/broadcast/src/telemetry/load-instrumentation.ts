@@ -5,7 +5,7 @@ import type {
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
-import { NO_INSTRUMENTATION } from './no-instrumentation.js';
+import { NO_INSTRUMENTATION } from '../interfaces/no-instrumentation.js';
 
 /**
  * The instrumentation an engine uses: the one given, none for `false` or when the `telemetry`

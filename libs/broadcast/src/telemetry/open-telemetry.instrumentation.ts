@@ -22,7 +22,7 @@ import type {
 } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastMessage } from '../interfaces/broadcast-message.interface.js';
 import { errorMessage } from '../shared/async.utils.js';
-import { NO_INSTRUMENTATION } from './no-instrumentation.js';
+import { NO_INSTRUMENTATION } from '../interfaces/no-instrumentation.js';
 import { BroadcastMetrics, type HandlerSeries } from './broadcast-metrics.js';
 import { RecheckedValue } from './rechecked-value.js';
 import { injectTraceContext, TraceContextExtractor } from './trace-context.js';

@@ -9,7 +9,7 @@ import {
 import { checkDatabaseDriver } from '../database-driver.js';
 import { parseDuration } from '../duration.js';
 import { heartbeatInstances } from '../heartbeat-instances.js';
-import { decodeMemberInfo } from '../../core/member-info.js';
+import { decodeMemberInfo } from '../../core/features/roster/member-info.js';
 import { listPoolGroups } from '../pool-groups.js';
 import { formatTable } from '../table.js';
 

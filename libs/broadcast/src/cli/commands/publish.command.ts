@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { DEFAULT_RECEIPTS_TOPIC } from '../../core/feature-options.resolver.js';
-import { DEFAULT_RECEIPT_TIMEOUT_MS } from '../../core/publish-features.js';
-import { targetHeaders } from '../../core/targeting.js';
+import { DEFAULT_RECEIPTS_TOPIC } from '../../core/options/feature-options.resolver.js';
+import { DEFAULT_RECEIPT_TIMEOUT_MS } from '../../core/publishing/publish-features.js';
+import { targetHeaders } from '../../core/features/targeting/targeting.js';
 import {
   addCommonOptions,
   addIgnoredBaseOption,

@@ -1,0 +1,255 @@
+import { BroadcastAllocationError } from '../../errors/broadcast-allocation.error.js';
+import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import {
+  BroadcastStartupError,
+  isBroadcastStartupError,
+} from '../../errors/broadcast-startup.error.js';
+import type { AdvisoryLockProvider, HeldLock } from '../../interfaces/advisory-lock.interface.js';
+import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
+import type { KafkaAdminPort } from '../../interfaces/kafka-port.interface.js';
+import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
+import type { StepProbe } from './group-membership.js';
+import { createIdStrategy } from './id-strategy.js';
+
+export interface AllocatorSettings {
+  topicPrefix: string;
+  /** Group base names per mode, so locked and lock-free instances never share a group. */
+  lockedBase: string;
+  lockFreeBase: string;
+  maxGroups: number;
+}
+
+/** Joins a candidate group; resolves `accepted` only when the group is exclusively ours. */
+export type GroupJoiner<T> = (
+  groupId: string,
+  deadline: number,
+) => Promise<{ accepted: true; value: T } | { accepted: false; reason: string }>;
+
+/** A group this instance holds: its lock and whatever the joiner produced. */
+export interface GroupClaim<T> {
+  id: number;
+  groupId: string;
+  lock: HeldLock;
+  value: T;
+}
+
+/**
+ * Finds a free broadcast group: lock the id, delete the group so it starts fresh, join,
+ * verify. Lock mode walks ids lowest first (a probe is one cheap query, and the pool stays
+ * as small as the peak number of instances); lock-free mode draws at random from a growing
+ * pool, because there every probe costs a delete and a join.
+ */
+export class BroadcastGroupAllocator {
+  /** True while the latest full pass over the pool found no id to claim; a claim clears it. */
+  exhausted = false;
+  /** Full passes that found no id to claim, since the engine was built (a counter for metrics). */
+  exhaustions = 0;
+
+  /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
+  constructor(
+    private readonly settings: AllocatorSettings,
+    private readonly locks: AdvisoryLockProvider,
+    private readonly admin: KafkaAdminPort,
+    private readonly logger: BroadcastLogger,
+    /** Internal test hook: called as the lock and delete steps begin. */
+    private readonly probe?: StepProbe,
+  ) {}
+
+  /** The pool's base name in the current lock mode: what targeting calls the service. */
+  get base(): string {
+    const { lockedBase, lockFreeBase } = this.settings;
+    return this.locks.mode === 'none' ? lockFreeBase : lockedBase;
+  }
+
+  /** `<prefix><base>-<id>`, with the base of the current lock mode. */
+  groupName(id: number): string {
+    return `${this.settings.topicPrefix}${this.base}-${id}`;
+  }
+
+  /**
+   * @internal Tries pass after pass over the pool until a group is claimed, the deadline passes or
+   * `signal` aborts.
+   */
+  async allocate<T>(
+    join: GroupJoiner<T>,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<GroupClaim<T>> {
+    const started = Date.now();
+    const refused = new Map<string, string>();
+    const lockDb = new LockDatabaseFailures(this.logger, started);
+    for (let pass = 0; ; pass++) {
+      for await (const candidate of this.candidates()) {
+        if (signal.aborted || Date.now() >= deadline) {
+          await candidate.lock?.release();
+          if (signal.aborted) throw new Error(BroadcastMessages.stopped());
+          if (lockDb.failing) throw lockDb.error();
+          throw new BroadcastAllocationError(
+            toAttempts(refused),
+            deadline - started,
+            this.exhausted ? this.settings.maxGroups : undefined,
+          );
+        }
+        const groupId = this.groupName(candidate.id);
+        // An unreachable lock database fails every id alike: end the pass, retry, report once.
+        if (candidate.lockFailure !== undefined) {
+          lockDb.failed(candidate.lockFailure);
+          break;
+        }
+        lockDb.answered();
+        if (!candidate.lock) {
+          refused.set(groupId, candidate.reason);
+          continue;
+        }
+        const outcome = await this.claim(candidate.lock, groupId, join, deadline, signal);
+        if ('claim' in outcome) {
+          this.exhausted = false;
+          return outcome.claim;
+        }
+        refused.set(groupId, outcome.reason);
+      }
+      if (!lockDb.failing) {
+        this.exhausted = true;
+        this.exhaustions++;
+        if (pass === 0)
+          this.logger.warn(
+            `${BroadcastMessages.poolExhausted(this.settings.maxGroups)} Retrying.`,
+            {
+              reason: 'pool exhausted',
+              maxGroups: this.settings.maxGroups,
+            },
+          );
+      }
+      // A lock-mode pass is one cheap statement, so it retries sooner; a lock-free pass costs
+      // a delete per id. The first id freed is found at the next pass.
+      const capMs = this.locks.mode === 'none' ? 5_000 : 2_000;
+      await pause(
+        Math.min(backoffDelay(pass, 250, capMs), Math.max(0, deadline - Date.now())),
+        signal,
+      );
+    }
+  }
+
+  /** One pass over the pool: each id with its lock, or why it could not be locked. */
+  private async *candidates(): AsyncGenerator<Candidate> {
+    this.probe?.('lock');
+    const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
+    if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks));
+    const strategy = createIdStrategy(
+      this.locks.mode === 'none' ? 'random' : 'lowest-first',
+      this.settings.maxGroups,
+    );
+    for (let id = strategy.next(); id !== undefined; id = strategy.next()) {
+      try {
+        const lock = await this.locks.tryLock(id);
+        yield lock ? { id, lock } : { id, reason: LOCKED };
+      } catch (error) {
+        yield lockFailure(id, error);
+        return;
+      }
+    }
+  }
+
+  /** Lowest first, one round trip per claimed id instead of one per id tried. */
+  private async *lowestFreeIds(
+    lockLowest: (from: number, limit: number) => Promise<HeldLock | null>,
+  ): AsyncGenerator<Candidate> {
+    const limit = this.settings.maxGroups;
+    for (let from = 0; from < limit;) {
+      let lock: HeldLock | null;
+      try {
+        lock = await lockLowest(from, limit);
+      } catch (error) {
+        yield lockFailure(from, error);
+        return;
+      }
+      const taken = lock ? lock.id : limit;
+      for (let id = from; id < taken; id++) yield { id, reason: LOCKED } as Candidate;
+      if (!lock) return;
+      yield { id: lock.id, lock } as Candidate;
+      from = lock.id + 1;
+    }
+  }
+
+  /** Delete, join, verify; the lock is released unless the group is claimed. */
+  private async claim<T>(
+    lock: HeldLock,
+    groupId: string,
+    join: GroupJoiner<T>,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<{ claim: GroupClaim<T> } | { reason: string }> {
+    try {
+      this.probe?.('delete');
+      const deleted = await this.admin.deleteGroup(groupId, deadline, signal);
+      if (deleted === 'non-empty') {
+        await lock.release();
+        return { reason: 'group still has members' };
+      }
+      const joined = await join(groupId, deadline);
+      if (!joined.accepted) {
+        await lock.release();
+        return { reason: joined.reason };
+      }
+      return { claim: { id: lock.id, groupId, lock, value: joined.value } };
+    } catch (error) {
+      await lock.release();
+      // Failures retrying cannot fix (see BroadcastStartupError) would fail every id alike.
+      if (isBroadcastStartupError(error)) throw error;
+      return { reason: errorMessage(error) };
+    }
+  }
+}
+
+const LOCKED = 'locked by another instance';
+
+type Candidate =
+  | { id: number; lock: HeldLock; reason?: undefined; lockFailure?: undefined }
+  | { id: number; lock?: undefined; reason: string; lockFailure?: string };
+
+function lockFailure(id: number, error: unknown): Candidate {
+  const message = errorMessage(error);
+  return { id, reason: `lock query failed: ${message}`, lockFailure: message };
+}
+
+/** Lock queries that failed in a row: one warning, then one error naming lock.dataSource. */
+class LockDatabaseFailures {
+  private attempts = 0;
+  private last = '';
+
+  constructor(
+    private readonly logger: BroadcastLogger,
+    private readonly started: number,
+  ) {}
+
+  get failing(): boolean {
+    return this.attempts > 0;
+  }
+
+  failed(message: string): void {
+    if (this.attempts++ === 0)
+      this.logger.warn(
+        `${BroadcastMessages.lockQueryFailed(message)} Retrying until startupTimeoutMs.`,
+      );
+    this.last = message;
+  }
+
+  answered(): void {
+    this.attempts = 0;
+  }
+
+  error(): BroadcastStartupError {
+    return new BroadcastStartupError(
+      'lock.dataSource',
+      BroadcastMessages.lockDatabaseUnreachable(
+        this.attempts,
+        Date.now() - this.started,
+        this.last,
+      ),
+    );
+  }
+}
+
+function toAttempts(refused: Map<string, string>) {
+  return [...refused].map(([groupId, reason]) => ({ groupId, reason }));
+}

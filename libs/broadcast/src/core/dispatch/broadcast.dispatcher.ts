@@ -1,0 +1,220 @@
+import type { BroadcastInstrumentation } from '../../interfaces/broadcast-instrumentation.interface.js';
+import type {
+  BroadcastLogFields,
+  BroadcastLogger,
+} from '../../interfaces/broadcast-logger.interface.js';
+import type { BroadcastMessage } from '../../interfaces/broadcast-message.interface.js';
+import type { IncomingRecord } from '../../interfaces/kafka-port.interface.js';
+import { errorMessage } from '../../shared/async.utils.js';
+import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+import type { Admission, DispatchGate } from './dispatch-gate.js';
+import type { FailureOutlets } from './failure-outlets.js';
+import { HandlerCalls } from './handler-calls.js';
+import { isThenable, toMessage } from './incoming-message.js';
+import { ReadPositions } from '../positions/read-positions.js';
+
+export interface DispatcherSettings {
+  topicPrefix: string;
+  heartbeatTopic: string;
+  handlerTimeoutMs: number;
+  /** Retries pending at most (default DEFAULT_MAX_PENDING_RETRIES). */
+  maxPendingRetries?: number;
+}
+
+/**
+ * Turns records into handler calls, and is the one guard of the read positions: a record below
+ * the engine's position for its partition (a client's retry, a second fetcher after a leader
+ * move, anything older than the start) is refused and counted, never handed over twice.
+ * Nothing throws out of the sink, whatever fails inside (a handler, a validator, the logger,
+ * the instrumentation): an exception that reached the client would make it fetch the record
+ * again (kafkajs retries a batch from its last resolved offset). Malformed values are skipped
+ * and counted, failing or hung handlers are contained and counted, so one bad message or
+ * handler cannot stop the others.
+ */
+export class BroadcastDispatcher {
+  received = 0;
+  skipped = 0;
+  heartbeats = 0;
+  /** When the latest heartbeat record was handed over, in this host's clock. */
+  lastHeartbeatAt: number | undefined;
+  /** The latest heartbeat record's own timestamp, in its sender's clock (not clamped). */
+  lastHeartbeatTimestamp: number | undefined;
+  /** Targeted at other instances, skipped before any handler. */
+  filtered = 0;
+  /** Failed the topic's schema, skipped before any handler. */
+  invalid = 0;
+  /** Below the engine's position (handed over already, or older than the start): refused. */
+  refused = 0;
+  /** Exceptions caught around a record here, outside the handler calls. */
+  private contained = 0;
+  /**
+   * Freshness of this instance's view: the newest record timestamp seen, each timestamp
+   * clamped to the local receive time. A record stamped in the future (a producer clock
+   * ahead) counts as received now and then ages normally; one stamped in the past cannot
+   * make the view look fresher than it is. So health and heartbeats cannot be fooled by
+   * skew, and a consumer that receives nothing goes stale on time.
+   */
+  newestTimestamp: number | undefined;
+  private readonly fullHeartbeatTopic: string;
+  private readonly logicalTopics = new Map<string, string>();
+  private readonly calls: HandlerCalls;
+  /** Targeting, validation and receipts; set by the engine. */
+  gate: DispatchGate | undefined;
+
+  constructor(
+    private readonly registry: BroadcastHandlerRegistry,
+    private readonly settings: DispatcherSettings,
+    private readonly logger: BroadcastLogger,
+    /** Advanced with every record handed over: where reading got to. */
+    readonly positions: ReadPositions = new ReadPositions(),
+  ) {
+    this.fullHeartbeatTopic = settings.topicPrefix + settings.heartbeatTopic;
+    this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger, settings.maxPendingRetries);
+  }
+
+  /** A logger, instrumentation or validator that threw around a record: contained, counted. */
+  get internalErrors(): number {
+    return this.contained + this.calls.internalErrors;
+  }
+
+  /** Handler calls that threw, rejected or timed out (each attempt counted). */
+  get failed(): number {
+    return this.calls.failed;
+  }
+
+  /** The handler calls and their failure policy: retries, final failures, outlets. */
+  get handlerCalls(): HandlerCalls {
+    return this.calls;
+  }
+
+  /** Where final handler failures go (hook, dead letter); set by the engine. */
+  set outlets(outlets: FailureOutlets) {
+    this.calls.outlets = outlets;
+  }
+
+  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
+  get instrumentation(): BroadcastInstrumentation {
+    return this.calls.instrumentation;
+  }
+
+  set instrumentation(instrumentation: BroadcastInstrumentation) {
+    this.calls.instrumentation = instrumentation;
+  }
+
+  readonly sink = (
+    fullTopic: string,
+    partition: number,
+    record: IncomingRecord,
+  ): void | Promise<void> => {
+    if (!this.positions.admits(fullTopic, partition, record.offset)) return void this.refused++;
+    try {
+      const pending = this.dispatch(fullTopic, partition, record);
+      if (pending) return pending.catch((error: unknown) => this.contain(error, record));
+    } catch (error) {
+      this.contain(error, record);
+    }
+  };
+
+  /** Hands a record the guard let through to its handlers (through the gate). */
+  private dispatch(
+    fullTopic: string,
+    partition: number,
+    record: IncomingRecord,
+  ): void | Promise<void> {
+    const timestamp = Number(record.timestamp);
+    // Date.now() only when the record could be the newest: the common path stays cheap.
+    if (!(timestamp <= (this.newestTimestamp ?? -Infinity)))
+      this.newestTimestamp = Math.min(timestamp, Date.now());
+    this.positions.advance(fullTopic, partition, record.offset);
+    if (fullTopic === this.fullHeartbeatTopic) {
+      this.heartbeats++;
+      this.lastHeartbeatAt = Date.now();
+      this.lastHeartbeatTimestamp = timestamp;
+      return;
+    }
+    if (this.gate?.intercept(fullTopic, record)) return;
+    const topic = this.logicalTopic(fullTopic);
+    const payload = this.parse(topic, partition, record);
+    if (payload === SKIPPED) return;
+    this.received++;
+    const handlers = this.registry.handlersFor(topic);
+    if (!handlers) return;
+    const message = toMessage(topic, partition, record, timestamp, payload);
+    if (!this.gate) return this.calls.invoke(handlers, message, record);
+    const admission = this.gate.admit(message);
+    return isThenable(admission)
+      ? Promise.resolve(admission).then((a) => this.admitted(handlers, message, record, a))
+      : this.admitted(handlers, message, record, admission);
+  }
+
+  /** An exception from around the handlers (they are contained in HandlerCalls): logged, counted. */
+  private contain(error: unknown, record: IncomingRecord): void {
+    this.contained++;
+    try {
+      this.logger.error(
+        `Broadcast record @${record.offset} raised an error outside its handlers: ${errorMessage(error)}`,
+        error instanceof Error ? error.stack : undefined,
+        { offset: record.offset, reason: errorMessage(error) },
+      );
+    } catch {
+      // The logger itself failed: the count above is all that can be kept.
+    }
+  }
+
+  /**
+   * Runs the handlers the gate let through and reports their failures to it once each has its
+   * final outcome: a receipt waits for a handler's retries, the partition does not.
+   */
+  private admitted(
+    handlers: readonly RegisteredHandler[],
+    message: BroadcastMessage,
+    record: IncomingRecord,
+    admission: Admission,
+  ): void | Promise<void> {
+    if (admission === undefined) return this.calls.invoke(handlers, message, record);
+    if ('skip' in admission) {
+      if (admission.skip === 'filtered') return void this.filtered++;
+      this.invalid++;
+      const where = `${message.topic}[${message.partition}]@${message.offset}`;
+      this.logger.warn(`Invalid broadcast payload ${where}: ${admission.issues.join('; ')}`, {
+        topic: message.topic,
+        partition: message.partition,
+        offset: message.offset,
+        reason: admission.issues.join('; '),
+      });
+      return admission.settled?.(admission.issues.map((i) => `invalid payload: ${i}`));
+    }
+    const admitted = { ...message, payload: admission.payload };
+    return this.calls.invoke(handlers, admitted, record, admission.settled);
+  }
+
+  private parse(topic: string, partition: number, record: IncomingRecord): unknown {
+    const where = `${topic}[${partition}]@${record.offset}`;
+    const at = { topic, partition, offset: record.offset };
+    if (!record.value || record.value.length === 0)
+      return this.skip(`${where} has an empty value`, at);
+    try {
+      return JSON.parse(record.value.toString('utf8'));
+    } catch (error) {
+      return this.skip(`${where} is not valid JSON (${errorMessage(error)})`, at);
+    }
+  }
+
+  private skip(reason: string, at: BroadcastLogFields): typeof SKIPPED {
+    this.skipped++;
+    this.logger.warn(`Skipped broadcast: ${reason}`, { ...at, reason });
+    return SKIPPED;
+  }
+
+  private logicalTopic(fullTopic: string): string {
+    let topic = this.logicalTopics.get(fullTopic);
+    if (topic === undefined) {
+      const prefix = this.settings.topicPrefix;
+      topic = fullTopic.startsWith(prefix) ? fullTopic.slice(prefix.length) : fullTopic;
+      this.logicalTopics.set(fullTopic, topic);
+    }
+    return topic;
+  }
+}
+
+const SKIPPED = Symbol('skipped');

@@ -1,0 +1,281 @@
+import type {
+  BroadcastInstrumentation,
+  HandlerObservation,
+  HandlerOutcome,
+} from '../../interfaces/broadcast-instrumentation.interface.js';
+import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
+import type { BroadcastMessage } from '../../interfaces/broadcast-message.interface.js';
+import type { IncomingRecord } from '../../interfaces/kafka-port.interface.js';
+import { errorMessage } from '../../shared/async.utils.js';
+import { NO_INSTRUMENTATION } from '../../interfaces/no-instrumentation.js';
+import type { RegisteredHandler } from './broadcast-handler.registry.js';
+import type { FailureOutlets } from './failure-outlets.js';
+import { DEFAULT_MAX_PENDING_RETRIES } from '../options/failure-options.resolver.js';
+import { type HandlerPolicy, retryDelay } from './handler-policy.js';
+import { isThenable } from './incoming-message.js';
+import { RetryScheduler } from './retry-scheduler.js';
+
+/** The observation used when the instrumentation itself threw: the call runs unobserved. */
+const UNOBSERVED: HandlerObservation = { run: (call) => call(), end: () => undefined };
+
+/** Called once every handler of a message has its final outcome, with the failed ones. */
+export type MessageSettled = (failures: readonly string[]) => void;
+
+/**
+ * Calls a message's handlers, each observed (traces, metrics) and contained: a throw, a
+ * rejection or a call still running after its handler's timeout is logged and counted as
+ * failed, and never stops the other handlers or the messages after it. What surrounds a call
+ * is contained too: an instrumentation or a logger that throws is counted in `internalErrors`,
+ * and the other handlers still run.
+ *
+ * Failure policy: the first attempt of every handler runs while the caller (the partition)
+ * waits, at most the handler's `timeoutMs`. A failed attempt of a handler with `retry` is
+ * called again with the same message, in memory (nothing is read again, no position moves),
+ * by the RetryScheduler in the background after its backoff: the messages after it go on
+ * meanwhile, so a retried message may be handled after later ones. Once the last attempt
+ * failed (or no retry could be taken: `maxPendingRetries`), the failure is final: logged,
+ * counted `exhausted`, reported to the message's receipt and handed to the FailureOutlets
+ * (hook, dead letter). Calls are never cancelled: a retry after a timeout may overlap the call
+ * that timed out.
+ */
+export class HandlerCalls {
+  /** Calls (attempts) that threw, rejected or timed out, retried ones included. */
+  failed = 0;
+  /** Attempts scheduled again after a failure. */
+  retries = 0;
+  /** Handlers of a message whose last attempt failed: final failures. */
+  exhausted = 0;
+  /** Failures not retried because `maxPendingRetries` retries were pending: final at once. */
+  retriesShed = 0;
+  /** The instrumentation or the logger threw around a handler call. */
+  internalErrors = 0;
+  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
+  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
+  /** Where final failures go: the hook and the dead-letter topic (set by the engine). */
+  outlets: FailureOutlets | undefined;
+  readonly scheduler: RetryScheduler;
+  /** The policy of handlers registered without one. */
+  private readonly defaultPolicy: HandlerPolicy;
+
+  constructor(
+    timeoutMs: number,
+    private readonly logger: BroadcastLogger,
+    maxPendingRetries = DEFAULT_MAX_PENDING_RETRIES,
+  ) {
+    this.defaultPolicy = { attempts: 1, backoffMs: 1, maxBackoffMs: 1, timeoutMs };
+    this.scheduler = new RetryScheduler(maxPendingRetries);
+  }
+
+  /**
+   * Runs the first attempt of every handler; resolves once each settled or timed out. With
+   * `settled`, that is called once every handler has its FINAL outcome, retries included.
+   */
+  invoke(
+    handlers: readonly RegisteredHandler[],
+    message: BroadcastMessage,
+    record: IncomingRecord,
+    settled?: MessageSettled,
+  ): void | Promise<void> {
+    const outcome: MessageOutcome | undefined = settled && {
+      open: handlers.length,
+      failures: [],
+      settled,
+    };
+    let pending: TrackedCall[] | undefined;
+    for (const handler of handlers) {
+      const policy = handler.policy ?? this.defaultPolicy;
+      const running = this.attempt({ handler, policy, message, record, outcome, attempt: 1 });
+      if (running) (pending ??= []).push(running);
+    }
+    if (pending) return this.awaitBounded(pending);
+  }
+
+  /** Calls the handler once; returns the call while it still runs. */
+  private attempt(call: Call): TrackedCall | undefined {
+    const observed = this.observe(call.message, call.handler.name);
+    let result: unknown;
+    try {
+      result = observed.run(() => call.handler.handle(call.message.payload, call.message));
+    } catch (error) {
+      this.failedAttempt(call, error, observed, 'failed');
+      return undefined;
+    }
+    if (isThenable(result)) return this.track(call, result, observed);
+    this.succeeded(call, observed);
+    return undefined;
+  }
+
+  private observe(message: BroadcastMessage, handlerName: string): HandlerObservation {
+    try {
+      return this.instrumentation.handler(message, handlerName);
+    } catch {
+      this.internalErrors++;
+      return UNOBSERVED;
+    }
+  }
+
+  private end(observed: HandlerObservation, outcome: HandlerOutcome, error?: unknown): void {
+    try {
+      observed.end(outcome, error);
+    } catch {
+      this.internalErrors++;
+    }
+  }
+
+  /** Marks the call settled so a late rejection after a timeout is not counted twice. */
+  private track(call: Call, result: PromiseLike<unknown>, observed: HandlerObservation) {
+    const state = { settled: false };
+    const done = Promise.resolve(result).then(
+      () => {
+        if (!state.settled) this.succeeded(call, observed);
+        state.settled = true;
+      },
+      (error: unknown) => {
+        if (!state.settled) this.failedAttempt(call, error, observed, 'failed');
+        state.settled = true;
+      },
+    );
+    return Object.assign(done, { state, call, observed });
+  }
+
+  /** Waits for the calls, each at most its handler's timeout (one timer per distinct timeout). */
+  private async awaitBounded(pending: TrackedCall[]): Promise<void> {
+    const byTimeout = new Map<number, TrackedCall[]>();
+    for (const p of pending) {
+      const group = byTimeout.get(p.call.policy.timeoutMs);
+      if (group) group.push(p);
+      else byTimeout.set(p.call.policy.timeoutMs, [p]);
+    }
+    await Promise.all([...byTimeout].map(([ms, group]) => this.within(group, ms)));
+  }
+
+  private async within(pending: TrackedCall[], timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.all(pending), timeout]);
+    clearTimeout(timer);
+    for (const p of pending) {
+      if (p.state.settled) continue;
+      p.state.settled = true;
+      const error = new Error(`timed out after ${timeoutMs} ms`);
+      this.failedAttempt(p.call, error, p.observed, 'timed-out');
+    }
+  }
+
+  private succeeded(call: Call, observed: HandlerObservation): void {
+    this.end(observed, 'handled');
+    this.settle(call.outcome);
+  }
+
+  /** One attempt failed: retried in the background when the policy and the bound allow. */
+  private failedAttempt(
+    call: Call,
+    error: unknown,
+    observed: HandlerObservation,
+    outcome: 'failed' | 'timed-out',
+  ): void {
+    this.failed++;
+    this.end(observed, outcome, error);
+    if (call.attempt < call.policy.attempts) {
+      const delayMs = retryDelay(call.policy, call.attempt);
+      const next: Call = { ...call, attempt: call.attempt + 1 };
+      const stopped = () => new Error(`the engine stopped before attempt ${next.attempt}`);
+      if (
+        this.scheduler.schedule(delayMs, {
+          run: () => this.retry(next),
+          cancel: () => this.exhaust(call, stopped()),
+        })
+      ) {
+        this.retries++;
+        this.report('warn', call, error, `, retrying in ${delayMs} ms`);
+        return;
+      }
+      this.retriesShed++;
+      return this.exhaust(call, error, ' (not retried: maxPendingRetries reached)');
+    }
+    this.exhaust(call, error);
+  }
+
+  private retry(call: Call): void | Promise<void> {
+    const running = this.attempt(call);
+    if (running) return this.awaitBounded([running]);
+  }
+
+  /** The handler's last attempt failed: final, reported to the receipt and the outlets. */
+  private exhaust(call: Call, error: unknown, note = ''): void {
+    this.exhausted++;
+    this.report('error', call, error, note);
+    const attempts = call.attempt > 1 ? ` (after ${call.attempt} attempts)` : '';
+    call.outcome?.failures.push(`${call.handler.name}: ${errorMessage(error)}${attempts}`);
+    this.settle(call.outcome);
+    const { handler, message, record } = call;
+    try {
+      this.outlets?.exhausted({
+        handler: handler.name,
+        message,
+        record,
+        error,
+        attempts: call.attempt,
+      });
+    } catch {
+      this.internalErrors++;
+    }
+  }
+
+  /** One more handler of the message has its final outcome; the last one settles the message. */
+  private settle(outcome: MessageOutcome | undefined): void {
+    if (!outcome || --outcome.open > 0) return;
+    try {
+      outcome.settled(outcome.failures);
+    } catch {
+      this.internalErrors++;
+    }
+  }
+
+  private report(level: 'warn' | 'error', call: Call, error: unknown, note: string): void {
+    const { handler, message, policy } = call;
+    const where = `${message.topic}[${message.partition}]@${message.offset}`;
+    const attempt = policy.attempts > 1 ? ` (attempt ${call.attempt} of ${policy.attempts})` : '';
+    const text = `Broadcast handler ${handler.name} failed on ${where}${attempt}: ${errorMessage(error)}${note}`;
+    const fields = {
+      topic: message.topic,
+      partition: message.partition,
+      offset: message.offset,
+      handler: handler.name,
+      // Only for handlers with retries: the fields of a plain handler's failure stay as they were.
+      ...(policy.attempts > 1 && { attempt: call.attempt, attempts: policy.attempts }),
+      reason: errorMessage(error),
+    };
+    try {
+      if (level === 'warn') this.logger.warn(text, fields);
+      else this.logger.error(text, error instanceof Error ? error.stack : undefined, fields);
+    } catch {
+      this.internalErrors++;
+    }
+  }
+}
+
+/** One handler's share of one message: the attempt under way. */
+interface Call {
+  readonly handler: RegisteredHandler;
+  readonly policy: HandlerPolicy;
+  readonly message: BroadcastMessage;
+  /** The record as received, kept for a dead letter. */
+  readonly record: IncomingRecord;
+  readonly outcome: MessageOutcome | undefined;
+  /** 1 for the first call. */
+  readonly attempt: number;
+}
+
+/** The handlers of a message still without a final outcome, and the failures so far. */
+interface MessageOutcome {
+  open: number;
+  readonly failures: string[];
+  readonly settled: MessageSettled;
+}
+
+type TrackedCall = Promise<void> & {
+  state: { settled: boolean };
+  call: Call;
+  observed: HandlerObservation;
+};

@@ -1,0 +1,82 @@
+import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import { BroadcastPublishError } from '../../errors/broadcast-publish.error.js';
+import { BroadcastValidationError } from '../../errors/broadcast-validation.error.js';
+import type { BroadcastReceipt } from '../../interfaces/broadcast-receipt.interface.js';
+import type { BroadcastRoster } from '../features/roster/broadcast-roster.js';
+import { type BroadcastTopic, topicName, validate } from '../broadcast-definition.js';
+import { BroadcastHeaders as H } from '../broadcast-headers.js';
+import type { PublishOptions } from './publish-options.js';
+import type { ReceiptTracker } from '../features/receipts/receipt-tracker.js';
+import { targetHeaders, targets } from '../features/targeting/targeting.js';
+
+export const DEFAULT_RECEIPT_TIMEOUT_MS = 10_000;
+
+/** What publish() needs beyond Kafka: who we are, the roster and the receipts. */
+export interface PublishFeatureDeps {
+  instanceId: string;
+  roster: BroadcastRoster;
+  receipts: ReceiptTracker | undefined;
+  /** True while this instance reads its group, so it can see acknowledgements. */
+  reading: () => boolean;
+}
+
+/** Validation, targeting headers and receipts for BroadcastPublisher. */
+export class PublishFeatures {
+  constructor(private readonly deps: PublishFeatureDeps) {}
+
+  /**
+   * Throws when the payload fails the definition's schema. The payload itself is sent, not the
+   * schema's output: receivers validate (and transform) the same input again.
+   */
+  async check<T>(topic: BroadcastTopic<T>, payload: T): Promise<T> {
+    if (typeof topic === 'string' || !topic.schema) return payload;
+    const result = await validate(topic.schema, payload);
+    if ('issues' in result) throw new BroadcastValidationError(topic.topic, result.issues);
+    return payload;
+  }
+
+  async send(
+    topic: string,
+    options: PublishOptions,
+    send: (headers: Record<string, string> | undefined) => Promise<void>,
+  ): Promise<void | BroadcastReceipt> {
+    const { instanceId } = this.deps;
+    if (options.exceptSelf !== undefined && typeof options.exceptSelf !== 'boolean')
+      throw new BroadcastPublishError('exceptSelf', 'a boolean', options.exceptSelf);
+    const except = options.exceptSelf ? instanceId : undefined;
+    let headers: Record<string, string> | undefined = options.headers;
+    if (options.to !== undefined || except !== undefined)
+      headers = { ...headers, ...targetHeaders(options.to, except) };
+    if (!options.receipts) return send(headers);
+    const timeoutMs = receiptTimeout(options.receipts);
+    const { receipts, roster } = this.deps;
+    if (!receipts || !roster.supported) throw new Error(BroadcastMessages.receiptsUnsupported());
+    if (!this.deps.reading()) throw new Error(BroadcastMessages.receiptsNeedReader(topic));
+    // A fresh look at the broker: the instances live now are the ones expected to answer.
+    const live = await roster.refresh();
+    const expected = live
+      .filter((i) => i.receipts && i.topics.includes(topic) && targets(options.to, except, i))
+      .map((i) => i.instanceId);
+    const id = receipts.newId();
+    const waiting = receipts.expect(id, topicName(topic), expected, timeoutMs);
+    try {
+      await send({ ...headers, [H.receipt]: id, [H.from]: instanceId });
+    } catch (error) {
+      receipts.cancel(id);
+      throw error;
+    }
+    return waiting;
+  }
+}
+
+function receiptTimeout(receipts: PublishOptions['receipts']): number {
+  if (receipts === true) return DEFAULT_RECEIPT_TIMEOUT_MS;
+  const timeoutMs = (receipts as { timeoutMs?: unknown }).timeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
+  if (typeof receipts !== 'object' || !Number.isInteger(timeoutMs) || (timeoutMs as number) <= 0)
+    throw new BroadcastPublishError(
+      'receipts',
+      'true or { timeoutMs?: positive integer }',
+      receipts,
+    );
+  return timeoutMs as number;
+}

@@ -1,0 +1,108 @@
+// Issue #23, defects 2 and (b): nothing reaches a handler before the group is proven exclusive,
+// a refused candidate hands nothing over (so a replay window is never handed over twice), and a
+// verdict of an earlier generation (the contest timer) never moves a healthy reader.
+import {
+  expectClean,
+  fakeReader,
+  fakeReaderOnceAt,
+  T,
+  until,
+} from '../../../../../test/support/fake-reader.js';
+import { deferred } from '../../shared/async.utils.js';
+
+describe('BroadcastReader: exclusivity before handlers', () => {
+  it('holds records fetched before verification, and a refused candidate hands nothing over', async () => {
+    const receivedAtRefusal: unknown[][] = [];
+    const s = fakeReaderOnceAt('joined', (s) => {
+      // A stranger shares the first candidate: it is refused after its verification.
+      s.kafka.members('p.bc-0').add('stranger');
+      // The client fetched before the verification ended (kafkajs does: seeks are applied at once).
+      setImmediate(() => void s.kafka.latest('p.bc-0').deliver(T, 0, [10, 11]));
+    });
+    const refusedAt = s.logs.length;
+    await s.reader.start();
+    receivedAtRefusal.push([...s.received]);
+    expect(s.reader.groupId).toBe('p.bc-1');
+    expect(receivedAtRefusal[0], 'handed over by the refused candidate').toEqual([]);
+    // The next candidate reads the same records from the same start position: once each.
+    await s.kafka.latest('p.bc-1').deliver(T, 0, [10, 11]);
+    expect(s.received).toEqual([{ n: 10 }, { n: 11 }]);
+    expect(s.logs.slice(refusedAt).join('\n')).not.toMatch(/failed/i);
+    s.kafka.expire('p.bc-0', 'stranger');
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
+  it('takes the start snapshot (a replay window) once per start, not once per candidate', async () => {
+    let snapshots = 0;
+    const s = fakeReaderOnceAt('joined', (s) => s.kafka.members('p.bc-0').add('stranger'), {
+      // A replay window: the start is looked up by time, so each lookup could move it.
+      startOffsets: async (topics) => {
+        snapshots++;
+        return new Map(topics.map((t) => [t, new Map([[0, String(snapshots)]])]));
+      },
+    });
+    await s.reader.start();
+    expect(s.reader.groupId).toBe('p.bc-1');
+    await s.kafka.latest('p.bc-1').deliver(T, 0, [1, 2]);
+    // From the first snapshot (offset 1): the second candidate did not move the start to 2.
+    expect(s.received).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(snapshots).toBe(1);
+    s.kafka.expire('p.bc-0', 'stranger');
+    await s.reader.stop();
+  });
+
+  it('a contest begun in an earlier generation does not move the reader once the stranger left', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const s = fakeReader({ contestGraceMs: 1_000 });
+      const starting = s.reader.start();
+      await vi.advanceTimersByTimeAsync(0);
+      await starting;
+      const consumer = s.kafka.latest();
+      // A stranger joins the established group: the reader waits for it to leave (contest).
+      s.kafka.members('p.bc-0').add('stranger');
+      consumer.join();
+      await until(() => s.logs.some((l) => l.includes('waiting for them to leave')), 'contest');
+      // It leaves; the next generation's verification is still under way when the grace ends.
+      s.kafka.expire('p.bc-0', 'stranger');
+      const describing = deferred<void>();
+      s.kafka.describeGate = describing.promise;
+      consumer.join();
+      await vi.advanceTimersByTimeAsync(2_000);
+      await until(() => s.kafka.describeWaiting > 0, 'verification under way');
+      expect(s.logs.filter((l) => l.startsWith('Giving up'))).toEqual([]);
+      describing.resolve();
+      s.kafka.describeGate = undefined;
+      await until(() => s.reader.status().state === 'ready', 'ready again');
+      expect(s.reader.groupId).toBe('p.bc-0');
+      expect(consumer.state).toBe('running');
+      await s.reader.stop();
+      expectClean(s, 'after stop');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a rejoined member hands nothing over next to its own expiring predecessor, then reads from its position', async () => {
+    const s = fakeReader();
+    await s.reader.start();
+    const crashed = s.kafka.latest();
+    crashed.crash(new Error('boom'), true);
+    await until(() => s.kafka.consumers.length === 2 && s.kafka.latest().running, 'rejoined');
+    const rejoined = s.kafka.latest();
+    await until(() => s.logs.some((l) => l.includes('to expire before reading')), 'verified');
+    // Not proven alone yet (its own crashed member still counts): held, then dropped unhandled.
+    await rejoined.deliver(T, 0, [10]);
+    expect(s.received).toEqual([]);
+    expect(s.reader.status().state).toBe('recovering');
+    s.kafka.expire('p.bc-0', crashed.memberId!);
+    // The held record outlasted the fake's 1 s join timeout: the reader may have rejoined again.
+    s.kafka.latest().join();
+    await until(() => s.reader.status().state === 'ready', 'ready again');
+    await s.kafka.latest().deliver(T, 0, [10, 11]);
+    expect(s.received).toEqual([{ n: 10 }, { n: 11 }]);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+});

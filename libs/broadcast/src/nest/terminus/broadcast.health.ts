@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import { notAliveReason, notReadyReason } from './broadcast-health.rules.js';
+import { BroadcastEngine } from '../../engine/broadcast.engine.js';
+import { errorMessage } from '../../shared/async.utils.js';
+
+/**
+ * Terminus indicators for Kubernetes-style probes:
+ * - `isAlive(key)` (liveness): up while the engine runs or recovers by itself (starting, ready,
+ *   recovering, a broker outage included); down once it stopped, failed to start, or stayed not
+ *   ready longer than `health.maxUnreadyMs` (no limit by default).
+ * - `isReady(key)` (readiness): up while the reader holds its group and, with heartbeats, the
+ *   newest broadcast seen (heartbeats included) is no older than `health.maxStalenessMs`; with
+ *   `heartbeat: false`, up once the reader holds its group.
+ * - `isHealthy(key)`: the same as `isReady(key)`, kept for existing health endpoints.
+ */
+@Injectable()
+export class BroadcastHealthIndicator {
+  /** Since when the reader has been seen not ready (from construction: it starts so). */
+  private unreadySince: number | undefined = Date.now();
+  private startupFailure: string | undefined;
+
+  constructor(
+    private readonly health: HealthIndicatorService,
+    @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
+  ) {
+    // Rejected only when start() gave up for good, or when the engine stopped before ready.
+    engine.reader.whenReady().catch((error: unknown) => {
+      this.startupFailure = errorMessage(error);
+    });
+  }
+
+  /** Liveness: down only when a restart is what it takes (see the class comment). */
+  isAlive<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
+    const indicator = this.health.check(key);
+    const status = this.engine.reader.status();
+    const unreadyForMs = this.unreadyFor(status.state);
+    const { maxUnreadyMs } = this.engine.options;
+    const details = {
+      ...status,
+      ...(maxUnreadyMs !== undefined && { maxUnreadyMs }),
+      ...(unreadyForMs !== undefined && { unreadyForMs }),
+    };
+    const reason = notAliveReason(status, {
+      startupFailure: this.startupFailure,
+      unreadyForMs,
+      maxUnreadyMs,
+    });
+    return reason ? indicator.down({ ...details, reason }) : indicator.up(details);
+  }
+
+  /** Readiness: up while this instance holds its group and (with heartbeats) its view is fresh. */
+  isReady<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
+    const indicator = this.health.check(key);
+    const status = this.engine.reader.status();
+    this.unreadyFor(status.state);
+    const { heartbeat, maxGroups } = this.engine.options;
+    const maxStalenessMs = heartbeat ? this.engine.options.maxStalenessMs : undefined;
+    const details = { ...status, ...(maxStalenessMs !== undefined && { maxStalenessMs }) };
+    const reason = notReadyReason(status, { maxStalenessMs, maxGroups });
+    return reason ? indicator.down({ ...details, reason }) : indicator.up(details);
+  }
+
+  /** The same as isReady(key): readiness, which is what this check always measured. */
+  isHealthy<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
+    return this.isReady(key);
+  }
+
+  /**
+   * How long the reader has been not ready, as seen by the checks (a probe every few seconds
+   * bounds the error); undefined while ready.
+   */
+  private unreadyFor(state: string): number | undefined {
+    const now = Date.now();
+    if (state === 'ready') this.unreadySince = undefined;
+    else this.unreadySince ??= now;
+    return this.unreadySince === undefined ? undefined : now - this.unreadySince;
+  }
+}
