@@ -33,6 +33,7 @@ import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js'
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { FailureOutlets } from '../core/dispatch/failure-outlets.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
+import { refuseReadDeadLetterTopic } from '../core/options/failure-options.resolver.js';
 import { ReadPositions } from '../core/positions/read-positions.js';
 
 /**
@@ -193,6 +194,8 @@ export class BroadcastEngine {
     // Once stop() was called nothing starts: no lock binding, no reader, no Kafka client. The
     // instrumentation import is where a stop() right after start() lands.
     this.throwIfStopped();
+    const { deadLetter, heartbeatTopic } = this.options;
+    refuseReadDeadLetterTopic(deadLetter, [...this.registry.topics(), heartbeatTopic]);
     if (!this.locks.bound) this.bindLocks();
     await this.instrumentation;
     this.throwIfStopped();

@@ -79,7 +79,7 @@ export class BroadcastGroupAllocator {
     const refused = new Map<string, string>();
     const lockDb = new LockDatabaseFailures(this.logger, started);
     for (let pass = 0; ; pass++) {
-      for await (const candidate of this.candidates()) {
+      for await (const candidate of this.candidates(signal)) {
         if (signal.aborted || Date.now() >= deadline) {
           await candidate.lock?.release();
           if (signal.aborted) throw new Error(BroadcastMessages.stopped());
@@ -108,6 +108,8 @@ export class BroadcastGroupAllocator {
         }
         refused.set(groupId, outcome.reason);
       }
+      // The walk ends early without a lock once stopped: not a pass that found the pool full.
+      if (signal.aborted) throw new Error(BroadcastMessages.stopped());
       if (!lockDb.failing) {
         this.exhausted = true;
         this.exhaustions++;
@@ -130,16 +132,20 @@ export class BroadcastGroupAllocator {
     }
   }
 
-  /** One pass over the pool: each id with its lock, or why it could not be locked. */
-  private async *candidates(): AsyncGenerator<Candidate> {
+  /**
+   * One pass over the pool: each id with its lock, or why it could not be locked. Takes no lock
+   * once `signal` aborted (stop() must not cost a lock round trip, nor hold an id meanwhile).
+   */
+  private async *candidates(signal: AbortSignal): AsyncGenerator<Candidate> {
+    if (signal.aborted) return;
     this.probe?.('lock');
     const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
-    if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks));
+    if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks), signal);
     const strategy = createIdStrategy(
       this.locks.mode === 'none' ? 'random' : 'lowest-first',
       this.settings.maxGroups,
     );
-    for (let id = strategy.next(); id !== undefined; id = strategy.next()) {
+    for (let id = strategy.next(); id !== undefined && !signal.aborted; id = strategy.next()) {
       try {
         const lock = await this.locks.tryLock(id);
         yield lock ? { id, lock } : { id, reason: LOCKED };
@@ -153,9 +159,10 @@ export class BroadcastGroupAllocator {
   /** Lowest first, one round trip per claimed id instead of one per id tried. */
   private async *lowestFreeIds(
     lockLowest: (from: number, limit: number) => Promise<HeldLock | null>,
+    signal: AbortSignal,
   ): AsyncGenerator<Candidate> {
     const limit = this.settings.maxGroups;
-    for (let from = 0; from < limit;) {
+    for (let from = 0; from < limit && !signal.aborted;) {
       let lock: HeldLock | null;
       try {
         lock = await lockLowest(from, limit);

@@ -37,3 +37,21 @@ export function resolveFailureOptions(options: BroadcastModuleOptions): Resolved
     ),
   };
 }
+
+/**
+ * Throws when the dead-letter topic is one the engine reads (a handler's topic, the heartbeat or
+ * the receipts topic): every final failure would be broadcast to every instance, fail there
+ * again and be dead-lettered again, a loop that grows with the fleet. Checked at start(), once
+ * the handlers are known.
+ */
+export function refuseReadDeadLetterTopic(
+  deadLetter: ResolvedFailureOptions['deadLetter'],
+  readTopics: readonly string[],
+): void {
+  if (deadLetter && readTopics.includes(deadLetter.topic))
+    throw new BroadcastOptionsError(
+      'deadLetter.topic',
+      `a topic this engine does not read (not one of ${readTopics.join(', ')})`,
+      deadLetter.topic,
+    );
+}
