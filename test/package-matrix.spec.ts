@@ -29,6 +29,14 @@ import {
   runUnitTest,
   type LockKind,
 } from './support/package-apps.js';
+import {
+  createReadmeApp,
+  freePort,
+  readQuickStart,
+  ReadmeAppInstance,
+  runReadmeUnitTest,
+  type ReadmeAppTimings,
+} from './support/readme-app.js';
 
 const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
 const TS = { '@types/node': '^24.0.0' };
@@ -218,6 +226,73 @@ describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
     console.log(
       `[matrix] ${spec.name} (Node ${spec.nodeVersion}): npm install ${timings.installMs} ms, build ${timings.buildMs} ms, ` +
         `total ${Date.now() - started} ms`,
+    );
+  }, 600_000);
+});
+
+/**
+ * The package README's quick start, as a new user follows it (#21): an empty folder, its npm
+ * commands with the tarball, its titled blocks as the app's only source, its build; then its unit
+ * test on nestjs-kafka-broadcast/testing without a broker, and two instances that both log the
+ * broadcast its curl publishes. Everything about the app is read from the README
+ * (test/support/readme-app.ts): a quick start that does not work fails here.
+ */
+describe(`package matrix: readme-quick-start on Node ${process.version}`, () => {
+  const prefix = testPrefix('matrix.readme-quick-start');
+  let dir: string | undefined;
+  const instances: ReadmeAppInstance[] = [];
+
+  afterAll(async () => {
+    for (const i of instances) i.kill();
+    await Promise.all(instances.map((i) => i.exited));
+    await deletePrefix(admin, prefix);
+    await removeApp(dir);
+  });
+
+  it('builds from the README alone; its unit test needs no broker; two instances both handle one publish', async () => {
+    const timings: Partial<ReadmeAppTimings> = {};
+    const started = Date.now();
+    const quickStart = await readQuickStart();
+    dir = await createReadmeApp(quickStart, tarball, timings);
+
+    // The unit test: no KAFKA_BROKERS, and not one TCP connect (the recorder does see one made on
+    // purpose, so an empty list means none was tried).
+    const unit = await runReadmeUnitTest(dir, quickStart.unitTest);
+    expect(unit.probe).toEqual([{ host: '127.0.0.1', port: 9 }]);
+    expect(unit.stdout).toMatch(/# pass 1\n# fail 0/);
+    expect(unit.connects).toEqual([]);
+
+    const env = { KAFKA_BROKERS: kafkaBrokers().join(','), BROADCAST_TOPIC_PREFIX: prefix };
+    const listening = 'Nest application successfully started';
+    const group = /Reading broadcasts through consumer group (\S+)/g;
+    const a = new ReadmeAppInstance(dir, quickStart, await freePort(), env);
+    instances.push(a);
+    await a.waitFor(listening);
+    const b = new ReadmeAppInstance(dir, quickStart, await freePort(), env);
+    instances.push(b);
+    await b.waitFor(listening);
+    // The group each reads through once ready (the last one it logged: a lock-free instance that
+    // met another in a group moves on).
+    const groups = [a, b].map((i) => [...i.log.matchAll(group)].at(-1)?.[1]);
+    expect(groups.map((g) => g?.startsWith(prefix))).toEqual([true, true]);
+    expect(groups[1]).not.toBe(groups[0]);
+
+    const before = [a.log.length, b.log.length];
+    const { method, path } = quickStart.request;
+    const response = await fetch(`http://127.0.0.1:${a.port}${path}`, { method });
+    expect(response.status).toBe(201);
+    await a.waitFor(quickStart.expectedLog, before[0]);
+    await b.waitFor(quickStart.expectedLog, before[1]);
+
+    // @opentelemetry/api is an optional peer the README does not install: no word about it.
+    for (const i of [a, b]) expect(i.log).not.toMatch(/telemetry is off/);
+
+    expect(await Promise.all([a.terminate(), b.terminate()])).toEqual(['SIGTERM', 'SIGTERM']);
+    const described = await admin.describeGroups(groups as string[]);
+    for (const g of described.groups) expect(g.members).toEqual([]);
+    console.log(
+      `[matrix] readme-quick-start (Node ${process.version}): npm ${timings.installMs} ms, ` +
+        `build ${timings.buildMs} ms, total ${Date.now() - started} ms`,
     );
   }, 600_000);
 });

@@ -5,19 +5,25 @@
  * `nestjs-kafka-broadcast` and its subpaths resolved to the library's sources as the repository's
  * tsconfig paths resolve them. A block that names an API the package does not have fails here.
  *
- * A block that is deliberately partial is preceded by `<!-- readme-check: skip -->` on the line
- * before its fence; the test lists the skipped blocks so that they stay few. Static only: nothing
- * runs, no broker is reached.
+ * A block titled ```ts title="src/app.module.ts"``` is a file of the package README's quick-start
+ * app and is written at that path, so that the app's files import one another as they do in the
+ * app (test/package-matrix.spec.ts builds and runs that app from the packed package). A block that
+ * is deliberately partial is preceded by `<!-- readme-check: skip -->` on the line before its
+ * fence; the test lists the skipped blocks so that they stay few. Static only: nothing runs, no
+ * broker is reached. The markers are read by test/support/readme-blocks.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
+import {
+  SKIP_MARKER,
+  isTypeScript,
+  readmeBlocks,
+  type ReadmeBlock,
+} from './support/readme-blocks.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const READMES = ['libs/broadcast/README.md', 'README.md'];
-const SKIP_MARKER = '<!-- readme-check: skip -->';
-const FENCE = /^```(ts|typescript)\s*$/;
-
 /** Entries as in tsconfig.json's `paths`: the package name resolves to the library's sources. */
 const ENTRIES: Record<string, string> = {
   'nestjs-kafka-broadcast': 'index.ts',
@@ -43,30 +49,6 @@ const NEST_CONFIG_SHIM = `declare module '@nestjs/config' {
 }
 `;
 
-interface Block {
-  readme: string;
-  /** 1-based line of the block's first code line in the README. */
-  line: number;
-  code: string;
-  skipped: boolean;
-}
-
-/** Every ts / typescript fence of a README, with the line it starts on. */
-export function extractBlocks(readme: string, text: string): Block[] {
-  const lines = text.split('\n');
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!FENCE.test(lines[i])) continue;
-    const start = i + 1;
-    let end = start;
-    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    const skipped = lines[i - 1]?.trim() === SKIP_MARKER;
-    blocks.push({ readme, line: start + 1, code: lines.slice(start, end).join('\n'), skipped });
-    i = end;
-  }
-  return blocks;
-}
-
 function isInstalled(name: string): boolean {
   try {
     import.meta.resolve(name);
@@ -78,8 +60,8 @@ function isInstalled(name: string): boolean {
 
 describe('README code blocks', () => {
   const blocks = READMES.flatMap((readme) =>
-    extractBlocks(readme, readFileSync(join(ROOT, readme), 'utf8')),
-  );
+    readmeBlocks(readme, readFileSync(join(ROOT, readme), 'utf8')),
+  ).filter(isTypeScript);
 
   it('the package README has TypeScript examples, and few are skipped', () => {
     expect(blocks.filter((b) => b.readme === READMES[0] && !b.skipped).length).toBeGreaterThan(5);
@@ -95,11 +77,15 @@ describe('README code blocks', () => {
     const dir = mkdtempSync(join(ROOT, '.cache', 'readme-blocks-'));
     try {
       writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-      const files = new Map<string, Block>();
+      const files = new Map<string, ReadmeBlock>();
       blocks
         .filter((b) => !b.skipped)
         .forEach((block, i) => {
-          const file = join(dir, `block-${i}.ts`);
+          // A titled block at its path in the quick-start app (one app: the package README's).
+          const file = block.title ? join(dir, block.title) : join(dir, `block-${i}.ts`);
+          if (files.has(file))
+            throw new Error(`${block.readme}:${block.line}: a second ${block.title}`);
+          mkdirSync(dirname(file), { recursive: true });
           // `export {}` keeps each block a module of its own, also when it imports nothing.
           writeFileSync(file, `${block.code}\nexport {};\n`);
           files.set(file, block);

@@ -26,8 +26,11 @@ export async function loadInstrumentation(
     const { OpenTelemetryInstrumentation } = await import('./open-telemetry.instrumentation.js');
     return new OpenTelemetryInstrumentation(source, telemetry);
   } catch (error) {
+    // ERR_MODULE_NOT_FOUND from the ESM build's import(), MODULE_NOT_FOUND from the CommonJS
+    // build's require(): either way the optional peer is simply not installed.
+    const code = (error as NodeJS.ErrnoException).code;
     const missing =
-      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
       errorMessage(error).includes('@opentelemetry/api');
     if (!missing)
       logger.warn(`Broadcast telemetry is off: ${errorMessage(error)}`, {
