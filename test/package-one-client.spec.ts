@@ -7,8 +7,10 @@
  * either client both say which packages to install.
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureLibBuilt } from './support/faults.js';
 import { runCli, scratchInstall, spawnCli, type ScratchInstall } from './support/cli.js';
 import { useEngineHarness } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
@@ -169,5 +171,29 @@ describe('an install with neither client', () => {
       stderr:
         "error: --client platformatic (or KAFKA_CLIENT) needs the '@platformatic/kafka' package: npm install @platformatic/kafka\n",
     });
+  });
+});
+
+describe('the built package', () => {
+  it('names a client package only in dist/kafka/ and dist/kafka-platformatic/, in .js and .d.ts alike', () => {
+    // A type the compiler inferred from a client would be written into a .d.ts as import("…").
+    const dist = dirname(fileURLToPath(ensureLibBuilt()));
+    const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      /\.(js|d\.ts)$/.test(f),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    const outside = files.flatMap((file) => {
+      const text = readFileSync(join(dist, file), 'utf8');
+      const named = [
+        ...text.matchAll(
+          /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](kafkajs|@platformatic\/kafka)(?:\/[^'"]*)?['"]/g,
+        ),
+      ];
+      const folder = file.split('/')[0];
+      return named
+        .filter(([, pkg]) => folder !== (pkg === 'kafkajs' ? 'kafka' : 'kafka-platformatic'))
+        .map(([specifier]) => `${file}: ${specifier}`);
+    });
+    expect(outside).toEqual([]);
   });
 });
