@@ -3,8 +3,9 @@
  * repository's node_modules (see scratchInstall), with only @platformatic/kafka beside it, or no
  * client at all. kafkajs cannot be resolved there, so any file that imported it, even the entry
  * through a chain of imports, would fail to load. The engine broadcasts and the operator CLI
- * publishes, tails, lists the pool and collects receipts on @platformatic/kafka alone; without
- * either client both say which packages to install.
+ * publishes, tails, collects receipts, lists the pool and the roster and cleans up on
+ * @platformatic/kafka alone; without either client both say which packages to install. The built
+ * files name a client package only in its adapter folder.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -97,7 +98,7 @@ describe('an install with @platformatic/kafka and no kafkajs', () => {
     });
   });
 
-  it('the CLI publishes, tails, lists the pool and prints receipts', async () => {
+  it('the CLI publishes, tails, prints receipts, lists the pool and the roster, and cleans up', async () => {
     const h = useEngineHarness('one-client-cli', {}, 'platformatic');
     const engine = await h.start({ lock: 'none', topics: ['news'], name: 'p1' });
     await h.allReady([engine]);
@@ -132,11 +133,33 @@ describe('an install with @platformatic/kafka and no kafkajs', () => {
       receipt: { expected: ['p1'], ok: ['p1'], failed: [], missing: [] },
     });
 
+    // An empty pool group far above the live id, for pool and cleanup to find.
+    const leftover = h.groupName('none', 50);
+    await (
+      await h.admin()
+    ).setOffsets({
+      groupId: leftover,
+      topic: h.topic('news'),
+      partitions: [{ partition: 0, offset: '0' }],
+    });
     const pool = await cli('pool', '--json');
     expect(pool.code, pool.stderr).toBe(0);
-    expect(pool.stdout).toContain(engine.status().groupId!);
-    expect(pool.stdout).toContain('"p1"');
-    // Tail's and the receipts' throwaway groups are gone; the engine's group is the only one.
+    const { groups } = JSON.parse(pool.stdout) as {
+      groups: { groupId: string; state: string; members: { instance?: string }[] }[];
+    };
+    expect(groups.map((g) => [g.groupId, g.state, g.members.map((m) => m.instance)])).toEqual([
+      [engine.status().groupId, 'Stable', ['p1']],
+      [leftover, 'Empty', []],
+    ]);
+    const roster = await cli('roster', '--json');
+    expect(roster.code, roster.stderr).toBe(0);
+    expect(JSON.parse(roster.stdout)).toMatchObject([
+      { instance: 'p1', groupId: engine.status().groupId },
+    ]);
+    const cleanup = await cli('cleanup', '--yes');
+    expect(cleanup.code, cleanup.stderr).toBe(0);
+    expect(cleanup.stdout).toContain('1 groups deleted');
+    // The leftover, tail's and the receipts' throwaway groups are gone; the engine's is the only one.
     expect(await h.listGroups()).toEqual([engine.status().groupId]);
     await waitFor(() => engine.payloads('news').length === 2);
   });
