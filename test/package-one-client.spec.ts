@@ -68,7 +68,7 @@ describe('an install with @platformatic/kafka and no kafkajs', () => {
   }, 300_000);
   afterAll(() => install?.remove());
 
-  it('loads every entry, and the engine broadcasts on @platformatic/kafka without kafka.client', async () => {
+  it('loads every entry, and the engine broadcasts on @platformatic/kafka, chosen by kafka.client or by being the one installed', async () => {
     // The Nest layer too: its peers installed, kafkajs still absent.
     for (const peer of ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs'])
       install.add(peer);
@@ -82,9 +82,12 @@ describe('an install with @platformatic/kafka and no kafkajs', () => {
     expect(entries.stdout).toBe('');
 
     const prefix = testPrefix('one-client-engine');
-    const run = await runScript(install, ENGINE_ROUND_TRIP, { PREFIX: prefix });
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ received: { n: 1 } });
+    // Without kafka.client (kafkajs is not there), and with kafka.client: 'platformatic'.
+    for (const CLIENT of ['', 'platformatic']) {
+      const run = await runScript(install, ENGINE_ROUND_TRIP, { PREFIX: prefix, CLIENT });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ received: { n: 1 } });
+    }
 
     const chosen = await runScript(install, ENGINE_ROUND_TRIP, {
       PREFIX: prefix,
