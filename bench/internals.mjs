@@ -217,9 +217,27 @@ const report = {
   reps,
   topics: topics.length,
   results,
-  samples,
+  // Per case and side: [ms, requests sent] of every timed call, in order.
+  samples: Object.fromEntries(
+    Object.entries(samples).map(([name, sides]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(sides).map(([side, list]) => [
+          side,
+          list.map((s) => [
+            Math.round(s.ms * 100) / 100,
+            Object.values(s.requests).reduce((a, b) => a + b, 0),
+          ]),
+        ]),
+      ),
+    ]),
+  ),
 };
-writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);
+// Indented, with each sample on one line.
+writeFileSync(
+  args.out,
+  `${JSON.stringify(report, null, 2).replace(/\[\s+([\d.]+),\s+(\d+)\s+\]/g, '[$1, $2]')}\n`,
+);
 for (const [name, sides] of Object.entries(results)) {
   const line = (side) =>
     `${side.padEnd(8)} ${sides[side].ms.min} / ${sides[side].ms.median} / ${sides[side].ms.max} ms, ` +

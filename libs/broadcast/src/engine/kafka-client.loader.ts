@@ -46,10 +46,16 @@ export async function loadKafkaPort(
 ): Promise<KafkaPort> {
   return loadForClient(
     o.kafka.client,
-    { kafkajs: () => adapters.kafkajs(o, logger), platformatic: () => adapters.platformatic(o, logger) },
+    {
+      kafkajs: () => adapters.kafkajs(o, logger),
+      platformatic: () => adapters.platformatic(o, logger),
+    },
     {
       missing: (client, pkg) =>
-        new BroadcastStartupError('kafka.client', BroadcastMessages.kafkaClientMissing(client, pkg)),
+        new BroadcastStartupError(
+          'kafka.client',
+          BroadcastMessages.kafkaClientMissing(client, pkg),
+        ),
       none: () => new BroadcastStartupError('kafka.client', BroadcastMessages.noKafkaClient()),
     },
   );
