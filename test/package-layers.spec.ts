@@ -273,6 +273,37 @@ describe('library layering', () => {
     expect(loader).not.toMatch(/from '\.\.\/kafka/);
   });
 
+  it('no file outside kafka/ and kafka-platformatic/ names a client package as a module, not even for a type or in a spec', () => {
+    // Every way a file can reach a module: import/export … from, a bare import, import() (also
+    // `typeof import()` in a type), require(), and TypeScript's `import x = require()`.
+    const specifiers =
+      /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]((?:kafkajs|@platformatic\/kafka)(?:\/[^'"]*)?)['"]/g;
+    const everyFile = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return everyFile(path);
+        return /\.[cm]?[tj]s$/.test(entry.name) ? [path] : [];
+      });
+    const outside: string[] = [];
+    for (const file of everyFile(SRC)) {
+      const folder = folderOf(file);
+      for (const [, specifier] of readFileSync(file, 'utf8').matchAll(specifiers)) {
+        const own = specifier!.startsWith('kafkajs') ? 'kafka' : 'kafka-platformatic';
+        if (folder !== own) outside.push(`${relative(SRC, file)} → ${specifier}`);
+      }
+      // Nor any file of an adapter folder, not even for a type: only import() of an adapter
+      // (which brings its client along when it is called) is allowed outside the adapters.
+      if (folder === 'kafka' || folder === 'kafka-platformatic') continue;
+      const text = readFileSync(file, 'utf8');
+      for (const [, specifier] of text.matchAll(/\bfrom\s*'(\.[^']*)'/g)) {
+        const to = folderOf(resolve(dirname(file), specifier!));
+        if (to === 'kafka' || to === 'kafka-platformatic')
+          outside.push(`${relative(SRC, file)} → ${specifier}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
   /** Every source file the entry reaches through relative imports. */
   function reachedFrom(entry: string): Set<string> {
     const reached = new Set<string>();

@@ -9,6 +9,7 @@
  * the machine's own, .ci/node-runtime.sh names the machine's in MATRIX_LOWEST_NODE, and the cells
  * in ON_LOWEST_NODE run a second time on it: the `engines` floor, proven (Node 20.20 here).
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,24 @@ const CELLS: AppSpec[] = [
     },
   },
   {
+    // One client only: kafkajs is not installed (and npm must not add it as a peer), so the
+    // module picks @platformatic/kafka by itself.
+    name: 'nest12-platformatic-only',
+    style: 'esm',
+    lock: 'none',
+    terminus: false,
+    microservices: false,
+    dependencies: {
+      '@platformatic/kafka': '~1.35.0',
+      'reflect-metadata': COMMON['reflect-metadata'],
+      rxjs: COMMON.rxjs,
+      ...TS,
+      typescript: '~6.0.3',
+      '@nestjs/common': '^12.0.0',
+      '@nestjs/core': '^12.0.0',
+    },
+  },
+  {
     name: 'node-engine-no-nest',
     style: 'node',
     lock: 'none',
@@ -180,6 +199,10 @@ describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
     const timings: Partial<AppTimings> = {};
     const started = Date.now();
     dir = await createApp(spec, tarball, timings);
+    // A client the app does not depend on is not installed: both clients are optional peers.
+    for (const client of ['kafkajs', '@platformatic/kafka'])
+      if (!(client in spec.dependencies))
+        expect(existsSync(join(dir, 'node_modules', client)), client).toBe(false);
     // The app's own unit test, on nestjs-kafka-broadcast/testing: it needs no broker.
     if (spec.unitTest) expect(await runUnitTest(dir)).toMatch(/# pass 1\n# fail 0/);
     const env = { KAFKA_BROKERS: kafkaBrokers().join(','), TOPIC_PREFIX: prefix };

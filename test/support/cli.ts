@@ -40,8 +40,11 @@ export function runCli(
 }
 
 /** Starts a long-running CLI command (tail); the caller waits on its output and ends it. */
-export function spawnCli(args: readonly string[]): ChildProcess & { output: () => CliRun } {
-  const child = spawn(process.execPath, [cliEntry(), ...args], {
+export function spawnCli(
+  args: readonly string[],
+  { entry = cliEntry() }: { entry?: string } = {},
+): ChildProcess & { output: () => CliRun } {
+  const child = spawn(process.execPath, [entry, ...args], {
     env: cliEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,8 +79,11 @@ export function scratchInstall(packages: readonly string[]): ScratchInstall {
   mkdirSync(pkg, { recursive: true });
   cpSync(join(built, 'package.json'), join(pkg, 'package.json'));
   cpSync(join(built, 'dist'), join(pkg, 'dist'), { recursive: true });
-  const add = (name: string) =>
+  const add = (name: string) => {
+    // A scoped package (@scope/name) sits in its scope's folder.
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules', name), join(modules, name));
+  };
   for (const name of packages) add(name);
   return {
     entry: join(pkg, 'dist', 'cli', 'main.js'),

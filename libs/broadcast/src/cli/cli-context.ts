@@ -4,14 +4,19 @@ import {
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../core/options/broadcast.defaults.js';
-import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
+import type {
+  BroadcastKafkaClient,
+  BroadcastKafkaOptions,
+} from '../interfaces/broadcast-kafka-options.interface.js';
 import type { OperatorKafkaPort } from '../interfaces/broadcast-operator.interface.js';
-import { KafkajsOperator } from '../kafka/kafkajs-operator.js';
 import { kafkaSecurityFromEnv } from './environment.js';
+import { loadOperatorPort } from './operator-client.js';
 
 /** Options every command takes (and --base, for the commands that read the pool). */
 export interface CommonOptions {
   brokers?: string;
+  /** The Kafka client library to use; by default kafkajs when installed, else @platformatic/kafka. */
+  client?: BroadcastKafkaClient;
   prefix: string;
   base?: string;
   json?: boolean;
@@ -32,13 +37,21 @@ export interface CliContext {
   print(text: string): void;
 }
 
-/** --brokers, --prefix and --json: every command connects to Kafka and prints. */
+/** --brokers, --client, --prefix and --json: every command connects to Kafka and prints. */
 export function addCommonOptions(command: Command): Command {
   return command
     .addOption(
       new Option('-b, --brokers <list>', 'Kafka brokers, host:port comma-separated').env(
         'KAFKA_BROKERS',
       ),
+    )
+    .addOption(
+      new Option(
+        '--client <name>',
+        'Kafka client library (default: kafkajs when installed, else @platformatic/kafka)',
+      )
+        .choices(['kafkajs', 'platformatic'])
+        .env('KAFKA_CLIENT'),
     )
     .addOption(
       new Option('-p, --prefix <prefix>', "the application's topicPrefix")
@@ -82,8 +95,13 @@ export async function withContext<T>(
     .filter(Boolean);
   if (brokers.length === 0)
     throw new Error('--brokers (or KAFKA_BROKERS) is required, e.g. --brokers 127.0.0.1:9092');
-  const kafkaOptions: BroadcastKafkaOptions = { brokers, ...kafkaSecurityFromEnv() };
-  const kafka = new KafkajsOperator(kafkaOptions);
+  const kafkaOptions: BroadcastKafkaOptions = {
+    brokers,
+    ...(options.client && { client: options.client }),
+    ...kafkaSecurityFromEnv(),
+  };
+  // Loaded before any work: a missing client fails the command before it does anything.
+  const kafka = await loadOperatorPort(kafkaOptions);
   const context: CliContext = {
     kafka,
     kafkaOptions,

@@ -284,7 +284,7 @@ describe('the command line', () => {
       .sort();
 
   it('offers each option only where it applies', () => {
-    const connection = ['--brokers', '--json', '--prefix'];
+    const connection = ['--brokers', '--client', '--json', '--prefix'];
     expect(shown(command('pool'))).toEqual(
       [...connection, '--base', '--database-url', '--heartbeats'].sort(),
     );
@@ -312,6 +312,7 @@ describe('the command line', () => {
   it('lists every environment variable the CLI reads, one line each, in every --help', () => {
     expect(ENVIRONMENT.map((v) => v.name)).toEqual([
       'KAFKA_BROKERS',
+      'KAFKA_CLIENT',
       'BROADCAST_TOPIC_PREFIX',
       'KAFKA_SSL',
       'KAFKA_SSL_CA_FILE',

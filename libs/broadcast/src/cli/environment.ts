@@ -13,6 +13,10 @@ export interface EnvironmentVariable {
  */
 export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'KAFKA_BROKERS', description: 'Kafka brokers, host:port comma-separated (--brokers)' },
+  {
+    name: 'KAFKA_CLIENT',
+    description: 'kafkajs or platformatic (@platformatic/kafka) (--client)',
+  },
   { name: 'BROADCAST_TOPIC_PREFIX', description: "the application's topicPrefix (--prefix)" },
   { name: 'KAFKA_SSL', description: "true: TLS, trusting the system's CAs" },
   { name: 'KAFKA_SSL_CA_FILE', description: 'TLS, trusting the CAs of this PEM file' },

@@ -5,7 +5,8 @@ import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 
-const PACKAGE: Record<BroadcastKafkaClient, string> = {
+/** The npm package of each client. */
+export const KAFKA_CLIENT_PACKAGES: Record<BroadcastKafkaClient, string> = {
   kafkajs: 'kafkajs',
   platformatic: '@platformatic/kafka',
 };
@@ -43,26 +44,58 @@ export async function loadKafkaPort(
   logger: BroadcastLogger,
   adapters: Record<BroadcastKafkaClient, AdapterImport> = ADAPTER_IMPORTS,
 ): Promise<KafkaPort> {
-  const chosen = o.kafka.client;
+  return loadForClient(
+    o.kafka.client,
+    {
+      kafkajs: () => adapters.kafkajs(o, logger),
+      platformatic: () => adapters.platformatic(o, logger),
+    },
+    {
+      missing: (client, pkg) =>
+        new BroadcastStartupError(
+          'kafka.client',
+          BroadcastMessages.kafkaClientMissing(client, pkg),
+        ),
+      none: () => new BroadcastStartupError('kafka.client', BroadcastMessages.noKafkaClient()),
+    },
+  );
+}
+
+/** What to throw when a client package is not installed (the engine and the CLI word it apart). */
+export interface MissingClientErrors {
+  /** `client` was chosen, and its package `pkg` is not installed. */
+  missing(client: BroadcastKafkaClient, pkg: string): Error;
+  /** Nothing was chosen and neither package is installed. */
+  none(): Error;
+}
+
+/**
+ * The one rule that picks a Kafka client, for the engine and the operator CLI alike: `chosen`
+ * when given, else kafkajs when it is installed, else @platformatic/kafka. Each `imports` entry
+ * loads something built on one client (its import fails with the client's package not found);
+ * any other failure is rethrown as is.
+ */
+export async function loadForClient<T>(
+  chosen: BroadcastKafkaClient | undefined,
+  imports: Record<BroadcastKafkaClient, () => Promise<T>>,
+  errors: MissingClientErrors,
+): Promise<T> {
   if (chosen) {
     try {
-      return await adapters[chosen](o, logger);
+      return await imports[chosen]();
     } catch (error) {
-      if (!isMissing(error, PACKAGE[chosen])) throw error;
-      throw new BroadcastStartupError(
-        'kafka.client',
-        BroadcastMessages.kafkaClientMissing(chosen, PACKAGE[chosen]),
-      );
+      if (!isMissing(error, KAFKA_CLIENT_PACKAGES[chosen])) throw error;
+      throw errors.missing(chosen, KAFKA_CLIENT_PACKAGES[chosen]);
     }
   }
   for (const client of ['kafkajs', 'platformatic'] as const) {
     try {
-      return await adapters[client](o, logger);
+      return await imports[client]();
     } catch (error) {
-      if (!isMissing(error, PACKAGE[client])) throw error;
+      if (!isMissing(error, KAFKA_CLIENT_PACKAGES[client])) throw error;
     }
   }
-  throw new BroadcastStartupError('kafka.client', BroadcastMessages.noKafkaClient());
+  throw errors.none();
 }
 
 /** True when `error` says that `pkg` itself could not be found (ESM or CommonJS resolution). */

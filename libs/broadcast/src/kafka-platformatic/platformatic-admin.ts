@@ -180,7 +180,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 }
 
 /** 'PREPARING_REBALANCE' → 'PreparingRebalance'. */
-function brokerState(state: string): string {
+export function brokerState(state: string): string {
   return state
     .toLowerCase()
     .split('_')

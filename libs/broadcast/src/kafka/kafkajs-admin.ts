@@ -9,7 +9,6 @@ import {
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
-import { groupCalls, type GroupCalls } from './kafkajs-group-coordinators.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { KafkajsTopicSetup, type TopicSettings } from './kafkajs-topic-setup.js';
 import type {
@@ -30,14 +29,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
   /** Set by disconnect(), for good: no admin connects after it (see withAdmin). */
   private closed = false;
-  /**
-   * Per admin: its kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts), and its group
-   * calls, straight to each group's coordinator over that Cluster (see kafkajs-group-coordinators.ts).
-   */
-  private readonly extras = new WeakMap<
-    Admin,
-    { cluster: AdminWithCluster['cluster']; groups: GroupCalls }
-  >();
+  /** Per admin: its kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
+  private readonly extras = new WeakMap<Admin, { cluster: AdminWithCluster['cluster'] }>();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
 
@@ -82,7 +75,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
-        await this.withAdmin((admin) => this.groups(admin).deleteGroup(groupId));
+        // kafkajs's own call (Metadata, FindCoordinator, DeleteGroups): going straight to a
+        // coordinator found once saved one request per call, too little to keep an internal for
+        // (docs/RELIABILITY.md, "kafkajs internals still used").
+        await this.withAdmin((admin) => admin.deleteGroups([groupId]));
         return 'deleted';
       } catch (error) {
         const code = groupErrorCode(error, groupId);
@@ -103,7 +99,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const group = await this.withAdmin((admin) => this.groups(admin).describeGroup(groupId));
+    const { groups } = await this.withAdmin((admin) => admin.describeGroups([groupId]));
+    const group = groups.find((g) => g.groupId === groupId);
     return {
       state: group?.state ?? 'Dead',
       memberIds: group?.members.map((m) => m.memberId) ?? [],
@@ -168,16 +165,11 @@ export class KafkajsAdmin implements KafkaAdminPort {
     if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
   }
 
-  /** Every admin withAdmin() hands out was made, with its extras, by admin(). */
-  private groups(admin: Admin): GroupCalls {
-    return this.extras.get(admin)!.groups;
-  }
-
   private admin(): Promise<Admin> {
     if (this.closed) return Promise.reject(new Error(BroadcastMessages.kafkaClientClosed()));
     if (!this.connecting) {
       const { admin, cluster } = adminWithCluster(this.kafka);
-      this.extras.set(admin, { cluster, groups: groupCalls(admin, cluster) });
+      this.extras.set(admin, { cluster });
       const connecting = admin.connect().then(() => admin);
       this.connecting = connecting;
       // A failed connect must not poison later calls, nor leave the half-made client behind.

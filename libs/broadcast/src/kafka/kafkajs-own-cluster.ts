@@ -8,6 +8,9 @@ const CREATE_CLUSTER = 'private:Kafka:createCluster';
  * through the private factory `private:Kafka:createCluster`, synchronously inside the call). The
  * factory is swapped only around that one call, so no other client's Cluster is caught. Another
  * kafkajs without that factory gives the client alone (cluster undefined).
+ *
+ * One of the kafkajs internals the adapter still uses, for the offsets snapshot and the
+ * out-of-range hook: why each is kept is in ./README.md and docs/RELIABILITY.md.
  */
 export function withOwnCluster<T>(kafka: Kafka, make: () => T): { client: T; cluster: unknown } {
   const holder = kafka as unknown as Record<symbol, unknown>;

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Admin, Producer, compatibilityPartitioner, stringSerializers } from '@platformatic/kafka';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import type {
+  OperatorDeleteOutcome,
+  OperatorGroup,
+  OperatorKafkaPort,
+  OperatorReadOptions,
+} from '../interfaces/broadcast-operator.interface.js';
+import { brokerState } from './platformatic-admin.js';
+import { hasProtocolError } from './platformatic-errors.js';
+import {
+  PlatformaticAdapter,
+  type PlatformaticAdapterOptions,
+  toClientOptions,
+} from './platformatic.adapter.js';
+import { readTopic } from './platformatic-topic-reader.js';
+
+/** acks = all, as the publisher sends. */
+const ACKS_ALL = -1;
+
+/**
+ * The operator CLI's Kafka client on @platformatic/kafka: an admin and a producer made on demand,
+ * and the adapter's own group consumer for reading (`tail`, receipts), so a tail reads exactly as
+ * an instance does. `options` are the engine's, resolved (the CLI's client id and the default
+ * consumer timings); `brokers` the bootstrap brokers.
+ */
+export class PlatformaticOperator implements OperatorKafkaPort {
+  private adminClient: Admin | undefined;
+  private producerClient: Producer<string, string, string, string> | undefined;
+  private reader: PlatformaticAdapter | undefined;
+
+  constructor(
+    private readonly options: PlatformaticAdapterOptions,
+    private readonly brokers: string[],
+  ) {}
+
+  async listGroupIds(): Promise<string[]> {
+    return [...(await this.admin().listGroups()).keys()];
+  }
+
+  async describeGroups(groupIds: readonly string[]): Promise<OperatorGroup[]> {
+    if (groupIds.length === 0) return [];
+    const described = await this.admin().describeGroups({ groups: [...groupIds] });
+    return groupIds.map((groupId) => {
+      const group = described.get(groupId);
+      return {
+        groupId,
+        // The broker's own spelling ('Stable', 'Empty', 'Dead'), as kafkajs reports it.
+        state: brokerState(group?.state ?? 'DEAD'),
+        members: [...(group?.members.values() ?? [])].map((m) => {
+          const userData = m.metadata?.metadata;
+          return {
+            memberId: m.id,
+            clientId: m.clientId,
+            clientHost: m.clientHost.replace(/^\//, ''),
+            userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
+          };
+        }),
+      };
+    });
+  }
+
+  async deleteGroup(groupId: string): Promise<OperatorDeleteOutcome> {
+    try {
+      await this.admin().deleteGroups({ groups: [groupId] });
+      return 'deleted';
+    } catch (error) {
+      if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
+      if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
+      throw error;
+    }
+  }
+
+  async publish(
+    topic: string,
+    record: { key: string | null; value: string; headers: Record<string, string> },
+  ): Promise<{ partition: number; offset: string }> {
+    this.producerClient ??= new Producer({
+      ...this.clientOptions(),
+      serializers: stringSerializers,
+      // kafkajs's (and Java's) partition for a key, as the engine's publisher uses.
+      partitioner: compatibilityPartitioner,
+      autocreateTopics: true,
+    });
+    const { offsets } = await this.producerClient.send({
+      acks: ACKS_ALL,
+      messages: [
+        { topic, key: record.key ?? undefined, value: record.value, headers: record.headers },
+      ],
+    });
+    const written = offsets?.find((o) => o.topic === topic);
+    return { partition: written?.partition ?? 0, offset: written?.offset.toString() ?? '' };
+  }
+
+  async read(topic: string, options: OperatorReadOptions): Promise<void> {
+    // Named after the topic (so it shows what reads it), never matching `<prefix><base>-<n>`.
+    const groupId = `${topic}.tail-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.reader ??= new PlatformaticAdapter(this.options, this.brokers, silent);
+    await readTopic(this.reader, groupId, topic, options);
+  }
+
+  async disconnect(): Promise<void> {
+    const [admin, producer, reader] = [this.adminClient, this.producerClient, this.reader];
+    this.adminClient = this.producerClient = this.reader = undefined;
+    await Promise.all([
+      admin?.close().catch(() => undefined),
+      producer?.close().catch(() => undefined),
+      reader?.disconnect().catch(() => undefined),
+    ]);
+  }
+
+  private admin(): Admin {
+    // The client connects on its first request, and again after a failed one.
+    this.adminClient ??= new Admin(this.clientOptions());
+    return this.adminClient;
+  }
+
+  private clientOptions() {
+    return toClientOptions(this.options.kafka, this.brokers);
+  }
+}
+
+/** The CLI prints its own errors; the reader's consumer logs nothing. */
+const silent: BroadcastLogger = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
