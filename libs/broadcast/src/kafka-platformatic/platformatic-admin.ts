@@ -22,11 +22,14 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
+  private probed = false;
 
   constructor(
     private readonly admin: Admin,
     topicSettings: TopicSettings,
     private readonly errors: PlatformaticErrors,
+    /** One connection that the client does not retry (platformatic-connection-probe.ts). */
+    private readonly probe: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
   }
@@ -35,7 +38,11 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
     // a refused login, certificate or ACL is reported at once.
     return this.errors.untilReachable(
-      () => this.topics.ensure(topics, signal),
+      async () => {
+        if (!this.probed) await this.probe();
+        this.probed = true;
+        await this.topics.ensure(topics, signal);
+      },
       {
         operation: 'describe topics',
         acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },

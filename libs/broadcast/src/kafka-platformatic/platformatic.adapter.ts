@@ -23,6 +23,7 @@ import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
+import { probeConnection } from './platformatic-connection-probe.js';
 import { PlatformaticErrors } from './platformatic-errors.js';
 import { type ConsumerTimings, PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
 
@@ -59,6 +60,7 @@ export class PlatformaticAdapter implements KafkaPort {
       new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` }),
       options.topics,
       this.errors,
+      () => probeConnection(this.base),
     );
   }
 
