@@ -8,7 +8,12 @@ import type {
   TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
-import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
+import {
+  chainOf,
+  hasProtocolError,
+  type PlatformaticErrors,
+  type PlatformaticOperation,
+} from './platformatic-errors.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 
 /** ListOffsets timestamps: the high watermark and the log start. */
@@ -65,11 +70,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
       } catch (error) {
         if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
         if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
-        const denied = this.errors.fatal(error, {
-          operation: 'delete consumer group',
-          acl: { group: 'DELETE' },
-          groupId,
-        });
+        const denied = this.errors.fatal(error, deleting(error, groupId));
         if (denied) throw denied;
         // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
         const delay = backoffDelay(attempt);
@@ -193,4 +194,22 @@ function brokerState(state: string): string {
     .split('_')
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
+}
+
+/**
+ * What a refused DeleteGroups call was doing. The client finds the group's coordinator first
+ * (clients/admin/admin.js:669); without any ACL on the group the broker refuses that
+ * FindCoordinator, which needs DESCRIBE, not DELETE: named as kafkajs's adapter names it.
+ */
+function deleting(error: unknown, groupId: string): PlatformaticOperation {
+  const findingCoordinator = [...chainOf(error)].some((e) =>
+    /FindCoordinator/.test(e.message ?? ''),
+  );
+  return findingCoordinator
+    ? {
+        operation: 'delete consumer group (finding its coordinator)',
+        acl: { group: 'DESCRIBE' },
+        groupId,
+      }
+    : { operation: 'delete consumer group', acl: { group: 'DELETE' }, groupId };
 }
