@@ -6,6 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { useEngineHarness } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 
 const ENGINES = 5;
 const INTERVAL_MS = 2_000;
@@ -13,14 +14,16 @@ const JITTER = 0.25;
 const WINDOW_MS = 30_000;
 const SAMPLE_EVERY_MS = 250;
 
-describe('BroadcastEngine: heartbeats', () => {
+describe.each(kafkaClients())('BroadcastEngine: heartbeats, %s client', (client) => {
   it(
     `${ENGINES} idle engines send about one heartbeat per interval between them`,
     { timeout: 120_000 },
     async () => {
-      const h = useEngineHarness('heartbeat', {
-        heartbeat: { intervalMs: INTERVAL_MS, jitter: JITTER },
-      });
+      const h = useEngineHarness(
+        'heartbeat',
+        { heartbeat: { intervalMs: INTERVAL_MS, jitter: JITTER } },
+        client,
+      );
       const engines = await h.startMany(ENGINES, {
         lock: 'postgres',
         topics: ['idle'],

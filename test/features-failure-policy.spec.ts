@@ -17,6 +17,7 @@ import {
   type HandlerErrorContext,
 } from 'nestjs-kafka-broadcast';
 import { useEngineHarness, type EngineHarness } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { newKafka, waitFor } from './support/kafka.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 
@@ -42,9 +43,9 @@ async function readDeadLetters(h: EngineHarness): Promise<{ messages: KafkaMessa
   return { messages };
 }
 
-describe('failure policy', () => {
+describe.each(kafkaClients())('failure policy, %s client', (client) => {
   it('a handler failing twice then succeeding is called 3 times; a later message is handled before its retry', async () => {
-    const h = useEngineHarness('failpolicy-retry');
+    const h = useEngineHarness('failpolicy-retry', {}, client);
     const calls: string[] = [];
     let failuresLeft = 2;
     const e = await h.start({
@@ -80,7 +81,7 @@ describe('failure policy', () => {
   });
 
   it('after the last attempt: the hook is called once, the dead-letter topic gets the original record, the receipt says failed, the status counts it', async () => {
-    const h = useEngineHarness('failpolicy-dlt');
+    const h = useEngineHarness('failpolicy-dlt', {}, client);
     const hooked: { error: unknown; context: HandlerErrorContext }[] = [];
     const brokenCalls: number[] = [];
     const e = await h.start({
@@ -190,9 +191,9 @@ class FlakyEvictions {
   }
 }
 
-describe('failure policy through @OnBroadcast', () => {
+describe.each(kafkaClients())('failure policy through @OnBroadcast, %s client', (client) => {
   it('retries a decorated handler and hands its final failure to the module hook', async () => {
-    const h = useNestHarness('failpolicy-nest');
+    const h = useNestHarness('failpolicy-nest', undefined, client);
     const hooked: HandlerErrorContext[] = [];
     const app = await h.start({
       imports: [
@@ -213,7 +214,10 @@ describe('failure policy through @OnBroadcast', () => {
     expect(hooked.map((c) => [c.handler, c.attempts])).toEqual([['AlwaysDown', 2]]);
     expect(app.get(BroadcastReader).status()).toMatchObject({ retries: 3, exhausted: 1 });
   });
+});
 
+// Refused while the module initialises, before any Kafka client is made: one run is enough.
+describe('failure policy options through @OnBroadcast', () => {
   it('fails app.init() on an invalid retry option, naming the option and the handler', async () => {
     @Injectable()
     class BadRetry {

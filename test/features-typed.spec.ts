@@ -17,6 +17,7 @@ import {
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
 import { useEngineHarness, type LockKind } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 
 const productChanged = z.object({ id: z.number().int(), name: z.string() });
@@ -46,11 +47,11 @@ export function compileTimeChecks(publisher: BroadcastPublisher) {
   return Handlers;
 }
 
-describe('typed broadcasts', () => {
+describe.each(kafkaClients())('typed broadcasts, %s client', (client) => {
   it.each<[LockKind]>([['postgres'], ['mariadb'], ['none']])(
     '%s: invalid payloads fail before Kafka on publish and are counted invalid on receive',
     async (lock) => {
-      const h = useEngineHarness(`typed-${lock}`);
+      const h = useEngineHarness(`typed-${lock}`, {}, client);
       const handled: ProductChanged[] = [];
       const a = await h.start({
         lock,
@@ -108,7 +109,7 @@ describe('typed broadcasts', () => {
         this.seen.push(event);
       }
     }
-    const h = useNestHarness('typed-nest');
+    const h = useNestHarness('typed-nest', undefined, client);
     const app = await h.start({
       imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
       providers: [Catalog],

@@ -6,6 +6,7 @@
 import { Injectable, type LoggerService } from '@nestjs/common';
 import { BroadcastModule, OnBroadcast } from 'nestjs-kafka-broadcast';
 import { newKafka, waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { useNestHarness } from './support/nest.js';
 
 interface RawLine {
@@ -46,9 +47,9 @@ class ThrowingHandler {
   }
 }
 
-describe('structured engine logs through Nest', () => {
+describe.each(kafkaClients())('structured engine logs through Nest, %s client', (client) => {
   it('a skipped record and a failing handler log their fields as data', async () => {
-    const h = useNestHarness('logs-fields');
+    const h = useNestHarness('logs-fields', undefined, client);
     const logger = new RawCapturingLogger();
     const app = await h.start(
       {

@@ -11,6 +11,7 @@ import {
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import {
   appName,
   heldLocks,
@@ -43,9 +44,9 @@ function receiverClass(label: string) {
   return Receiver;
 }
 
-describe('three Nest apps in one process', () => {
+describe.each(kafkaClients())('three Nest apps in one process, %s client', (client) => {
   it('each receives every message, through three distinct consumer groups and locks', async () => {
-    const h = useNestHarness('three-apps');
+    const h = useNestHarness('three-apps', undefined, client);
     const labels = ['a', 'b', 'c'];
     const classes = labels.map(receiverClass);
     // Started together: the advisory locks must still hand out three different ids.

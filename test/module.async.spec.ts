@@ -19,6 +19,7 @@ import {
   type BroadcastOptionsFactory,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 import {
   FAST_CONSUMER,
   postgresRoot,
@@ -33,6 +34,10 @@ const ENV = Symbol('ENV');
 @Injectable()
 class ConfigService {
   constructor(@Inject(ENV) private readonly env: Record<string, string>) {}
+
+  has(key: string): boolean {
+    return this.env[key] !== undefined;
+  }
 
   get(key: string): string {
     const value = this.env[key];
@@ -55,7 +60,12 @@ class ConfigModule {
 /** The module options, read from the config service (whichever way the module asks for them). */
 function optionsFrom(config: ConfigService): BroadcastModuleOptions {
   return {
-    kafka: { brokers: config.get('KAFKA_BROKERS').split(',') },
+    kafka: {
+      brokers: config.get('KAFKA_BROKERS').split(','),
+      ...(config.has('KAFKA_CLIENT') && {
+        client: config.get('KAFKA_CLIENT') as BroadcastKafkaClient,
+      }),
+    },
     topicPrefix: config.get('BROADCAST_PREFIX'),
     groupBaseName: config.get('BROADCAST_GROUP'),
     maxGroups: Number(config.get('BROADCAST_MAX_GROUPS')),
@@ -112,6 +122,7 @@ class FeatureModule {}
 function envOf(h: NestHarness, group: string): Record<string, string> {
   return {
     KAFKA_BROKERS: h.brokers.join(','),
+    ...(h.client && { KAFKA_CLIENT: h.client }),
     BROADCAST_PREFIX: h.prefix,
     BROADCAST_GROUP: group,
     BROADCAST_MAX_GROUPS: '7',
@@ -161,13 +172,13 @@ async function expectReceivesThrough(h: NestHarness, broadcast: DynamicModule, g
   return app;
 }
 
-describe('BroadcastModule.forRootAsync', () => {
+describe.each(kafkaClients())('BroadcastModule.forRootAsync, %s client', (client) => {
   beforeEach(() => {
     BroadcastConfig.calls.length = 0;
   });
 
   it('useFactory: builds the options with an injected config service; global by default', async () => {
-    const h = useNestHarness('for-root-async');
+    const h = useNestHarness('for-root-async', undefined, client);
     const factoryCalls: ConfigService[] = [];
     await expectReceivesThrough(
       h,
@@ -180,7 +191,7 @@ describe('BroadcastModule.forRootAsync', () => {
   });
 
   it('useClass: the module instantiates the factory class, injecting from its imports, and calls createBroadcastOptions()', async () => {
-    const h = useNestHarness('for-root-async-class');
+    const h = useNestHarness('for-root-async-class', undefined, client);
     const broadcast = BroadcastModule.forRootAsync({
       imports: [ConfigModule.forRoot(envOf(h, 'classGroup'))],
       useClass: BroadcastConfig,
@@ -192,7 +203,7 @@ describe('BroadcastModule.forRootAsync', () => {
   });
 
   it("useExisting: the imported module's instance supplies the options", async () => {
-    const h = useNestHarness('for-root-async-existing');
+    const h = useNestHarness('for-root-async-existing', undefined, client);
     const configModule = BroadcastConfigModule.forRoot(envOf(h, 'existingGroup'));
     const broadcast = BroadcastModule.forRootAsync({
       imports: [configModule],
@@ -205,6 +216,7 @@ describe('BroadcastModule.forRootAsync', () => {
   });
 });
 
+// Compiled, never started: no Kafka client is made, so one run is enough.
 describe('BroadcastModule visibility', () => {
   /** Compiles (no start) BroadcastModule next to FeatureModule, whose Notifier injects it. */
   function compileWithFeature(broadcast: DynamicModule) {

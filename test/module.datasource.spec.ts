@@ -10,6 +10,7 @@ import {
   OnBroadcast,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import {
   appName,
   heldLocks,
@@ -25,9 +26,9 @@ class Listener {
   handle() {}
 }
 
-describe('lock.dataSource', () => {
+describe.each(kafkaClients())('lock.dataSource, %s client', (client) => {
   it('takes the advisory lock on the named DataSource, not the default one', async () => {
-    const h = useNestHarness('named-datasource');
+    const h = useNestHarness('named-datasource', undefined, client);
     const defaultName = appName('ds-default');
     const locksName = appName('ds-locks');
     const app = await h.start({
@@ -56,7 +57,7 @@ describe('lock.dataSource', () => {
   });
 
   it('a DataSource name that is not registered fails app.init() with an error naming lock.dataSource', async () => {
-    const h = useNestHarness('unknown-datasource');
+    const h = useNestHarness('unknown-datasource', undefined, client);
     const defaultName = appName('ds-unknown');
     const app = await h.create({
       imports: [

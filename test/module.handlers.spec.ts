@@ -13,6 +13,7 @@ import {
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 
 interface Note {
@@ -79,9 +80,9 @@ class HandMade {
 const FACTORY_MADE = 'FACTORY_MADE';
 const VALUE_MADE = 'VALUE_MADE';
 
-describe('@OnBroadcast discovery', () => {
+describe.each(kafkaClients())('@OnBroadcast discovery, %s client', (client) => {
   it('registers stacked, array and same-topic handlers on providers, controllers, factory and value providers, bound to their instance', async () => {
-    const h = useNestHarness('handlers');
+    const h = useNestHarness('handlers', undefined, client);
     const valueMade = new HandMade('value');
     const app = await h.start({
       imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
@@ -186,7 +187,7 @@ describe('@OnBroadcast discovery', () => {
       onSingleton() {}
     }
 
-    const h = useNestHarness('scoped-handlers');
+    const h = useNestHarness('scoped-handlers', undefined, client);
     const app = await h.create({
       imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
       providers: [PerRequestHandler, DependsOnRequestScoped, PerConsumerHandler, Singleton],

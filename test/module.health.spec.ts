@@ -25,6 +25,7 @@ import {
 } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import {
   appName,
   CapturingLogger,
@@ -69,9 +70,9 @@ async function probes(app: INestApplication) {
     .check([() => indicator.isAlive('live'), () => indicator.isReady('ready')]);
 }
 
-describe('BroadcastHealthIndicator', () => {
+describe.each(kafkaClients())('BroadcastHealthIndicator, %s client', (client) => {
   it('is up once the first heartbeat arrives, and heartbeats keep it up', async () => {
-    const h = useNestHarness('health-heartbeat');
+    const h = useNestHarness('health-heartbeat', undefined, client);
     const app = await startApp(h, { heartbeat: { intervalMs: 1_000 } });
     const indicator = app.get(BroadcastHealthIndicator);
     const engine = app.get(BroadcastEngine);
@@ -107,7 +108,7 @@ describe('BroadcastHealthIndicator', () => {
   });
 
   it('without heartbeats: ready, alive and healthy once ready, with no broadcast ever published; not alive once stopped', async () => {
-    const h = useNestHarness('health-no-heartbeat');
+    const h = useNestHarness('health-no-heartbeat', undefined, client);
     const app = await startApp(h, { heartbeat: false });
     const indicator = app.get(BroadcastHealthIndicator);
     // Ready, and nothing received: an idle service that nothing could ever make fresh.
@@ -149,7 +150,7 @@ describe('BroadcastHealthIndicator', () => {
   });
 
   it('with heartbeats far apart: up after the first, down once it is older than maxStalenessMs, up again after a broadcast; alive throughout', async () => {
-    const h = useNestHarness('health-staleness');
+    const h = useNestHarness('health-staleness', undefined, client);
     const maxStalenessMs = 1_500;
     // jitter 0: the first heartbeat goes out at once, the next only a minute later.
     const app = await startApp(h, {
@@ -212,41 +213,44 @@ describe('BroadcastHealthIndicator', () => {
   });
 });
 
-describe('BroadcastHealthIndicator liveness when startup fails for good', () => {
-  it('waitForReady and the pool taken until the startup deadline: app.init() rejects and liveness is down, naming the failure', async () => {
-    const h = useNestHarness('health-startup-failed');
-    // Another session holds the pool's only id, as another instance would.
-    const blocker = await pgClient(appName('health-blocker'));
-    h.defer(() => blocker.end());
-    const { rows } = await blocker.query('SELECT pg_try_advisory_lock($1::int4, 0) AS locked', [
-      lockKeyOf(h.prefix),
-    ]);
-    expect(rows[0].locked).toBe(true);
+describe.each(kafkaClients())(
+  'BroadcastHealthIndicator liveness when startup fails for good, %s client',
+  (client) => {
+    it('waitForReady and the pool taken until the startup deadline: app.init() rejects and liveness is down, naming the failure', async () => {
+      const h = useNestHarness('health-startup-failed', undefined, client);
+      // Another session holds the pool's only id, as another instance would.
+      const blocker = await pgClient(appName('health-blocker'));
+      h.defer(() => blocker.end());
+      const { rows } = await blocker.query('SELECT pg_try_advisory_lock($1::int4, 0) AS locked', [
+        lockKeyOf(h.prefix),
+      ]);
+      expect(rows[0].locked).toBe(true);
 
-    const app = await h.create(
-      {
-        imports: [
-          postgresRoot(),
-          TerminusModule,
-          BroadcastModule.forRoot(h.options({ maxGroups: 1, startupTimeoutMs: 1_500 })),
-        ],
-        providers: [PingListener, BroadcastHealthIndicator],
-      },
-      { logger: new CapturingLogger(false) },
-    );
-    await expect(app.init()).rejects.toThrow(/Could not allocate a broadcast consumer group/);
+      const app = await h.create(
+        {
+          imports: [
+            postgresRoot(),
+            TerminusModule,
+            BroadcastModule.forRoot(h.options({ maxGroups: 1, startupTimeoutMs: 1_500 })),
+          ],
+          providers: [PingListener, BroadcastHealthIndicator],
+        },
+        { logger: new CapturingLogger(false) },
+      );
+      await expect(app.init()).rejects.toThrow(/Could not allocate a broadcast consumer group/);
 
-    const indicator = app.get(BroadcastHealthIndicator);
-    expect(indicator.isAlive('broadcast').broadcast).toMatchObject({
-      status: 'down',
-      state: 'starting',
-      reason: expect.stringMatching(
-        /^the broadcast engine failed to start: .*maxGroups 1.*Could not allocate a broadcast consumer group/,
-      ),
+      const indicator = app.get(BroadcastHealthIndicator);
+      expect(indicator.isAlive('broadcast').broadcast).toMatchObject({
+        status: 'down',
+        state: 'starting',
+        reason: expect.stringMatching(
+          /^the broadcast engine failed to start: .*maxGroups 1.*Could not allocate a broadcast consumer group/,
+        ),
+      });
+      expect(indicator.isReady('broadcast').broadcast.status).toBe('down');
     });
-    expect(indicator.isReady('broadcast').broadcast.status).toBe('down');
-  });
-});
+  },
+);
 
 /** A feature module of its own: imports TerminusModule, provides the indicator. */
 @Module({})
@@ -288,25 +292,28 @@ async function expectUpInFeatureModule(h: NestHarness, app: INestApplication) {
   expect(await h.groups()).toEqual([`${h.prefix}broadcastConsumer-0`]);
 }
 
-describe('BroadcastHealthIndicator in a feature module', () => {
-  it('BroadcastModule global (the default): a module that imports only TerminusModule provides it', async () => {
-    const h = useNestHarness('health-feature-global');
-    const app = await h.start({
-      imports: [
-        postgresRoot(),
-        BroadcastModule.forRoot(h.options({ heartbeat: { intervalMs: 1_000 } })),
-        HealthModule.with(),
-      ],
+describe.each(kafkaClients())(
+  'BroadcastHealthIndicator in a feature module, %s client',
+  (client) => {
+    it('BroadcastModule global (the default): a module that imports only TerminusModule provides it', async () => {
+      const h = useNestHarness('health-feature-global', undefined, client);
+      const app = await h.start({
+        imports: [
+          postgresRoot(),
+          BroadcastModule.forRoot(h.options({ heartbeat: { intervalMs: 1_000 } })),
+          HealthModule.with(),
+        ],
+      });
+      await expectUpInFeatureModule(h, app);
     });
-    await expectUpInFeatureModule(h, app);
-  });
 
-  it('isGlobal: false: a module that imports TerminusModule and a module re-exporting BroadcastModule provides it', async () => {
-    const h = useNestHarness('health-feature-local');
-    const core = BroadcastCoreModule.with(h.options({ heartbeat: { intervalMs: 1_000 } }));
-    const app = await h.start({
-      imports: [postgresRoot(), core, HealthModule.with([core])],
+    it('isGlobal: false: a module that imports TerminusModule and a module re-exporting BroadcastModule provides it', async () => {
+      const h = useNestHarness('health-feature-local', undefined, client);
+      const core = BroadcastCoreModule.with(h.options({ heartbeat: { intervalMs: 1_000 } }));
+      const app = await h.start({
+        imports: [postgresRoot(), core, HealthModule.with([core])],
+      });
+      await expectUpInFeatureModule(h, app);
     });
-    await expectUpInFeatureModule(h, app);
-  });
-});
+  },
+);

@@ -12,6 +12,7 @@ import {
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import {
   appName,
   CapturingLogger,
@@ -51,9 +52,9 @@ function startApp(
   );
 }
 
-describe('app lifecycle', () => {
+describe.each(kafkaClients())('app lifecycle, %s client', (client) => {
   it('app.close() leaves the group and frees the lock; the next app reuses the same id and group', async () => {
-    const h = useNestHarness('close-reuse');
+    const h = useNestHarness('close-reuse', undefined, client);
     const probe = await pgClient();
     h.defer(() => probe.end());
     const lockKey = lockKeyOf(h.prefix);
@@ -130,7 +131,7 @@ describe('app lifecycle', () => {
     }
 
     it('false: app.init() resolves before the group is ready; whenReady() resolves once it is', async () => {
-      const h = useNestHarness('wait-false');
+      const h = useNestHarness('wait-false', undefined, client);
       const unblock = await blockOnlyGroup(h);
       const logger = new CapturingLogger();
 
@@ -179,7 +180,7 @@ describe('app lifecycle', () => {
     });
 
     it('true (default): app.init() waits, and fails when no group is free before startupTimeoutMs', async () => {
-      const h = useNestHarness('wait-true');
+      const h = useNestHarness('wait-true', undefined, client);
       await blockOnlyGroup(h);
       const app = await h.create({
         imports: [

@@ -9,6 +9,7 @@ import {
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { postgresRoot, useNestHarness } from './support/nest.js';
 
 interface Invoice {
@@ -31,9 +32,9 @@ class InvoiceListener {
   }
 }
 
-describe('BroadcastPublisher.publish', () => {
+describe.each(kafkaClients())('BroadcastPublisher.publish, %s client', (client) => {
   it('delivers key, headers, broker timestamp, partition, offset, logical topic and payload', async () => {
-    const h = useNestHarness('messages');
+    const h = useNestHarness('messages', undefined, client);
     const app = await h.start({
       imports: [postgresRoot(), BroadcastModule.forRoot(h.options())],
       providers: [InvoiceListener],

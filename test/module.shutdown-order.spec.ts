@@ -14,6 +14,7 @@ import {
   type BroadcastShutdownOrder,
 } from 'nestjs-kafka-broadcast';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import {
   appName,
   CapturingLogger,
@@ -89,9 +90,9 @@ async function expectGroupLeftAndLockFree(h: NestHarness, groupId: string, label
   expect(held.filter((l) => l.applicationName === appName(label))).toEqual([]);
 }
 
-describe('shutdown order', () => {
+describe.each(kafkaClients())('shutdown order, %s client', (client) => {
   it("default ('before-http'): the engine stops, then the HTTP server closes", async () => {
-    const h = useNestHarness('shutdown-default');
+    const h = useNestHarness('shutdown-default', undefined, client);
     const logger = new CapturingLogger();
     const app = await listeningApp(h, 'shutdown-default', undefined, 'typeorm-first', logger);
     const url = await app.getUrl();
@@ -109,7 +110,7 @@ describe('shutdown order', () => {
     "'after-http' (%s): the HTTP server closes while the engine still reads, then the engine stops",
     async (order) => {
       const label = `shutdown-after-${order}`;
-      const h = useNestHarness(label);
+      const h = useNestHarness(label, undefined, client);
       const logger = new CapturingLogger();
       const app = await listeningApp(h, label, 'after-http', order, logger);
       const url = await app.getUrl();
@@ -130,7 +131,7 @@ describe('shutdown order', () => {
   );
 
   it("'after-http' in an app that does not listen: app.close() stops the engine all the same", async () => {
-    const h = useNestHarness('shutdown-after-nolisten');
+    const h = useNestHarness('shutdown-after-nolisten', undefined, client);
     const logger = new CapturingLogger();
     const app = await h.start(
       {

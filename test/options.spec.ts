@@ -12,6 +12,7 @@ import {
   OnBroadcast,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
+import { kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 import { kafkaBrokers, testPrefix } from './support/kafka.js';
 import { FAST_CONSUMER, quietLogger } from './support/nest.js';
 
@@ -21,10 +22,16 @@ class Handler {
   handle() {}
 }
 
-/** Valid options plus `patch`. No TypeORM (lock: false), so nothing is left open if compile fails midway. */
-function optionsWith(patch: Record<string, unknown>): BroadcastModuleOptions {
+/**
+ * Valid options on `client` plus `patch` (a `kafka` patch is merged into the valid kafka options).
+ * No TypeORM (lock: false), so nothing is left open if compile fails midway.
+ */
+function optionsWith(
+  client: BroadcastKafkaClient,
+  { kafka, ...patch }: Record<string, unknown>,
+): BroadcastModuleOptions {
   return {
-    kafka: { brokers: kafkaBrokers() },
+    kafka: { brokers: kafkaBrokers(), client, ...(kafka as object) },
     topicPrefix: testPrefix('options'),
     lock: false,
     consumer: FAST_CONSUMER,
@@ -41,7 +48,7 @@ function compile(imports: NonNullable<Parameters<typeof Test.createTestingModule
 const cases = [
   {
     title: 'kafka.brokers missing',
-    patch: { kafka: { clientId: 'no-brokers' } },
+    patch: { kafka: { brokers: undefined, clientId: 'no-brokers' } },
     option: 'kafka.brokers',
     message:
       /Invalid BroadcastModule option "kafka\.brokers": expected a non-empty array of "host:port" strings or a function, got undefined\./,
@@ -67,43 +74,73 @@ const cases = [
     message:
       /"consumer\.heartbeatIntervalMs": expected a number below consumer\.sessionTimeoutMs \(6000\), got 6000/,
   },
+  {
+    title: 'kafka.client unknown',
+    patch: { kafka: { client: 'rdkafka' } },
+    option: 'kafka.client',
+    message:
+      /Invalid BroadcastModule option "kafka\.client": expected 'kafkajs' or 'platformatic', got "rdkafka"\./,
+  },
+  {
+    title: 'kafka.sasl without a password',
+    patch: { kafka: { sasl: { mechanism: 'scram-sha-512', username: 'svc' } } },
+    option: 'kafka.sasl.password',
+    message:
+      /Invalid BroadcastModule option "kafka\.sasl\.password": expected a string, got undefined\./,
+  },
+  {
+    title: 'kafka.retry.retries negative',
+    patch: { kafka: { retry: { retries: -1 } } },
+    option: 'kafka.retry.retries',
+    message: /Invalid BroadcastModule option "kafka\.retry\.retries": expected an integer from 0/,
+  },
+  {
+    title: 'kafka.requestTimeoutMs zero',
+    patch: { kafka: { requestTimeoutMs: 0 } },
+    option: 'kafka.requestTimeoutMs',
+    message: /Invalid BroadcastModule option "kafka\.requestTimeoutMs": expected an integer from 1/,
+  },
 ];
 
-describe('invalid BroadcastModule options fail the bootstrap', () => {
-  it.each(cases)('forRoot: $title', async ({ patch, option, message }) => {
-    const compiling = compile([BroadcastModule.forRoot(optionsWith(patch))]);
-    await expect(compiling).rejects.toThrow(message);
-    await expect(compiling).rejects.toBeInstanceOf(BroadcastOptionsError);
-    await expect(compiling).rejects.toMatchObject({ option });
-  });
+// Each client's run: the kafka.* options are checked the same whichever adapter they name.
+describe.each(kafkaClients())(
+  'invalid BroadcastModule options fail the bootstrap, %s client',
+  (client) => {
+    it.each(cases)('forRoot: $title', async ({ patch, option, message }) => {
+      const compiling = compile([BroadcastModule.forRoot(optionsWith(client, patch))]);
+      await expect(compiling).rejects.toThrow(message);
+      await expect(compiling).rejects.toBeInstanceOf(BroadcastOptionsError);
+      await expect(compiling).rejects.toMatchObject({ option });
+    });
 
-  it.each(cases)('forRootAsync: $title', async ({ patch, message }) => {
-    const compiling = compile([
-      BroadcastModule.forRootAsync({
-        useFactory: async () => optionsWith(patch),
-      }),
-    ]);
-    await expect(compiling).rejects.toThrow(message);
-  });
+    it.each(cases)('forRootAsync: $title', async ({ patch, message }) => {
+      const compiling = compile([
+        BroadcastModule.forRootAsync({
+          useFactory: async () => optionsWith(client, patch),
+        }),
+      ]);
+      await expect(compiling).rejects.toThrow(message);
+    });
 
-  it('the same module with valid options compiles (the failures above come from the options alone)', async () => {
-    @Module({
-      imports: [BroadcastModule.forRoot(optionsWith({}))],
-      providers: [Handler],
-    })
-    class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .setLogger(quietLogger())
-      .compile();
-    try {
-      // Compiled, not started: nothing has touched the broker yet.
-      expect(moduleRef.get(BroadcastReader).status()).toMatchObject({
-        state: 'starting',
-        groupId: undefined,
-        lockMode: 'none',
-      });
-    } finally {
-      await moduleRef.close();
-    }
-  });
-});
+    it('the same module with valid options compiles (the failures above come from the options alone)', async () => {
+      @Module({
+        imports: [BroadcastModule.forRoot(optionsWith(client, {}))],
+        providers: [Handler],
+      })
+      class AppModule {}
+      const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+        .setLogger(quietLogger())
+        .compile();
+      try {
+        // Compiled, not started: nothing has touched the broker yet.
+        expect(moduleRef.get(BroadcastReader).status()).toMatchObject({
+          state: 'starting',
+          groupId: undefined,
+          lockMode: 'none',
+        });
+      } finally {
+        await moduleRef.close();
+      }
+    });
+  },
+);

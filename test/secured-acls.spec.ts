@@ -10,6 +10,7 @@ import {
 } from 'nestjs-kafka-broadcast';
 import { CapturingLogger } from './support/capturing-logger.js';
 import { FAST_CONSUMER, openDataSource } from './support/engine.js';
+import { clientScoped, kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 import { waitFor } from './support/kafka.js';
 import {
   adminKafka,
@@ -74,21 +75,22 @@ function runSecuredCli(user: User, password: string, args: string[]) {
 const engines: BroadcastEngine[] = [];
 const dataSources: DataSource[] = [];
 
-/** The user's own topic prefix, so cases never meet in a group. */
-const prefixOf = (user: User) => `${user}.`;
+/** The user's own topic prefix per client, so cases never meet in a group. */
+const prefixOf = (user: User, client: BroadcastKafkaClient) => `${clientScoped(user, client)}.`;
 
 function engine(
+  client: BroadcastKafkaClient,
   user: User,
   overrides: Partial<BroadcastModuleOptions> = {},
   dataSource?: DataSource,
 ) {
-  const logger = new CapturingLogger(`${user}-${loggers.length}`);
+  const logger = new CapturingLogger(`${user}-${client}-${loggers.length}`);
   loggers.push(logger);
   const received: unknown[] = [];
   const e = new BroadcastEngine(
     {
-      kafka: securedKafka(cluster, user, USERS[user]),
-      topicPrefix: prefixOf(user),
+      kafka: securedKafka(cluster, user, USERS[user], { client }),
+      topicPrefix: prefixOf(user, client),
       lock: dataSource ? {} : false,
       heartbeat: { intervalMs: 500 },
       consumer: FAST_CONSUMER,
@@ -104,8 +106,12 @@ function engine(
 }
 
 /** The README's ACLs for `user`, without the ones `drop` matches. */
-async function grantReadme(user: User, drop: (acl: ReadmeAcl) => boolean = () => false) {
-  const acls = readmeAcls(prefixOf(user), [TOPIC]);
+async function grantReadme(
+  client: BroadcastKafkaClient,
+  user: User,
+  drop: (acl: ReadmeAcl) => boolean = () => false,
+) {
+  const acls = readmeAcls(prefixOf(user, client), [TOPIC]);
   await grant(
     cluster,
     user,
@@ -125,6 +131,9 @@ async function startupError(e: BroadcastEngine) {
   expect(error).toBeInstanceOf(BroadcastStartupError);
   return { error: error as BroadcastStartupError, elapsedMs: Date.now() - started };
 }
+
+/** `text` as a literal inside a RegExp. */
+const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Warn and error lines of a logger (debug lines hold kafkajs's collapsed noise). */
 const loud = (logger: CapturingLogger) =>
@@ -147,178 +156,207 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe('secured broker, exactly the README ACLs', () => {
-  it('claims, deletes, joins, verifies, publishes, heartbeats and stays healthy, locked and lock-free', async () => {
-    const acls = await grantReadme('svc');
-    expect(acls.map((a) => `${a.resourceType}:${a.operation}`).sort()).toEqual(
-      expect.arrayContaining([
-        'group:DELETE',
-        'group:READ',
-        'topic:CREATE',
-        'topic:READ',
-        'topic:WRITE',
-      ]),
-    );
-    const pg = await Promise.all([0, 1].map(() => openDataSource('postgres', 'secured-acls')));
-    dataSources.push(...pg);
-    const instances = [
-      engine('svc', {}, pg[0]),
-      engine('svc', {}, pg[1]),
-      engine('svc'),
-      engine('svc'),
-    ];
-    await Promise.all(instances.map((i) => i.engine.start()));
-    const groups = instances.map((i) => i.engine.reader.groupId);
-    expect(new Set(groups).size).toBe(4);
-    expect(groups.slice(0, 2).sort()).toEqual([
-      'svc.broadcastConsumer-0',
-      'svc.broadcastConsumer-1',
-    ]);
+describe.each(kafkaClients())(
+  'secured broker over the %s client, exactly the README ACLs',
+  (client) => {
+    it('claims, deletes, joins, verifies, publishes, heartbeats and stays healthy, locked and lock-free', async () => {
+      const p = prefixOf('svc', client);
+      const acls = await grantReadme(client, 'svc');
+      expect(acls.map((a) => `${a.resourceType}:${a.operation}`).sort()).toEqual(
+        expect.arrayContaining([
+          'group:DELETE',
+          'group:READ',
+          'topic:CREATE',
+          'topic:READ',
+          'topic:WRITE',
+        ]),
+      );
+      const pg = await Promise.all([0, 1].map(() => openDataSource('postgres', 'secured-acls')));
+      dataSources.push(...pg);
+      const instances = [
+        engine(client, 'svc', {}, pg[0]),
+        engine(client, 'svc', {}, pg[1]),
+        engine(client, 'svc'),
+        engine(client, 'svc'),
+      ];
+      await Promise.all(instances.map((i) => i.engine.start()));
+      const groups = instances.map((i) => i.engine.reader.groupId);
+      expect(new Set(groups).size).toBe(4);
+      expect(groups.slice(0, 2).sort()).toEqual([
+        `${p}broadcastConsumer-0`,
+        `${p}broadcastConsumer-1`,
+      ]);
 
-    await instances[0]!.engine.publisher.publish(TOPIC, { id: 1 });
-    await waitFor(() => instances.every((i) => i.received.length === 1), {
-      message: 'every instance received the message',
+      await instances[0]!.engine.publisher.publish(TOPIC, { id: 1 });
+      await waitFor(() => instances.every((i) => i.received.length === 1), {
+        message: 'every instance received the message',
+      });
+      // Heartbeats flow and every instance's view is fresh: what the health indicator reports.
+      await waitFor(() => instances.some((i) => i.engine.heartbeat.sent > 0));
+      await waitFor(
+        () =>
+          instances.every((i) => {
+            const s = i.engine.reader.status();
+            return s.state === 'ready' && s.lastLatencyMs !== undefined && s.lastLatencyMs < 5_000;
+          }),
+        { message: 'every instance ready and fresh' },
+      );
+      for (const i of instances) expect(loud(i.logger)).toEqual([]);
+
+      // The operator CLI works under the same principal (its pool view needs only these ACLs).
+      const pool = await runSecuredCli('svc', USERS.svc, [
+        'pool',
+        '--prefix',
+        p,
+        '--heartbeats',
+        '0',
+        '--json',
+      ]);
+      expect(pool.code, pool.output).toBe(0);
+      for (const g of groups) expect(pool.output).toContain(g);
+
+      await Promise.all(instances.map((i) => i.engine.stop()));
+      const admin = adminKafka(cluster).admin();
+      await admin.connect();
+      const { groups: described } = await admin.describeGroups(groups as string[]);
+      await admin.disconnect();
+      expect(described.every((g) => g.members.length === 0)).toBe(true);
     });
-    // Heartbeats flow and every instance's view is fresh: what the health indicator reports.
-    await waitFor(() => instances.some((i) => i.engine.heartbeat.sent > 0));
-    await waitFor(
-      () =>
-        instances.every((i) => {
-          const s = i.engine.reader.status();
-          return s.state === 'ready' && s.lastLatencyMs !== undefined && s.lastLatencyMs < 5_000;
-        }),
-      { message: 'every instance ready and fresh' },
-    );
-    for (const i of instances) expect(loud(i.logger)).toEqual([]);
 
-    // The operator CLI works under the same principal (its pool view needs only these ACLs).
-    const pool = await runSecuredCli('svc', USERS.svc, [
-      'pool',
-      '--prefix',
-      'svc.',
-      '--heartbeats',
-      '0',
-      '--json',
-    ]);
-    expect(pool.code, pool.output).toBe(0);
-    for (const g of groups) expect(pool.output).toContain(g);
-
-    await Promise.all(instances.map((i) => i.engine.stop()));
-    const admin = adminKafka(cluster).admin();
-    await admin.connect();
-    const { groups: described } = await admin.describeGroups(groups as string[]);
-    await admin.disconnect();
-    expect(described.every((g) => g.members.length === 0)).toBe(true);
-  });
-
-  it('works without CREATE when the platform team created the topics', async () => {
-    await grantReadme('platform', (a) => a.operation === 'CREATE');
-    await createTopicsAsAdmin(cluster, [
-      `platform.${TOPIC}`,
-      'platform.broadcast.heartbeat.v1',
-      'platform.broadcast.receipts.v1',
-    ]);
-    const i = engine('platform');
-    await i.engine.start();
-    await i.engine.publisher.publish(TOPIC, { id: 2 });
-    await waitFor(() => i.received.length === 1);
-    expect(loud(i.logger)).toEqual([]);
-    await i.engine.stop();
-  });
-});
-
-describe('one ACL missing: one clear error, no walk over the pool, no flood', () => {
-  it('DELETE on the groups: startup fails naming the group and DELETE', async () => {
-    await grantReadme(
-      'no-group-delete',
-      (a) => a.resourceType === 'group' && a.operation === 'DELETE',
-    );
-    const ds = await openDataSource('postgres', 'secured-acls');
-    dataSources.push(ds);
-    const i = engine('no-group-delete', {}, ds);
-    const { error } = await startupError(i.engine);
-    expect(error.message).toMatch(
-      /denied delete consumer group on group "no-group-delete\.broadcastConsumer-0".*DELETE ACL/,
-    );
-    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
-  });
-
-  it('READ on the groups: startup fails naming the group and READ', async () => {
-    await grantReadme('no-group-read', (a) => a.resourceType === 'group' && a.operation === 'READ');
-    const i = engine('no-group-read');
-    const { error } = await startupError(i.engine);
-    expect(error.message).toMatch(
-      /denied join and consume on group "no-group-read\.broadcastLFConsumer-\d+".*READ ACL/,
-    );
-    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
-  });
-
-  it('every ACL on the groups (so no DESCRIBE either): startup fails naming the group', async () => {
-    await grantReadme('no-group-acl', (a) => a.resourceType === 'group');
-    const i = engine('no-group-acl', { startupTimeoutMs: 10_000 });
-    const { error } = await startupError(i.engine);
-    expect(error.message).toMatch(
-      /denied delete consumer group \(finding its coordinator\) on group "no-group-acl\.broadcastLFConsumer-\d+".*DESCRIBE ACL/,
-    );
-    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
-  });
-
-  it('READ on a topic: reading stops, one error and a health problem naming READ, quiet retries', async () => {
-    await grantReadme(
-      'no-topic-read',
-      (a) =>
-        a.resourceType === 'topic' && a.operation === 'READ' && a.name === `no-topic-read.${TOPIC}`,
-    );
-    const i = engine('no-topic-read');
-    // Joining needs no READ on the topics; the first fetch does, right after the join.
-    await i.engine.start();
-    const problem = await waitFor(() => i.engine.reader.status().problem, {
-      message: 'status names the problem',
+    it('works without CREATE when the platform team created the topics', async () => {
+      await grantReadme(client, 'platform', (a) => a.operation === 'CREATE');
+      const p = prefixOf('platform', client);
+      await createTopicsAsAdmin(cluster, [
+        `${p}${TOPIC}`,
+        `${p}broadcast.heartbeat.v1`,
+        `${p}broadcast.receipts.v1`,
+      ]);
+      const i = engine(client, 'platform');
+      await i.engine.start();
+      await i.engine.publisher.publish(TOPIC, { id: 2 });
+      await waitFor(() => i.received.length === 1);
+      expect(loud(i.logger)).toEqual([]);
+      await i.engine.stop();
     });
-    expect(problem).toMatch(
-      /denied join and consume on topic "[^"]*no-topic-read\.product\.changed[^"]*".*READ ACL/,
-    );
-    expect(i.engine.reader.status().state).toBe('recovering');
-    // The reader keeps retrying (so a granted ACL heals it) without repeating itself.
-    const since = Date.now();
-    await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
-    expect(i.logger.errors).toEqual([problem]);
-    expect(loud(i.logger).length).toBeLessThanOrEqual(2);
-  });
+  },
+);
 
-  it('CREATE while a topic is missing: startup fails naming the topic and CREATE', async () => {
-    await grantReadme('no-create', (a) => a.operation === 'CREATE');
-    const i = engine('no-create');
-    const { error } = await startupError(i.engine);
-    expect(error.message).toMatch(
-      /denied create missing topics on topic "no-create\.[^"]+".*CREATE ACL/,
-    );
-    expect(loud(i.logger).length).toBeLessThanOrEqual(1);
-  });
+describe.each(kafkaClients())(
+  'one ACL missing over the %s client: one clear error, no walk over the pool, no flood',
+  (client) => {
+    it('DELETE on the groups: startup fails naming the group and DELETE', async () => {
+      await grantReadme(
+        client,
+        'no-group-delete',
+        (a) => a.resourceType === 'group' && a.operation === 'DELETE',
+      );
+      const ds = await openDataSource('postgres', 'secured-acls');
+      dataSources.push(ds);
+      const i = engine(client, 'no-group-delete', {}, ds);
+      const { error } = await startupError(i.engine);
+      expect(error.message).toMatch(
+        new RegExp(
+          `denied delete consumer group on group "${esc(prefixOf('no-group-delete', client))}broadcastConsumer-0".*DELETE ACL`,
+        ),
+      );
+      expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+    });
 
-  it('WRITE on the topics: starts, publish rejects naming WRITE, one heartbeat warning, health stays down', async () => {
-    await grantReadme('no-topic-write', (a) => a.operation === 'WRITE');
-    const i = engine('no-topic-write');
-    await i.engine.start();
-    const error = await i.engine.publisher.publish(TOPIC, { id: 3 }).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    errors.push(error);
-    expect(error).toBeInstanceOf(BroadcastStartupError);
-    expect((error as Error).message).toMatch(
-      /denied publish on topic "no-topic-write\.product\.changed".*WRITE ACL/,
-    );
-    // Several heartbeat intervals (500 ms) pass: still one warning, and no fresh view.
-    const warned = await waitFor(() => i.logger.matching(/heartbeat/i, 'warn')[0]);
-    expect(warned).toMatch(/WRITE ACL/);
-    const since = Date.now();
-    await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
-    expect(i.logger.matching(/heartbeat/i, 'warn')).toHaveLength(1);
-    expect(loud(i.logger)).toHaveLength(1);
-    expect(i.engine.reader.status().lastLatencyMs).toBeUndefined();
-  });
+    it('READ on the groups: startup fails naming the group and READ', async () => {
+      await grantReadme(
+        client,
+        'no-group-read',
+        (a) => a.resourceType === 'group' && a.operation === 'READ',
+      );
+      const i = engine(client, 'no-group-read');
+      const { error } = await startupError(i.engine);
+      expect(error.message).toMatch(
+        new RegExp(
+          `denied join and consume on group "${esc(prefixOf('no-group-read', client))}broadcastLFConsumer-\\d+".*READ ACL`,
+        ),
+      );
+      expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+    });
 
+    it('every ACL on the groups (so no DESCRIBE either): startup fails naming the group', async () => {
+      await grantReadme(client, 'no-group-acl', (a) => a.resourceType === 'group');
+      const i = engine(client, 'no-group-acl', { startupTimeoutMs: 10_000 });
+      const { error } = await startupError(i.engine);
+      expect(error.message).toMatch(
+        new RegExp(
+          `denied delete consumer group \\(finding its coordinator\\) on group "${esc(prefixOf('no-group-acl', client))}broadcastLFConsumer-\\d+".*DESCRIBE ACL`,
+        ),
+      );
+      expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+    });
+
+    it('READ on a topic: reading stops, one error and a health problem naming READ, quiet retries', async () => {
+      const p = prefixOf('no-topic-read', client);
+      await grantReadme(
+        client,
+        'no-topic-read',
+        (a) => a.resourceType === 'topic' && a.operation === 'READ' && a.name === `${p}${TOPIC}`,
+      );
+      const i = engine(client, 'no-topic-read');
+      // Joining needs no READ on the topics; the first fetch does, right after the join.
+      await i.engine.start();
+      const problem = await waitFor(() => i.engine.reader.status().problem, {
+        message: 'status names the problem',
+      });
+      expect(problem).toMatch(
+        new RegExp(
+          `denied join and consume on topic "[^"]*${esc(p)}product\\.changed[^"]*".*READ ACL`,
+        ),
+      );
+      expect(i.engine.reader.status().state).toBe('recovering');
+      // The reader keeps retrying (so a granted ACL heals it) without repeating itself.
+      const since = Date.now();
+      await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
+      expect(i.logger.errors).toEqual([problem]);
+      expect(loud(i.logger).length).toBeLessThanOrEqual(2);
+    });
+
+    it('CREATE while a topic is missing: startup fails naming the topic and CREATE', async () => {
+      await grantReadme(client, 'no-create', (a) => a.operation === 'CREATE');
+      const i = engine(client, 'no-create');
+      const { error } = await startupError(i.engine);
+      expect(error.message).toMatch(
+        new RegExp(
+          `denied create missing topics on topic "${esc(prefixOf('no-create', client))}[^"]+".*CREATE ACL`,
+        ),
+      );
+      expect(loud(i.logger).length).toBeLessThanOrEqual(1);
+    });
+
+    it('WRITE on the topics: starts, publish rejects naming WRITE, one heartbeat warning, health stays down', async () => {
+      await grantReadme(client, 'no-topic-write', (a) => a.operation === 'WRITE');
+      const i = engine(client, 'no-topic-write');
+      await i.engine.start();
+      const error = await i.engine.publisher.publish(TOPIC, { id: 3 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      errors.push(error);
+      expect(error).toBeInstanceOf(BroadcastStartupError);
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `denied publish on topic "${esc(prefixOf('no-topic-write', client))}product\\.changed".*WRITE ACL`,
+        ),
+      );
+      // Several heartbeat intervals (500 ms) pass: still one warning, and no fresh view.
+      const warned = await waitFor(() => i.logger.matching(/heartbeat/i, 'warn')[0]);
+      expect(warned).toMatch(/WRITE ACL/);
+      const since = Date.now();
+      await waitFor(() => Date.now() - since > 3_000, { timeoutMs: 5_000 });
+      expect(i.logger.matching(/heartbeat/i, 'warn')).toHaveLength(1);
+      expect(loud(i.logger)).toHaveLength(1);
+      expect(i.engine.reader.status().lastLatencyMs).toBeUndefined();
+    });
+  },
+);
+
+// The CLI has no client choice; the secrets check reads every client's logs, so it runs last.
+describe('the CLI and every output', () => {
   it('the CLI with a wrong password: one error line, no password', async () => {
     const run = await runSecuredCli('svc', 'wr0ng-S3cret-cli77', [
       'pool',

@@ -7,6 +7,7 @@
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { FAST_CONSUMER, useEngineHarness } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { OnDemandReader } from './support/on-demand-reader.js';
 import { newKafka, waitFor } from './support/kafka.js';
 
@@ -33,9 +34,9 @@ async function point(name: string, topic: string): Promise<number | undefined> {
   return undefined;
 }
 
-describe('Metrics while a backlog drains', () => {
+describe.each(kafkaClients())('Metrics while a backlog drains, %s client', (client) => {
   it('counts all 10,000 handler calls exactly and records a bounded spread of latencies', async () => {
-    const h = useEngineHarness('otel-budget');
+    const h = useEngineHarness('otel-budget', {}, client);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let calls = 0;

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureLibBuilt } from './support/faults.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { kafkaBrokers, newAdmin, testPrefix } from './support/kafka.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -39,6 +40,7 @@ afterAll(async () => {
 
 /** An app folder whose node_modules links every installed package but @opentelemetry/*. */
 function appWithoutOpenTelemetry(): string {
+  if (dir) return dir;
   const built = dirname(dirname(fileURLToPath(ensureLibBuilt())));
   dir = mkdtempSync(join(tmpdir(), 'nkb-no-otel-'));
   const modules = join(dir, 'node_modules');
@@ -69,7 +71,7 @@ try { await import('@opentelemetry/api'); } catch { missing = true; }
 const warnings = [];
 const logger = { log() {}, debug() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
 const engine = new BroadcastEngine(
-  { kafka: { brokers: process.env.BROKERS.split(',') }, topicPrefix: process.env.PREFIX, lock: false, heartbeat: false,
+  { kafka: { client: process.env.CLIENT, brokers: process.env.BROKERS.split(',') }, topicPrefix: process.env.PREFIX, lock: false, heartbeat: false,
     consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 } },
   { logger },
 );
@@ -82,7 +84,7 @@ await engine.stop();
 console.log(JSON.stringify({ missing, got, warnings }));
 `;
 
-describe('without @opentelemetry/api installed', () => {
+describe.each(kafkaClients())('without @opentelemetry/api installed, %s client', (client) => {
   it('the built library starts, publishes and handles, silently uninstrumented', async () => {
     const app = appWithoutOpenTelemetry();
     writeFileSync(join(app, 'main.mjs'), SCRIPT);
@@ -92,7 +94,12 @@ describe('without @opentelemetry/api installed', () => {
         ['main.mjs'],
         {
           cwd: app,
-          env: { ...process.env, BROKERS: kafkaBrokers().join(','), PREFIX: prefix },
+          env: {
+            ...process.env,
+            CLIENT: client,
+            BROKERS: kafkaBrokers().join(','),
+            PREFIX: `${prefix}${client}.`,
+          },
           timeout: 90_000,
         },
         (error, stdout, stderr) =>

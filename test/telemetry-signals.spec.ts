@@ -13,6 +13,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { useEngineHarness } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { OnDemandReader } from './support/on-demand-reader.js';
 import { waitFor } from './support/kafka.js';
 
@@ -56,9 +57,9 @@ const librarySpans = (topic: string) =>
     .getFinishedSpans()
     .filter((s) => s.name === `publish ${topic}` || s.name === `process ${topic}`);
 
-describe('The telemetry option', () => {
+describe.each(kafkaClients())('The telemetry option, %s client', (client) => {
   it('traces: false counts every call but makes no span and writes no trace header', async () => {
-    const h = useEngineHarness('otel-notrace', { telemetry: { traces: false } });
+    const h = useEngineHarness('otel-notrace', { telemetry: { traces: false } }, client);
     const [a, b] = await h.startMany(2, { lock: 'none', topics: ['orders'] });
     await h.allReady([a!, b!]);
     const topic = h.topic('orders');
@@ -82,7 +83,7 @@ describe('The telemetry option', () => {
   });
 
   it('metrics: false keeps the spans and records nothing through the meter', async () => {
-    const h = useEngineHarness('otel-nometrics', { telemetry: { metrics: false } });
+    const h = useEngineHarness('otel-nometrics', { telemetry: { metrics: false } }, client);
     const [a, b] = await h.startMany(2, { lock: 'none', topics: ['orders'] });
     await h.allReady([a!, b!]);
     const topic = h.topic('orders');

@@ -13,6 +13,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { useEngineHarness } from './support/engine.js';
+import { kafkaClients } from './support/kafka-clients.js';
 import { waitFor } from './support/kafka.js';
 
 const exporter = new InMemorySpanExporter();
@@ -32,9 +33,9 @@ afterAll(async () => {
 const spans = (kind: SpanKind, name: string): ReadableSpan[] =>
   exporter.getFinishedSpans().filter((s) => s.kind === kind && s.name === name);
 
-describe('Tracing with @opentelemetry/api', () => {
+describe.each(kafkaClients())('Tracing with @opentelemetry/api, %s client', (client) => {
   it('a publish in A yields handler spans in B and C with the same trace id', async () => {
-    const h = useEngineHarness('otel-trace');
+    const h = useEngineHarness('otel-trace', {}, client);
     const [a, b, c] = await h.startMany(3, { lock: 'none', topics: ['orders'] });
     await h.allReady([a!, b!, c!]);
     exporter.reset();
@@ -83,7 +84,7 @@ describe('Tracing with @opentelemetry/api', () => {
   });
 
   it('failing and timed-out handlers end their spans with an error status; heartbeats make no spans', async () => {
-    const h = useEngineHarness('otel-fail', { handlerTimeoutMs: 300 });
+    const h = useEngineHarness('otel-fail', { handlerTimeoutMs: 300 }, client);
     const [e] = await h.startMany(1, {
       lock: 'none',
       options: { heartbeat: { intervalMs: 200 } },

@@ -26,6 +26,7 @@ import { type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
 import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { BroadcastTransport } from 'nestjs-kafka-broadcast/microservices';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
+import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, runId, testPrefix } from './kafka.js';
 
 export const PG_CONNECTION = {
@@ -197,15 +198,27 @@ export class NestHarness {
   private adminClient: Promise<Admin> | undefined;
   private readonly cleanups: (() => Promise<unknown> | unknown)[] = [];
 
-  constructor(name: string, brokers: string[] = kafkaBrokers()) {
-    this.prefix = testPrefix(name);
+  constructor(
+    name: string,
+    brokers: string[] = kafkaBrokers(),
+    /** kafka.client of the options() given to apps (undefined: the library's default). */
+    readonly client?: BroadcastKafkaClient,
+  ) {
+    this.prefix = testPrefix(clientScoped(name, client));
     this.brokers = brokers;
   }
 
-  /** Module options for this harness: its prefix, the fast consumer timings, plus `extra`. */
+  /**
+   * Module options for this harness: its prefix, the fast consumer timings, its Kafka client
+   * adapter, plus `extra`.
+   */
   options(extra: Partial<BroadcastModuleOptions> = {}): BroadcastModuleOptions {
     return {
-      kafka: { brokers: this.brokers, clientId: `nest-test-${runId()}` },
+      kafka: {
+        brokers: this.brokers,
+        clientId: `nest-test-${runId()}`,
+        ...(this.client && { client: this.client }),
+      },
       topicPrefix: this.prefix,
       consumer: FAST_CONSUMER,
       ...extra,
@@ -300,9 +313,16 @@ export class NestHarness {
   }
 }
 
-/** A harness whose cleanup runs when the current test finishes. Call inside a test. */
-export function useNestHarness(name: string, brokers?: string[]): NestHarness {
-  const harness = new NestHarness(name, brokers);
+/**
+ * A harness whose cleanup runs when the current test finishes. Call inside a test. `client`
+ * picks the Kafka client adapter of its options() (see kafka-clients.ts).
+ */
+export function useNestHarness(
+  name: string,
+  brokers?: string[],
+  client?: BroadcastKafkaClient,
+): NestHarness {
+  const harness = new NestHarness(name, brokers, client);
   onTestFinished(() => harness.cleanup());
   return harness;
 }

@@ -6,6 +6,8 @@ export interface TcpProxy {
   port: number;
   /** Stops listening and drops every open connection: the target is then unreachable. */
   cut(): Promise<void>;
+  /** How many connections clients opened through the proxy so far. */
+  connections(): number;
 }
 
 export async function startTcpProxy(
@@ -13,7 +15,9 @@ export async function startTcpProxy(
   targetHost = '127.0.0.1',
 ): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  let connections = 0;
   const server: Server = createServer((client) => {
+    connections++;
     const upstream = createConnection(targetPort, targetHost);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -26,6 +30,7 @@ export async function startTcpProxy(
   const port = (server.address() as { port: number }).port;
   return {
     port,
+    connections: () => connections,
     cut: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -20,20 +20,29 @@ export type AdapterImport = (
 /** Each adapter, imported on demand with its client (so the other client is never loaded). */
 export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = {
   kafkajs: async (o, logger) => {
+    const began = Date.now();
     const { KafkajsAdapter } = await import('../kafka/kafkajs.adapter.js');
-    return new KafkajsAdapter(o, logger);
+    return new KafkajsAdapter(withinStartup(o, began), logger);
   },
   platformatic: async (o, logger) => {
+    const began = Date.now();
     const { PlatformaticAdapter } = await import('../kafka-platformatic/platformatic.adapter.js');
     // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
     const { brokers } = o.kafka;
-    return new PlatformaticAdapter(
-      o,
-      typeof brokers === 'function' ? await brokers() : brokers,
-      logger,
-    );
+    const list = typeof brokers === 'function' ? await brokers() : brokers;
+    return new PlatformaticAdapter(withinStartup(o, began), list, logger);
   },
 };
+
+/**
+ * The options with what is left of startupTimeoutMs once the adapter is loaded. The first start
+ * loads the client during start(), which takes seconds on a busy host (@platformatic/kafka
+ * compiles its option schemas when imported: 2.8 s measured at load 15): that time counts against
+ * startupTimeoutMs, so an unreachable broker is still reported within it.
+ */
+function withinStartup(o: ResolvedBroadcastOptions, began: number): ResolvedBroadcastOptions {
+  return { ...o, startupTimeoutMs: Math.max(0, o.startupTimeoutMs - (Date.now() - began)) };
+}
 
 /**
  * The adapter of the client `kafka.client` names, or, without it, of kafkajs when it is installed,

@@ -8,7 +8,12 @@ import type {
   TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
-import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
+import {
+  chainOf,
+  hasProtocolError,
+  type PlatformaticErrors,
+  type PlatformaticOperation,
+} from './platformatic-errors.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 
 /** ListOffsets timestamps: the high watermark and the log start. */
@@ -22,11 +27,14 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
+  private probed = false;
 
   constructor(
     private readonly admin: Admin,
     topicSettings: TopicSettings,
     private readonly errors: PlatformaticErrors,
+    /** One connection that the client does not retry (platformatic-connection-probe.ts). */
+    private readonly probe: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
   }
@@ -35,7 +43,11 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
     // a refused login, certificate or ACL is reported at once.
     return this.errors.untilReachable(
-      () => this.topics.ensure(topics, signal),
+      async () => {
+        if (!this.probed) await this.probe();
+        this.probed = true;
+        await this.topics.ensure(topics, signal);
+      },
       {
         operation: 'describe topics',
         acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
@@ -58,11 +70,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
       } catch (error) {
         if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
         if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
-        const denied = this.errors.fatal(error, {
-          operation: 'delete consumer group',
-          acl: { group: 'DELETE' },
-          groupId,
-        });
+        const denied = this.errors.fatal(error, deleting(error, groupId));
         if (denied) throw denied;
         // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
         const delay = backoffDelay(attempt);
@@ -186,4 +194,22 @@ export function brokerState(state: string): string {
     .split('_')
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
+}
+
+/**
+ * What a refused DeleteGroups call was doing. The client finds the group's coordinator first
+ * (clients/admin/admin.js:669); without any ACL on the group the broker refuses that
+ * FindCoordinator, which needs DESCRIBE, not DELETE: named as kafkajs's adapter names it.
+ */
+function deleting(error: unknown, groupId: string): PlatformaticOperation {
+  const findingCoordinator = [...chainOf(error)].some((e) =>
+    /FindCoordinator/.test(e.message ?? ''),
+  );
+  return findingCoordinator
+    ? {
+        operation: 'delete consumer group (finding its coordinator)',
+        acl: { group: 'DESCRIBE' },
+        groupId,
+      }
+    : { operation: 'delete consumer group', acl: { group: 'DELETE' }, groupId };
 }

@@ -10,6 +10,8 @@ export interface PlatformaticErrorLike {
   message?: string;
   /** The broker's error name, on a ProtocolError (e.g. 'OFFSET_OUT_OF_RANGE'). */
   apiId?: string;
+  /** The broker's own words, on a ProtocolError (e.g. why a SASL login was refused). */
+  serverErrorMessage?: string | null;
   canRetry?: boolean;
   /** The parsed response, on a ResponseError: the partitions' own error codes are in it. */
   response?: unknown;
@@ -104,11 +106,7 @@ export class PlatformaticErrors {
       if (e.apiId === 'SASL_AUTHENTICATION_FAILED' || /SASL|authenticat/i.test(e.message ?? '')) {
         return new BroadcastStartupError(
           'kafka.sasl',
-          BroadcastMessages.kafkaSaslRefused(
-            this.kafka.sasl,
-            this.brokers(),
-            e.message ?? 'refused',
-          ),
+          BroadcastMessages.kafkaSaslRefused(this.kafka.sasl, this.brokers(), saslRefusal(error)),
         );
       }
       if (this.kafka.ssl !== undefined && TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`))
@@ -147,6 +145,18 @@ export class PlatformaticErrors {
     const { brokers } = this.kafka;
     return typeof brokers === 'function' ? 'the brokers from kafka.brokers()' : brokers.join(',');
   }
+}
+
+/**
+ * Why a login was refused, as kafkajs reports it: the client's words ("SASL authentication
+ * failed", without its period: the library's message adds its own) and the broker's reason.
+ */
+function saslRefusal(error: unknown): string {
+  const chain = [...chainOf(error)];
+  const refused = chain.find((e) => /SASL|authenticat/i.test(e.message ?? ''));
+  const reason = chain.find((e) => e.serverErrorMessage)?.serverErrorMessage;
+  const text = (refused?.message ?? 'refused').replace(/\.+$/, '');
+  return reason ? `${text}: ${reason.replace(/\.+$/, '')}` : text;
 }
 
 /** The innermost message: retries wrap the socket error in errors that add nothing. */

@@ -3,7 +3,6 @@ import {
   Consumer,
   Producer,
   compatibilityPartitioner,
-  stringSerializers,
   type BaseOptions,
   type RetryDelayGetter,
   type SASLMechanismValue,
@@ -18,12 +17,15 @@ import type {
   GroupConsumerSpec,
   KafkaPort,
   OutgoingRecord,
+  RawOutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import { errorMessage } from '../shared/async.utils.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
+import { probeConnection } from './platformatic-connection-probe.js';
 import { PlatformaticErrors } from './platformatic-errors.js';
+import { bytesSerializers, toProducedHeaders, type Bytes } from './platformatic-serializers.js';
 import { type ConsumerTimings, PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
 
 export interface PlatformaticAdapterOptions {
@@ -46,7 +48,7 @@ export class PlatformaticAdapter implements KafkaPort {
   memberUserData: (() => string) | undefined;
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
-  private producer: Producer<string, string, string, string> | undefined;
+  private producer: Producer<Bytes, Bytes, Bytes, Bytes> | undefined;
 
   constructor(
     private readonly options: PlatformaticAdapterOptions,
@@ -59,6 +61,7 @@ export class PlatformaticAdapter implements KafkaPort {
       new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` }),
       options.topics,
       this.errors,
+      () => probeConnection(this.base),
     );
   }
 
@@ -87,11 +90,11 @@ export class PlatformaticAdapter implements KafkaPort {
     );
   }
 
-  async send(topic: string, records: OutgoingRecord[]): Promise<void> {
+  async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
     this.producer ??= new Producer({
       ...this.base,
       clientId: `${this.base.clientId}-producer`,
-      serializers: stringSerializers,
+      serializers: bytesSerializers,
       // kafkajs's (and Java's) partition for a key, so both adapters put a key in one partition.
       partitioner: compatibilityPartitioner,
       autocreateTopics: true,
@@ -102,8 +105,8 @@ export class PlatformaticAdapter implements KafkaPort {
         messages: records.map((r) => ({
           topic,
           key: r.key ?? undefined,
-          value: r.value,
-          ...(r.headers && { headers: r.headers }),
+          value: r.value ?? undefined,
+          ...(r.headers && { headers: toProducedHeaders(r.headers) }),
         })),
       });
     } catch (error) {
