@@ -8,6 +8,7 @@ import type {
   TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
+import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 
@@ -17,11 +18,21 @@ const EARLIEST = -2n;
 /** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
 const READ_UNCOMMITTED = 0;
 const POOL_GROUP = /-\d+$/;
+const GROUP_KEY = 0;
+/** KIP-848's APIs; v1 of the heartbeat (the member makes its own id) is Apache Kafka 4.0+. */
+const CONSUMER_GROUP_HEARTBEAT = 68;
+const CONSUMER_GROUP_DESCRIBE = 69;
+
+/** The group protocol the adapter's groups use, once 'auto' was resolved. */
+export type ResolvedGroupProtocol = 'classic' | 'consumer';
 const LATEST_OFFSETS_ATTEMPTS = 5;
 
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
+  private consumerProtocol: Promise<boolean> | undefined;
+  /** Set once a group of ours uses KIP-848: its describes go to ConsumerGroupDescribe first. */
+  private consumerFirst = false;
 
   constructor(
     private readonly admin: Admin,
@@ -29,6 +40,35 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     private readonly errors: PlatformaticErrors,
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
+  }
+
+  /**
+   * Whether the broker offers the KIP-848 consumer protocol: ApiVersions lists
+   * ConsumerGroupHeartbeat v1 and ConsumerGroupDescribe (a broker started with
+   * group.coordinator.rebalance.protocols=classic lists neither). Asked once.
+   */
+  offersConsumerProtocol(): Promise<boolean> {
+    this.consumerProtocol ??= this.admin
+      .listApis()
+      .then(
+        (apis) =>
+          apis.some((a) => a.apiKey === CONSUMER_GROUP_HEARTBEAT && a.maxVersion >= 1) &&
+          apis.some((a) => a.apiKey === CONSUMER_GROUP_DESCRIBE),
+      );
+    this.consumerProtocol.catch(() => (this.consumerProtocol = undefined));
+    return this.consumerProtocol;
+  }
+
+  /** Noted by the adapter when its groups use KIP-848 (see describeGroup). */
+  useConsumerProtocol(): void {
+    this.consumerFirst = true;
+  }
+
+  /** The group's coordinator (FindCoordinator), for the KIP-848 heartbeats. */
+  async coordinatorOf(groupId: string): Promise<{ host: string; port: number }> {
+    const [found] = await this.admin.findCoordinator({ keyType: GROUP_KEY, keys: [groupId] });
+    if (!found) throw new Error(`no coordinator for group ${groupId}`);
+    return { host: found.host, port: found.port };
   }
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -72,7 +112,33 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     }
   }
 
+  /**
+   * Members of a group of either protocol. DescribeGroups does not see KIP-848 groups (it answers
+   * 'Dead', no members) and ConsumerGroupDescribe does not see classic ones (GROUP_ID_NOT_FOUND):
+   * the one our groups use is asked first, the other when the first finds no such group.
+   */
   async describeGroup(groupId: string): Promise<GroupDescription> {
+    if (this.consumerFirst) {
+      const described = await describeConsumerGroup(this.admin, groupId);
+      if (described.kind === 'consumer')
+        return {
+          state: brokerState(described.state),
+          memberIds: described.members.map((m) => m.memberId),
+        };
+      return this.describeClassicGroup(groupId);
+    }
+    const classic = await this.describeClassicGroup(groupId);
+    if (classic.state !== 'Dead' || !(await this.offersConsumerProtocol().catch(() => false)))
+      return classic;
+    const described = await describeConsumerGroup(this.admin, groupId);
+    if (described.kind !== 'consumer') return classic;
+    return {
+      state: brokerState(described.state),
+      memberIds: described.members.map((m) => m.memberId),
+    };
+  }
+
+  private async describeClassicGroup(groupId: string): Promise<GroupDescription> {
     const group = (await this.admin.describeGroups({ groups: [groupId] })).get(groupId);
     return {
       // The broker's own spelling ('Stable', 'Empty', 'Dead'), as kafkajs reports it.
@@ -129,25 +195,41 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    const listed = await this.admin.listGroups();
-    const ids = [...listed.values()]
-      .filter((g) => g.protocolType === 'consumer' && g.id.startsWith(groupPrefix))
-      .map((g) => g.id)
-      .filter((id) => POOL_GROUP.test(id));
-    if (ids.length === 0) return [];
-    const described = await this.admin.describeGroups({ groups: ids });
+    const kip848 = await this.offersConsumerProtocol().catch(() => false);
+    const listed = await this.admin.listGroups({
+      types: kip848 ? ['classic', 'consumer'] : ['classic'],
+    });
+    const pool = [...listed.values()]
+      .filter((g) => g.id.startsWith(groupPrefix) && POOL_GROUP.test(g.id))
+      .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer');
+    const classic = pool.filter((g) => g.groupType !== 'consumer').map((g) => g.id);
     const members: LiveGroupMember[] = [];
-    for (const group of described.values()) {
-      for (const member of group.members.values()) {
-        const metadata = member.metadata;
-        const userData = metadata?.metadata;
+    if (classic.length > 0) {
+      const described = await this.admin.describeGroups({ groups: classic });
+      for (const group of described.values()) {
+        for (const member of group.members.values()) {
+          const metadata = member.metadata;
+          const userData = metadata?.metadata;
+          members.push({
+            groupId: group.id,
+            memberId: member.id,
+            topics: metadata?.topics ?? [],
+            userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
+          });
+        }
+      }
+    }
+    // KIP-848 members have no user data: this adapter sends the member info as their rack id.
+    for (const group of pool.filter((g) => g.groupType === 'consumer')) {
+      const described = await describeConsumerGroup(this.admin, group.id);
+      if (described.kind !== 'consumer') continue;
+      for (const m of described.members)
         members.push({
           groupId: group.id,
-          memberId: member.id,
-          topics: metadata?.topics ?? [],
-          userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
+          memberId: m.memberId,
+          topics: m.subscribedTopicNames,
+          userData: m.rackId ?? undefined,
         });
-      }
     }
     return members;
   }
