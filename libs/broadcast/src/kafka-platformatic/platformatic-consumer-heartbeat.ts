@@ -155,15 +155,18 @@ export class ConsumerProtocolHeartbeat {
     this.schedule(0);
   }
 
-  /** A coordinator that moved or a connection that failed: found again, then retried. */
+  /**
+   * A coordinator that moved or a connection that failed (found again, then retried), or an error
+   * the broker calls retriable. A lost membership or a refusal (an ACL) is not.
+   */
   private transient(error: unknown): boolean {
-    for (const e of chainOf(error)) {
-      if (e.apiId && COORDINATOR_MOVED.has(e.apiId)) return (this.freshCoordinator = true);
-      if (e.apiId && MEMBERSHIP_LOST.has(e.apiId)) return false;
+    const answers = [...chainOf(error)].filter((e) => e.apiId);
+    if (answers.some((e) => MEMBERSHIP_LOST.has(e.apiId!))) return false;
+    if (answers.length === 0 || answers.some((e) => COORDINATOR_MOVED.has(e.apiId!))) {
+      this.freshCoordinator = true;
+      return true;
     }
-    const retriable = [...chainOf(error)].some((e) => e.canRetry === true || !e.apiId);
-    if (retriable) this.freshCoordinator = true;
-    return retriable;
+    return answers.every((e) => e.canRetry === true);
   }
 }
 
