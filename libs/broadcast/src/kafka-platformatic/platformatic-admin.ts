@@ -30,7 +30,8 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
-  private consumerProtocol: Promise<boolean> | undefined;
+  private listed: Promise<boolean> | undefined;
+  private offered: Promise<boolean> | undefined;
   /** Set once a group of ours uses KIP-848: its describes go to ConsumerGroupDescribe first. */
   private consumerFirst = false;
 
@@ -43,20 +44,41 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   }
 
   /**
-   * Whether the broker offers the KIP-848 consumer protocol: ApiVersions lists
-   * ConsumerGroupHeartbeat v1 and ConsumerGroupDescribe (a broker started with
-   * group.coordinator.rebalance.protocols=classic lists neither). Asked once.
+   * Whether ApiVersions lists the KIP-848 APIs (ConsumerGroupHeartbeat v1, ConsumerGroupDescribe).
+   * Not enough on its own: a broker started with group.coordinator.rebalance.protocols=classic
+   * (Apache Kafka 4.4) still lists them and answers UNSUPPORTED_VERSION. Asked once.
    */
-  offersConsumerProtocol(): Promise<boolean> {
-    this.consumerProtocol ??= this.admin
+  listsConsumerProtocol(): Promise<boolean> {
+    this.listed ??= this.admin
       .listApis()
       .then(
         (apis) =>
           apis.some((a) => a.apiKey === CONSUMER_GROUP_HEARTBEAT && a.maxVersion >= 1) &&
           apis.some((a) => a.apiKey === CONSUMER_GROUP_DESCRIBE),
       );
-    this.consumerProtocol.catch(() => (this.consumerProtocol = undefined));
-    return this.consumerProtocol;
+    this.listed.catch(() => (this.listed = undefined));
+    return this.listed;
+  }
+
+  /**
+   * Whether the broker speaks the KIP-848 consumer protocol: ApiVersions lists it and a
+   * ConsumerGroupDescribe of `groupId` (one of ours, so its ACLs allow it; no side effect) is not
+   * refused with UNSUPPORTED_VERSION, as the broker refuses every KIP-848 request when the
+   * protocol is disabled. Asked once.
+   */
+  offersConsumerProtocol(groupId: string): Promise<boolean> {
+    this.offered ??= (async () => {
+      if (!(await this.listsConsumerProtocol())) return false;
+      try {
+        await describeConsumerGroup(this.admin, groupId);
+        return true;
+      } catch (error) {
+        if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return false;
+        throw error;
+      }
+    })();
+    this.offered.catch(() => (this.offered = undefined));
+    return this.offered;
   }
 
   /** Noted by the adapter when its groups use KIP-848 (see describeGroup). */
@@ -128,10 +150,13 @@ export class PlatformaticAdmin implements KafkaAdminPort {
       return this.describeClassicGroup(groupId);
     }
     const classic = await this.describeClassicGroup(groupId);
-    if (classic.state !== 'Dead' || !(await this.offersConsumerProtocol().catch(() => false)))
+    if (classic.state !== 'Dead' || !(await this.listsConsumerProtocol().catch(() => false)))
       return classic;
-    const described = await describeConsumerGroup(this.admin, groupId);
-    if (described.kind !== 'consumer') return classic;
+    const described = await describeConsumerGroup(this.admin, groupId).catch((error: unknown) => {
+      if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return undefined;
+      throw error;
+    });
+    if (described?.kind !== 'consumer') return classic;
     return {
       state: brokerState(described.state),
       memberIds: described.members.map((m) => m.memberId),
@@ -195,7 +220,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    const kip848 = await this.offersConsumerProtocol().catch(() => false);
+    const kip848 = await this.listsConsumerProtocol().catch(() => false);
     const listed = await this.admin.listGroups({
       types: kip848 ? ['classic', 'consumer'] : ['classic'],
     });
@@ -221,8 +246,8 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     }
     // KIP-848 members have no user data: this adapter sends the member info as their rack id.
     for (const group of pool.filter((g) => g.groupType === 'consumer')) {
-      const described = await describeConsumerGroup(this.admin, group.id);
-      if (described.kind !== 'consumer') continue;
+      const described = await describeConsumerGroup(this.admin, group.id).catch(() => undefined);
+      if (described?.kind !== 'consumer') continue;
       for (const m of described.members)
         members.push({
           groupId: group.id,

@@ -2,7 +2,13 @@ import type { Connection, Consumer } from '@platformatic/kafka';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
-import type { PlatformaticErrors, PlatformaticOperation } from './platformatic-errors.js';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
+import {
+  hasProtocolError,
+  type PlatformaticErrors,
+  type PlatformaticOperation,
+} from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import type { ConsumerTimings } from './platformatic-group-consumer.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
@@ -20,6 +26,8 @@ export interface Kip848Deps {
   /** The member info, for the roster (sent as the member's rack id). */
   userData: (() => string) | undefined;
   errors: PlatformaticErrors;
+  /** The bootstrap brokers, for error messages. */
+  brokers: string;
 }
 
 /**
@@ -176,6 +184,15 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     this.fetcher?.stop();
     this.heartbeat?.stop();
     const cause = error instanceof Error ? error : new Error(errorMessage(error));
-    this.spec.listener.crashed(this.deps.errors.fatal(cause, this.consuming()) ?? cause);
+    // A broker that lists KIP-848 but has it disabled: every group would fail alike.
+    const unsupported = hasProtocolError(cause, 'UNSUPPORTED_VERSION')
+      ? new BroadcastStartupError(
+          'kafka.groupProtocol',
+          BroadcastMessages.groupProtocolUnsupported(this.deps.brokers),
+        )
+      : undefined;
+    this.spec.listener.crashed(
+      unsupported ?? this.deps.errors.fatal(cause, this.consuming()) ?? cause,
+    );
   }
 }

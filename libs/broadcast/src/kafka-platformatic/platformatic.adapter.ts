@@ -68,7 +68,7 @@ export class PlatformaticAdapter implements KafkaPort {
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
     return new PlatformaticProtocolChoice(spec.groupId, async () =>
-      (await this.groupProtocol()) === 'consumer'
+      (await this.groupProtocol(spec.groupId)) === 'consumer'
         ? this.kip848Consumer(spec)
         : this.classicConsumer(spec),
     );
@@ -78,11 +78,11 @@ export class PlatformaticAdapter implements KafkaPort {
    * kafka.groupProtocol resolved once: 'auto' is KIP-848 when the broker offers it, else classic;
    * 'consumer' on a broker without it is a startup error naming the option.
    */
-  groupProtocol(): Promise<'classic' | 'consumer'> {
+  groupProtocol(groupId: string): Promise<'classic' | 'consumer'> {
     const wanted = this.options.kafka.groupProtocol ?? 'classic';
     this.protocol ??= (async () => {
       if (wanted === 'classic') return 'classic';
-      const offered = await this.admin.offersConsumerProtocol();
+      const offered = await this.admin.offersConsumerProtocol(groupId);
       if (!offered && wanted === 'consumer')
         throw new BroadcastStartupError(
           'kafka.groupProtocol',
@@ -132,6 +132,7 @@ export class PlatformaticAdapter implements KafkaPort {
       logger: this.logger,
       userData: this.memberUserData,
       errors: this.errors,
+      brokers: this.base.bootstrapBrokers.join(','),
     });
   }
 
