@@ -15,6 +15,7 @@ import { onTestFailed, onTestFinished } from 'vitest';
 import {
   BroadcastEngine,
   type BroadcastHandler,
+  type BroadcastGroupProtocol,
   type BroadcastMessage,
   type BroadcastModuleOptions,
   type BroadcastStatus,
@@ -235,6 +236,11 @@ export class EngineHarness {
         brokers: this.brokers,
         clientId: `${this.name}-${name}`,
         ...(this.client && { client: this.client }),
+        // BROADCAST_GROUP_PROTOCOL=consumer runs the @platformatic/kafka rows on KIP-848.
+        ...(this.client === 'platformatic' &&
+          process.env.BROADCAST_GROUP_PROTOCOL && {
+            groupProtocol: process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol,
+          }),
         ...spec.kafka,
       },
       topicPrefix: this.prefix,
