@@ -27,6 +27,7 @@ import {
 } from '../../libs/broadcast/src/core/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { CapturingLogger } from './capturing-logger.js';
+import { consumerGroupView } from './consumer-groups.js';
 import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, testPrefix, waitFor } from './kafka.js';
 
@@ -353,7 +354,15 @@ export class EngineHarness {
   async members(groupIds: readonly string[]): Promise<Map<string, string[]>> {
     const admin = await this.admin();
     const { groups } = await admin.describeGroups([...groupIds]);
-    return new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
+    const members = new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
+    if (process.env.BROADCAST_GROUP_PROTOCOL === 'consumer')
+      for (const g of groups)
+        if (g.state === 'Dead')
+          members.set(
+            g.groupId,
+            (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? [],
+          );
+    return members;
   }
 
   /** Sum of the high watermarks of a topic's partitions: the number of records ever written. */

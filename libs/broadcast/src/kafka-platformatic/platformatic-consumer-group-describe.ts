@@ -40,7 +40,7 @@ interface ParsedGroup {
  * reads `subscribed_topic_names` as one string instead of an array and skips the assignment
  * structs' tagged fields, so it fails with "Out of bounds" on every group that has a member.
  */
-function parseResponse(
+export function parseResponse(
   _correlationId: number,
   apiKey: number,
   apiVersion: number,
