@@ -50,6 +50,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
   private leader: boolean | undefined;
   /** Assignments are handed over in the order the broker gave them. */
   private assigning: Promise<void> = Promise.resolve();
+  private coordinatorAddress: Promise<{ host: string; port: number }> | undefined;
   /** topic id → [name, partition count], from the metadata of the subscribed topics. */
   private topicsById = new Map<string, [string, number]>();
 
@@ -138,10 +139,16 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     await consumer.close(true);
   }
 
+  /** The coordinator's connection: found once, found again only after it moved (`fresh`). */
   private coordinator(fresh: boolean): Promise<Connection> {
     const consumer = this.consumer!;
-    if (fresh) consumer.clearMetadata();
-    return this.deps.coordinatorOf(this.groupId).then((broker) => consumer.connections.get(broker));
+    if (fresh) {
+      consumer.clearMetadata();
+      this.coordinatorAddress = undefined;
+    }
+    const address = (this.coordinatorAddress ??= this.deps.coordinatorOf(this.groupId));
+    address.catch(() => (this.coordinatorAddress = undefined));
+    return address.then((broker) => consumer.connections.get(broker));
   }
 
   private async readTopics(): Promise<void> {
