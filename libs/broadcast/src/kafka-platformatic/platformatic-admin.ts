@@ -9,6 +9,7 @@ import type {
 } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
 import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
+import { poolMembers } from './platformatic-pool-members.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 
@@ -17,7 +18,6 @@ const LATEST = -1n;
 const EARLIEST = -2n;
 /** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
 const READ_UNCOMMITTED = 0;
-const POOL_GROUP = /-\d+$/;
 const GROUP_KEY = 0;
 /** KIP-848's APIs; v1 of the heartbeat (the member makes its own id) is Apache Kafka 4.0+. */
 const CONSUMER_GROUP_HEARTBEAT = 68;
@@ -221,42 +221,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
-    const listed = await this.admin.listGroups({
-      types: kip848 ? ['classic', 'consumer'] : ['classic'],
-    });
-    const pool = [...listed.values()]
-      .filter((g) => g.id.startsWith(groupPrefix) && POOL_GROUP.test(g.id))
-      .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer');
-    const classic = pool.filter((g) => g.groupType !== 'consumer').map((g) => g.id);
-    const members: LiveGroupMember[] = [];
-    if (classic.length > 0) {
-      const described = await this.admin.describeGroups({ groups: classic });
-      for (const group of described.values()) {
-        for (const member of group.members.values()) {
-          const metadata = member.metadata;
-          const userData = metadata?.metadata;
-          members.push({
-            groupId: group.id,
-            memberId: member.id,
-            topics: metadata?.topics ?? [],
-            userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
-          });
-        }
-      }
-    }
-    // KIP-848 members have no user data: this adapter sends the member info as their rack id.
-    for (const group of pool.filter((g) => g.groupType === 'consumer')) {
-      const described = await describeConsumerGroup(this.admin, group.id).catch(() => undefined);
-      if (described?.kind !== 'consumer') continue;
-      for (const m of described.members)
-        members.push({
-          groupId: group.id,
-          memberId: m.memberId,
-          topics: m.subscribedTopicNames,
-          userData: m.rackId ?? undefined,
-        });
-    }
-    return members;
+    return poolMembers(this.admin, groupPrefix, kip848);
   }
 
   async disconnect(): Promise<void> {
