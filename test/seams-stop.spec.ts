@@ -17,7 +17,7 @@ import {
   type LockKind,
 } from './support/engine.js';
 import { CapturingLogger } from './support/capturing-logger.js';
-import { ensureLibBuilt } from './support/faults.js';
+import { describe1, ensureLibBuilt } from './support/faults.js';
 import { kafkaBrokers, waitFor } from './support/kafka.js';
 import { kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 
@@ -88,9 +88,12 @@ async function memberCount(admin: Admin, prefix: string): Promise<Map<string, nu
   const groupIds = (await admin.listGroups()).groups
     .map((g) => g.groupId)
     .filter((g) => g.startsWith(prefix));
-  const { groups } = await admin.describeGroups(groupIds);
+  // describe1: KIP-848 groups (BROADCAST_GROUP_PROTOCOL=consumer) through ConsumerGroupDescribe.
+  const views = await Promise.all(
+    groupIds.map(async (g) => [g, await describe1(admin, g)] as const),
+  );
   return new Map(
-    groups.filter((g) => g.members.length > 0).map((g) => [g.groupId, g.members.length]),
+    views.filter(([, v]) => v.memberIds.length > 0).map(([g, v]) => [g, v.memberIds.length]),
   );
 }
 

@@ -15,6 +15,7 @@ import { onTestFailed, onTestFinished } from 'vitest';
 import {
   BroadcastEngine,
   type BroadcastHandler,
+  type BroadcastGroupProtocol,
   type BroadcastMessage,
   type BroadcastModuleOptions,
   type BroadcastStatus,
@@ -26,6 +27,7 @@ import {
 } from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { CapturingLogger } from './capturing-logger.js';
+import { consumerGroupView } from './consumer-groups.js';
 import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, testPrefix, waitFor } from './kafka.js';
 
@@ -235,6 +237,11 @@ export class EngineHarness {
         brokers: this.brokers,
         clientId: `${this.name}-${name}`,
         ...(this.client && { client: this.client }),
+        // BROADCAST_GROUP_PROTOCOL=consumer runs the @platformatic/kafka rows on KIP-848.
+        ...(this.client === 'platformatic' &&
+          process.env.BROADCAST_GROUP_PROTOCOL && {
+            groupProtocol: process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol,
+          }),
         ...spec.kafka,
       },
       topicPrefix: this.prefix,
@@ -347,7 +354,15 @@ export class EngineHarness {
   async members(groupIds: readonly string[]): Promise<Map<string, string[]>> {
     const admin = await this.admin();
     const { groups } = await admin.describeGroups([...groupIds]);
-    return new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
+    const members = new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
+    if (process.env.BROADCAST_GROUP_PROTOCOL === 'consumer')
+      for (const g of groups)
+        if (g.state === 'Dead')
+          members.set(
+            g.groupId,
+            (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? [],
+          );
+    return members;
   }
 
   /** Sum of the high watermarks of a topic's partitions: the number of records ever written. */

@@ -19,7 +19,8 @@ import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
-import { runId, waitFor } from './kafka.js';
+import { kafkaBrokers, runId, waitFor } from './kafka.js';
+import { consumerGroupView } from './consumer-groups.js';
 import type { BroadcastKafkaClient } from './kafka-clients.js';
 
 const { Kafka: KafkaClient, logLevel } = kafkajs;
@@ -175,10 +176,12 @@ export interface GroupView {
 export async function describe1(admin: Admin, groupId: string): Promise<GroupView> {
   const { groups } = await admin.describeGroups([groupId]);
   const group = groups.find((g) => g.groupId === groupId);
-  return {
+  const view = {
     state: group?.state ?? 'Dead',
     memberIds: group?.members.map((m) => m.memberId) ?? [],
   };
+  if (view.state !== 'Dead' || process.env.BROADCAST_GROUP_PROTOCOL !== 'consumer') return view;
+  return (await consumerGroupView(kafkaBrokers(), groupId)) ?? view;
 }
 
 /** Polls until the group has no member (Empty or Dead): a crashed member's session ran out. */

@@ -62,6 +62,11 @@ export const BroadcastMessages = {
     `@OnBroadcast handlers must be methods of singleton providers (the default scope): a broadcast is handled outside any request, by the one instance of the provider in the application. Not registered: ${handlers.join('; ')}. Move each to a singleton provider whose dependencies are singletons too; if it needs a request-scoped service, inject ModuleRef and call moduleRef.resolve(Service, ContextIdFactory.create()) per message.`,
   noKafkaClient: () =>
     'No Kafka client is installed: install kafkajs (npm install kafkajs) or @platformatic/kafka (npm install @platformatic/kafka). The option kafka.client chooses between them when both are.',
+  /** What kafka.groupProtocol accepts with kafkajs, which cannot speak KIP-848. */
+  kafkajsGroupProtocols:
+    "'classic' or 'auto' with kafkajs (the KIP-848 protocol 'consumer' needs kafka.client 'platformatic', @platformatic/kafka)",
+  groupProtocolUnsupported: (brokers: string) =>
+    `The option kafka.groupProtocol is 'consumer' but the broker (${brokers}) does not offer the KIP-848 consumer group protocol (ConsumerGroupHeartbeat v1, Apache Kafka 4.0+ with group.coordinator.rebalance.protocols including consumer): set kafka.groupProtocol to 'auto' or 'classic'.`,
   kafkaClientMissing: (client: string, pkg: string) =>
     `The option kafka.client is '${client}' but ${pkg} is not installed: npm install ${pkg}, or set kafka.client to the client that is.`,
 } as const;

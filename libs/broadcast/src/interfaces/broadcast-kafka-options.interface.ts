@@ -55,6 +55,13 @@ export type BroadcastKafkaLogLevel = 'nothing' | 'error' | 'warn' | 'info' | 'de
 export type BroadcastKafkaClient = 'kafkajs' | 'platformatic';
 
 /**
+ * The consumer group protocol: 'classic' (JoinGroup/SyncGroup), 'consumer' (KIP-848: the broker
+ * assigns partitions; Apache Kafka 4.0+) or 'auto' (KIP-848 when the broker offers it, else
+ * classic).
+ */
+export type BroadcastGroupProtocol = 'classic' | 'consumer' | 'auto';
+
+/**
  * How the engine reaches Kafka. These are the library's own options; each client adapter
  * (kafkajs, @platformatic/kafka) maps them to its client.
  */
@@ -64,6 +71,14 @@ export interface BroadcastKafkaOptions {
    * Default: kafkajs when it is installed, else @platformatic/kafka. Install one of them.
    */
   client?: BroadcastKafkaClient;
+  /**
+   * The group protocol of the broadcast groups. 'consumer' (KIP-848) needs the @platformatic/kafka
+   * client and a broker that offers ConsumerGroupHeartbeat (Apache Kafka 4.0+); it has no
+   * initial rebalance delay, so a start on production broker settings is ~3 s shorter. 'auto'
+   * uses it when the broker offers it and the client speaks it, else 'classic'.
+   * Default: 'classic'.
+   */
+  groupProtocol?: BroadcastGroupProtocol;
   /** Bootstrap brokers as "host:port", or a function that returns them. */
   brokers: string[] | (() => string[] | Promise<string[]>);
   /** Client id sent to the broker (default 'nestjs-kafka-broadcast'). */

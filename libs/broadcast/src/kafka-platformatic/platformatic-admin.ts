@@ -14,6 +14,8 @@ import {
   type PlatformaticErrors,
   type PlatformaticOperation,
 } from './platformatic-errors.js';
+import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
+import { poolMembers } from './platformatic-pool-members.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 
 /** ListOffsets timestamps: the high watermark and the log start. */
@@ -21,13 +23,23 @@ const LATEST = -1n;
 const EARLIEST = -2n;
 /** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
 const READ_UNCOMMITTED = 0;
-const POOL_GROUP = /-\d+$/;
+const GROUP_KEY = 0;
+/** KIP-848's APIs; v1 of the heartbeat (the member makes its own id) is Apache Kafka 4.0+. */
+const CONSUMER_GROUP_HEARTBEAT = 68;
+const CONSUMER_GROUP_DESCRIBE = 69;
+
+/** The group protocol the adapter's groups use, once 'auto' was resolved. */
+export type ResolvedGroupProtocol = 'classic' | 'consumer';
 const LATEST_OFFSETS_ATTEMPTS = 5;
 
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
   private probed = false;
+  private listed: Promise<boolean> | undefined;
+  private offered: Promise<boolean> | undefined;
+  /** Set once a group of ours uses KIP-848: its describes go to ConsumerGroupDescribe first. */
+  private consumerFirst = false;
 
   constructor(
     private readonly admin: Admin,
@@ -37,6 +49,56 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     private readonly probe: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
+  }
+
+  /**
+   * Whether ApiVersions lists the KIP-848 APIs (ConsumerGroupHeartbeat v1, ConsumerGroupDescribe).
+   * Not enough on its own: a broker started with group.coordinator.rebalance.protocols=classic
+   * (Apache Kafka 4.4) still lists them and answers UNSUPPORTED_VERSION. Asked once.
+   */
+  listsConsumerProtocol(): Promise<boolean> {
+    this.listed ??= this.admin
+      .listApis()
+      .then(
+        (apis) =>
+          apis.some((a) => a.apiKey === CONSUMER_GROUP_HEARTBEAT && a.maxVersion >= 1) &&
+          apis.some((a) => a.apiKey === CONSUMER_GROUP_DESCRIBE),
+      );
+    this.listed.catch(() => (this.listed = undefined));
+    return this.listed;
+  }
+
+  /**
+   * Whether the broker speaks the KIP-848 consumer protocol: ApiVersions lists it and a
+   * ConsumerGroupDescribe of `groupId` (one of ours, so its ACLs allow it; no side effect) is not
+   * refused with UNSUPPORTED_VERSION, as the broker refuses every KIP-848 request when the
+   * protocol is disabled. Asked once.
+   */
+  offersConsumerProtocol(groupId: string): Promise<boolean> {
+    this.offered ??= (async () => {
+      if (!(await this.listsConsumerProtocol())) return false;
+      try {
+        await describeConsumerGroup(this.admin, groupId);
+        return true;
+      } catch (error) {
+        if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return false;
+        throw error;
+      }
+    })();
+    this.offered.catch(() => (this.offered = undefined));
+    return this.offered;
+  }
+
+  /** Noted by the adapter when its groups use KIP-848 (see describeGroup). */
+  useConsumerProtocol(): void {
+    this.consumerFirst = true;
+  }
+
+  /** The group's coordinator (FindCoordinator), for the KIP-848 heartbeats. */
+  async coordinatorOf(groupId: string): Promise<{ host: string; port: number }> {
+    const [found] = await this.admin.findCoordinator({ keyType: GROUP_KEY, keys: [groupId] });
+    if (!found) throw new Error(`no coordinator for group ${groupId}`);
+    return { host: found.host, port: found.port };
   }
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -80,7 +142,36 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     }
   }
 
+  /**
+   * Members of a group of either protocol. DescribeGroups does not see KIP-848 groups (it answers
+   * 'Dead', no members) and ConsumerGroupDescribe does not see classic ones (GROUP_ID_NOT_FOUND):
+   * the one our groups use is asked first, the other when the first finds no such group.
+   */
   async describeGroup(groupId: string): Promise<GroupDescription> {
+    if (this.consumerFirst) {
+      const described = await describeConsumerGroup(this.admin, groupId);
+      if (described.kind === 'consumer')
+        return {
+          state: brokerState(described.state),
+          memberIds: described.members.map((m) => m.memberId),
+        };
+      return this.describeClassicGroup(groupId);
+    }
+    const classic = await this.describeClassicGroup(groupId);
+    if (classic.state !== 'Dead' || !(await this.listsConsumerProtocol().catch(() => false)))
+      return classic;
+    const described = await describeConsumerGroup(this.admin, groupId).catch((error: unknown) => {
+      if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return undefined;
+      throw error;
+    });
+    if (described?.kind !== 'consumer') return classic;
+    return {
+      state: brokerState(described.state),
+      memberIds: described.members.map((m) => m.memberId),
+    };
+  }
+
+  private async describeClassicGroup(groupId: string): Promise<GroupDescription> {
     const group = (await this.admin.describeGroups({ groups: [groupId] })).get(groupId);
     return {
       // The broker's own spelling ('Stable', 'Empty', 'Dead'), as kafkajs reports it.
@@ -137,27 +228,8 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    const listed = await this.admin.listGroups();
-    const ids = [...listed.values()]
-      .filter((g) => g.protocolType === 'consumer' && g.id.startsWith(groupPrefix))
-      .map((g) => g.id)
-      .filter((id) => POOL_GROUP.test(id));
-    if (ids.length === 0) return [];
-    const described = await this.admin.describeGroups({ groups: ids });
-    const members: LiveGroupMember[] = [];
-    for (const group of described.values()) {
-      for (const member of group.members.values()) {
-        const metadata = member.metadata;
-        const userData = metadata?.metadata;
-        members.push({
-          groupId: group.id,
-          memberId: member.id,
-          topics: metadata?.topics ?? [],
-          userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
-        });
-      }
-    }
-    return members;
+    const kip848 = await this.listsConsumerProtocol().catch(() => false);
+    return poolMembers(this.admin, groupPrefix, kip848);
   }
 
   async disconnect(): Promise<void> {

@@ -27,6 +27,8 @@ import { probeConnection } from './platformatic-connection-probe.js';
 import { PlatformaticErrors } from './platformatic-errors.js';
 import { bytesSerializers, toProducedHeaders, type Bytes } from './platformatic-serializers.js';
 import { type ConsumerTimings, PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
+import { PlatformaticKip848Consumer } from './platformatic-kip848-consumer.js';
+import { PlatformaticProtocolChoice } from './platformatic-protocol-choice.js';
 
 export interface PlatformaticAdapterOptions {
   kafka: BroadcastKafkaOptions;
@@ -40,7 +42,8 @@ export interface PlatformaticAdapterOptions {
 const ACKS_ALL = -1;
 
 /**
- * The @platformatic/kafka implementation of the engine's Kafka port (classic group protocol).
+ * The @platformatic/kafka implementation of the engine's Kafka port, on the classic or the KIP-848
+ * group protocol (kafka.groupProtocol).
  * `brokers` are the resolved bootstrap brokers (the client takes a list, not a function).
  */
 export class PlatformaticAdapter implements KafkaPort {
@@ -49,6 +52,7 @@ export class PlatformaticAdapter implements KafkaPort {
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
   private producer: Producer<Bytes, Bytes, Bytes, Bytes> | undefined;
+  private protocol: Promise<'classic' | 'consumer'> | undefined;
 
   constructor(
     private readonly options: PlatformaticAdapterOptions,
@@ -66,28 +70,73 @@ export class PlatformaticAdapter implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
+    return new PlatformaticProtocolChoice(spec.groupId, async () =>
+      (await this.groupProtocol(spec.groupId)) === 'consumer'
+        ? this.kip848Consumer(spec)
+        : this.classicConsumer(spec),
+    );
+  }
+
+  /**
+   * kafka.groupProtocol resolved once: 'auto' is KIP-848 when the broker offers it, else classic;
+   * 'consumer' on a broker without it is a startup error naming the option.
+   */
+  groupProtocol(groupId: string): Promise<'classic' | 'consumer'> {
+    const wanted = this.options.kafka.groupProtocol ?? 'classic';
+    this.protocol ??= (async () => {
+      if (wanted === 'classic') return 'classic';
+      const offered = await this.admin.offersConsumerProtocol(groupId);
+      if (!offered && wanted === 'consumer')
+        throw new BroadcastStartupError(
+          'kafka.groupProtocol',
+          BroadcastMessages.groupProtocolUnsupported(this.base.bootstrapBrokers.join(',')),
+        );
+      if (offered) this.admin.useConsumerProtocol();
+      return offered ? 'consumer' : 'classic';
+    })();
+    // A broker not reachable yet is asked again at the next start.
+    this.protocol.catch(() => (this.protocol = undefined));
+    return this.protocol;
+  }
+
+  private consumerClient(groupId: string): Consumer {
     const { consumer } = this.options;
-    const make = () =>
-      new Consumer({
-        ...this.base,
-        groupId: spec.groupId,
-        // Positions belong to the engine: nothing is ever committed.
-        autocommit: false,
-        sessionTimeout: consumer.sessionTimeoutMs,
-        rebalanceTimeout: Math.max(consumer.sessionTimeoutMs, 10_000),
-        heartbeatInterval: consumer.heartbeatIntervalMs,
-        maxWaitTime: consumer.maxWaitTimeMs,
-        metadataMaxAge: consumer.metadataMaxAgeMs,
-        autocreateTopics: false,
-      });
+    return new Consumer({
+      ...this.base,
+      groupId,
+      // Positions belong to the engine: nothing is ever committed.
+      autocommit: false,
+      sessionTimeout: consumer.sessionTimeoutMs,
+      rebalanceTimeout: Math.max(consumer.sessionTimeoutMs, 10_000),
+      heartbeatInterval: consumer.heartbeatIntervalMs,
+      maxWaitTime: consumer.maxWaitTimeMs,
+      metadataMaxAge: consumer.metadataMaxAgeMs,
+      autocreateTopics: false,
+    });
+  }
+
+  private classicConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
     return new PlatformaticGroupConsumer(
-      make,
+      () => this.consumerClient(spec.groupId),
       spec,
-      consumer,
+      this.options.consumer,
       this.logger,
       this.memberUserData,
       this.errors,
     );
+  }
+
+  private kip848Consumer(spec: GroupConsumerSpec): GroupConsumerPort {
+    return new PlatformaticKip848Consumer(spec, {
+      // The client only fetches: it never joins (its KIP-848 join runs only inside its stream).
+      make: () => this.consumerClient(spec.groupId),
+      coordinatorOf: (groupId) => this.admin.coordinatorOf(groupId),
+      timings: this.options.consumer,
+      logger: this.logger,
+      userData: this.memberUserData,
+      errors: this.errors,
+      brokers: this.base.bootstrapBrokers.join(','),
+    });
   }
 
   async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {

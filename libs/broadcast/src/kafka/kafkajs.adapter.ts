@@ -1,5 +1,6 @@
 import kafkajs, { type Kafka, type KafkaConfig, type Producer } from 'kafkajs';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import { errorMessage } from '../shared/async.utils.js';
 import type {
@@ -44,6 +45,13 @@ export class KafkajsAdapter implements KafkaPort {
     private readonly options: KafkajsAdapterOptions,
     private readonly logger: BroadcastLogger,
   ) {
+    // kafkajs cannot speak KIP-848; 'auto' means classic here.
+    if (options.kafka.groupProtocol === 'consumer')
+      throw new BroadcastOptionsError(
+        'kafka.groupProtocol',
+        BroadcastMessages.kafkajsGroupProtocols,
+        'consumer',
+      );
     const config = toKafkaConfig(options.kafka);
     this.kafka = new kafkajs.Kafka({
       logLevel: LOG_LEVELS[options.kafka.logLevel ?? 'warn'],

@@ -80,6 +80,19 @@ const cases: Case[] = [
     message: /"kafka\.client": expected 'kafkajs' or 'platformatic', got "rdkafka"/,
   },
   {
+    title: 'kafka.groupProtocol not a known protocol',
+    options: { kafka: { brokers: ['a:1'], groupProtocol: 'kip848' } },
+    option: 'kafka.groupProtocol',
+    message: /"kafka\.groupProtocol": expected 'classic', 'consumer' or 'auto', got "kip848"/,
+  },
+  {
+    title: "kafka.groupProtocol 'consumer' with kafka.client 'kafkajs'",
+    options: { kafka: { brokers: ['a:1'], client: 'kafkajs', groupProtocol: 'consumer' } },
+    option: 'kafka.groupProtocol',
+    message:
+      /"kafka\.groupProtocol": expected 'classic' or 'auto' with kafkajs \(the KIP-848 protocol 'consumer' needs kafka\.client 'platformatic'/,
+  },
+  {
     title: 'kafka.brokers not strings',
     options: { kafka: { brokers: [9092] } },
     option: 'kafka.brokers',

@@ -1,3 +1,4 @@
+import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastOptionsError } from '../../errors/broadcast-options.error.js';
 import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-options.interface.js';
 import { isObject } from './option-checks.js';
@@ -6,6 +7,7 @@ import { isObject } from './option-checks.js';
 
 const MAX_INT = 2_147_483_647;
 const KAFKA_CLIENTS: readonly unknown[] = ['kafkajs', 'platformatic'];
+const GROUP_PROTOCOLS: readonly unknown[] = ['classic', 'consumer', 'auto'];
 const PASSWORD_MECHANISMS: readonly unknown[] = ['plain', 'scram-sha-256', 'scram-sha-512'];
 const LOG_LEVELS: readonly unknown[] = ['nothing', 'error', 'warn', 'info', 'debug'];
 
@@ -27,6 +29,18 @@ export function resolveKafka(kafka: BroadcastKafkaOptions | undefined): Broadcas
   }
   if (kafka.client !== undefined && !KAFKA_CLIENTS.includes(kafka.client))
     throw new BroadcastOptionsError('kafka.client', "'kafkajs' or 'platformatic'", kafka.client);
+  if (kafka.groupProtocol !== undefined && !GROUP_PROTOCOLS.includes(kafka.groupProtocol))
+    throw new BroadcastOptionsError(
+      'kafka.groupProtocol',
+      "'classic', 'consumer' or 'auto'",
+      kafka.groupProtocol,
+    );
+  if (kafka.client === 'kafkajs' && kafka.groupProtocol === 'consumer')
+    throw new BroadcastOptionsError(
+      'kafka.groupProtocol',
+      BroadcastMessages.kafkajsGroupProtocols,
+      'consumer',
+    );
   checkSasl(kafka.sasl);
   optionalInt('kafka.connectionTimeoutMs', kafka.connectionTimeoutMs, 1);
   optionalInt('kafka.requestTimeoutMs', kafka.requestTimeoutMs, 1);
