@@ -126,7 +126,7 @@ export class TcpProxy {
         if (!link.closed) to.write(unit);
         return;
       case 'rewrite':
-        to.write(action.rewrite(unit));
+        to.write(action.rewrite(unit, frame));
         return;
       case 'reset': {
         const head = Math.min(action.afterBytes ?? 0, unit.length);
