@@ -45,6 +45,8 @@ export interface FetchResponsePartition {
   /** byte position of the partition's error code in the frame */
   errorCodeAt: number;
   highWatermark: bigint;
+  /** byte position of the partition's first record byte in the frame */
+  recordsAt: number;
   /** size of the partition's record set (0 when none) */
   recordBytes: number;
 }

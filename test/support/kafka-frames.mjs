@@ -71,7 +71,8 @@ export const ErrorCode = Object.freeze({ OFFSET_OUT_OF_RANGE: 1 });
  * and closing every struct; arrays, strings and records carry an unsigned-varint length + 1),
  * and from v13 a topic is named by its topic id (a UUID) instead of its name.
  * `topic` is the name (up to v12), `topicId` the UUID as 8-4-4-4-12 hex (from v13);
- * `errorCodeAt` is the byte position of the partition's error code in the frame.
+ * `errorCodeAt` is the byte position of the partition's error code in the frame, `recordsAt`
+ * that of its first record byte.
  */
 export function fetchResponsePartitions(frame, apiVersion = 11) {
   const flexible = apiVersion >= 12;

@@ -1,6 +1,7 @@
 // Runs many seeded seam trials per moment against one proxied broker and sums them up.
 import type { Admin, Producer } from 'kafkajs';
 import { connectedAdmin, connectedProducer } from './faults.js';
+import type { BroadcastKafkaClient } from './kafka-clients.js';
 import type { ProxiedBroker } from './proxied-broker.mjs';
 import { runTrial, violation, type TrialResult, type TrialSpec } from './seams.js';
 
@@ -28,6 +29,11 @@ export interface SeamMoment {
   name: string;
   lock?: TrialSpec['lock'];
   arm: TrialSpec['arm'];
+  /**
+   * The adapters that send the frame this moment breaks (all when omitted). Any other adapter
+   * runs one trial, which must not fire: it shows that the adapter never sends that frame.
+   */
+  sentBy?: readonly BroadcastKafkaClient[];
 }
 
 /**
@@ -38,13 +44,15 @@ export async function runMoments(
   broker: ProxiedBroker,
   moments: readonly SeamMoment[],
   trials: number,
+  client: BroadcastKafkaClient,
 ): Promise<{ results: TrialResult[]; violations: string[] }> {
   const { admin, producer } = await seamClients(broker);
   const results: TrialResult[] = [];
   const violations: string[] = [];
   try {
     for (const moment of moments) {
-      for (const seed of trialSeeds(trials)) {
+      const sends = !moment.sentBy || moment.sentBy.includes(client);
+      for (const seed of trialSeeds(trials).slice(0, sends ? undefined : 1)) {
         const r = await runTrial({
           broker,
           admin,
@@ -52,19 +60,22 @@ export async function runMoments(
           moment: moment.name,
           seed,
           lock: moment.lock ?? 'none',
+          client,
           arm: moment.arm,
         });
         results.push(r);
-        const bad = violation(r);
+        const bad =
+          violation(r) ??
+          (!sends && r.fired ? `the ${client} adapter sent the frame it never sends` : undefined);
         console.log(
-          `SEAM ${r.moment} seed=${r.seed} fault=${r.fault} fired=${r.fired} sent=${r.lastSent + 1} ` +
+          `SEAM ${client} ${r.moment} seed=${r.seed} fault=${r.fault} fired=${r.fired} sent=${r.lastSent + 1} ` +
             `missing=${r.missing.length} replayed=${r.replayed} duplicates=${r.duplicates} stopMs=${r.stopMs}` +
             (bad ? ` VIOLATION ${bad}` : ''),
         );
         if (bad) {
-          violations.push(`${r.moment} seed=${r.seed} (${r.fault}): ${bad}`);
+          violations.push(`${client} ${r.moment} seed=${r.seed} (${r.fault}): ${bad}`);
           console.log(
-            `--- logs of ${r.moment} seed=${r.seed} (replay: SEAMS_SEED=${r.seed})\n${r.logs}`,
+            `--- logs of ${client} ${r.moment} seed=${r.seed} (replay: BROADCAST_KAFKA_CLIENTS=${client} SEAMS_SEED=${r.seed})\n${r.logs}`,
           );
         }
       }

@@ -8,6 +8,7 @@ import type { Admin, Producer } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { describe1 } from './faults.js';
+import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { CapturingLogger } from './capturing-logger.js';
 import { createTopics, testPrefix, waitFor } from './kafka.js';
 import type { ProxiedBroker } from './proxied-broker.mjs';
@@ -29,6 +30,8 @@ export interface TrialSpec {
   moment: string;
   seed: number;
   lock: 'none' | 'postgres' | 'mariadb';
+  /** the engine's Kafka client adapter (kafka.client) */
+  client: BroadcastKafkaClient;
   /** arms the fault right before start(): says what it is and whether it fired yet */
   arm: (ctx: { rnd: () => number; dbProxy: TcpProxy | undefined }) => ArmedFault;
 }
@@ -58,7 +61,7 @@ const DB_TARGET = {
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   // The moment's name is mixed in, so that one seed gives different picks at different moments.
   const rnd = seededRandom(spec.seed ^ hashName(spec.moment));
-  const prefix = testPrefix(`seams-${spec.moment}-${spec.seed}`);
+  const prefix = testPrefix(clientScoped(`seams-${spec.moment}-${spec.seed}`, spec.client));
   const topic = prefix + SEAM_TOPIC;
   const problems: string[] = [];
   // Not kafkajs's waitForLeaders: it gives up on UNKNOWN_TOPIC_OR_PARTITION under load.
@@ -98,6 +101,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       kafka: {
         brokers: spec.broker.proxied,
         clientId: `seams-${spec.seed}`,
+        client: spec.client,
         requestTimeoutMs: 5_000,
       },
       topicPrefix: prefix,

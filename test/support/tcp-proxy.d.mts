@@ -22,6 +22,10 @@ export interface FrameInfo {
   correlationId: number;
   /** whole frame length, size prefix included */
   bytes: number;
+  /** Fetch responses: the size of all the records they carry (0: none) */
+  recordBytes?: number;
+  /** Fetch responses that carry records: the frame position of the first record byte */
+  recordsAt?: number;
 }
 
 export interface TcpProxyOptions {
