@@ -1,9 +1,8 @@
 // Runs many seeded seam trials per moment against one proxied broker and sums them up.
 import type { Admin, Producer } from 'kafkajs';
-import { connectedAdmin, connectedProducer } from './faults.js';
+import { connectedAdmin, connectedProducer, deletePrefix } from './faults.js';
 import type { BroadcastKafkaClient } from './kafka-clients.js';
-import type { ProxiedBroker } from './proxied-broker.mjs';
-import { runTrial, violation, type TrialResult, type TrialSpec } from './seams.js';
+import { runTrial, violation, type SeamBroker, type TrialResult, type TrialSpec } from './seams.js';
 
 /** Seeds for `count` trials: env SEAMS_SEED replays one trial, else a base from the clock. */
 export function trialSeeds(count: number): number[] {
@@ -17,7 +16,7 @@ export function trialSeeds(count: number): number[] {
 }
 
 export async function seamClients(
-  broker: ProxiedBroker,
+  broker: SeamBroker,
 ): Promise<{ admin: Admin; producer: Producer }> {
   return {
     admin: await connectedAdmin(broker.direct),
@@ -41,10 +40,12 @@ export interface SeamMoment {
  * result; prints one line per trial, and the seed and logs of every violation.
  */
 export async function runMoments(
-  broker: ProxiedBroker,
+  broker: SeamBroker,
   moments: readonly SeamMoment[],
   trials: number,
   client: BroadcastKafkaClient,
+  /** the broker is shared: delete every trial's topics and groups at the end */
+  cleanUp = false,
 ): Promise<{ results: TrialResult[]; violations: string[] }> {
   const { admin, producer } = await seamClients(broker);
   const results: TrialResult[] = [];
@@ -82,6 +83,12 @@ export async function runMoments(
     }
   } finally {
     await producer.disconnect();
+    if (cleanUp) {
+      for (const r of results) {
+        const problems = await deletePrefix(admin, r.prefix);
+        if (problems.length > 0) violations.push(`cleanup of ${r.prefix}: ${problems.join('; ')}`);
+      }
+    }
     await admin.disconnect();
   }
   return { results, violations };

@@ -12,6 +12,14 @@ import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { CapturingLogger } from './capturing-logger.js';
 import { createTopics, testPrefix, waitFor } from './kafka.js';
 import type { ProxiedBroker } from './proxied-broker.mjs';
+
+/**
+ * Where a trial's engine reaches Kafka: a private proxied broker (`proxy` breaks its frames), or
+ * the run's shared broker for moments that break no Kafka frame (no `proxy`).
+ */
+export type SeamBroker = Pick<ProxiedBroker, 'direct' | 'proxied'> & {
+  proxy?: ProxiedBroker['proxy'];
+};
 import { hashName, seededRandom, type ArmedFault } from './seam-faults.js';
 import { judge, SequencePublisher, type DeliveryVerdict } from './sequence-publisher.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -23,7 +31,7 @@ export const OLD_RECORDS = 20;
 export const DUPLICATE_BOUND = 50;
 
 export interface TrialSpec {
-  broker: ProxiedBroker;
+  broker: SeamBroker;
   admin: Admin;
   producer: Producer;
   /** label for names and reports */
@@ -38,6 +46,8 @@ export interface TrialSpec {
 
 export interface TrialResult extends DeliveryVerdict {
   moment: string;
+  /** the trial's topic and group prefix */
+  prefix: string;
   seed: number;
   fired: boolean;
   fault: string;
@@ -133,7 +143,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     startFailed = error instanceof Error ? error.message : String(error);
   }
   await publisher.stop();
-  spec.broker.proxy.onFrame = undefined;
+  if (spec.broker.proxy) spec.broker.proxy.onFrame = undefined;
   const last = publisher.sent.length - 1;
   if (!startFailed) {
     await waitFor(() => received.includes(last), { timeoutMs: 25_000, intervalMs: 50 }).catch(() =>
@@ -168,11 +178,13 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     }).catch(() => undefined);
     leftMembers = await membersNow();
   }
-  // Topics and groups stay: the broker is private and removed with its data dir at the end
-  // (deleting a topic would break the shared producer, which keeps refreshing its metadata).
+  // Topics and groups stay until every trial ended (deleting a topic would break the trials'
+  // shared producer, which keeps refreshing its metadata): runMoments removes them on the shared
+  // broker; a private one goes with its data dir.
   const verdict = judge(publisher.sent, received, startCalledAt, readyAt);
   return {
     moment: spec.moment,
+    prefix,
     seed: spec.seed,
     fired: fired(),
     fault: armed.describe,
