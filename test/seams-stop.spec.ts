@@ -209,20 +209,23 @@ function runChild(
   });
 }
 
-describe('a process stopped at any startup step exits by itself (no process.exit)', () => {
-  beforeAll(() => void ensureLibBuilt());
+describe.each(kafkaClients())(
+  '%s client: a process stopped at any startup step exits by itself (no process.exit)',
+  (client) => {
+    beforeAll(() => void ensureLibBuilt());
 
-  it.each(STARTUP_STEPS)('at step %s (postgres locks)', async (step) => {
-    const h = useEngineHarness(`stop-exit-${step}`);
-    const inspector = await LockInspector.open('postgres', h.lockNamespace);
-    h.onCleanup(() => inspector.close());
-    const { code, out } = await runChild(
-      { brokers: kafkaBrokers(), prefix: h.prefix, lock: 'postgres', step },
-      30_000,
-    );
-    expect(out).toContain(`reached ${step}`);
-    expect(out).toContain('stopped');
-    expect(code, out).toBe(0);
-    await expectNothingLeft(h, inspector, `child stopped at ${step}`);
-  });
-});
+    it.each(STARTUP_STEPS)('at step %s (postgres locks)', async (step) => {
+      const h = useEngineHarness(`stop-exit-${step}`, undefined, client);
+      const inspector = await LockInspector.open('postgres', h.lockNamespace);
+      h.onCleanup(() => inspector.close());
+      const { code, out } = await runChild(
+        { brokers: kafkaBrokers(), prefix: h.prefix, lock: 'postgres', step, client },
+        30_000,
+      );
+      expect(out).toContain(`reached ${step}`);
+      expect(out).toContain('stopped');
+      expect(code, out).toBe(0);
+      await expectNothingLeft(h, inspector, `child stopped at ${step}`);
+    });
+  },
+);
