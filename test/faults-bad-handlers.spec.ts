@@ -14,6 +14,7 @@ import {
 } from './support/faults.js';
 import type { EngineHarness } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'work';
 const HANDLER_TIMEOUT_MS = 1_000;
@@ -26,7 +27,7 @@ interface Work {
   rejects?: boolean;
 }
 
-describe('bad handlers', () => {
+describe.each(kafkaClients())('bad handlers (%s client)', (client) => {
   let engines: EngineHarness | undefined;
   let producer: Producer | undefined;
 
@@ -38,8 +39,8 @@ describe('bad handlers', () => {
   });
 
   async function startOne(name: string) {
-    const prefix = testPrefix(`faults-handlers-${name}`);
-    engines = faultEngines(prefix, brokers);
+    const prefix = testPrefix(clientScoped(`faults-handlers-${name}`, client));
+    engines = faultEngines(prefix, brokers, client);
     const calls = { hanger: [] as number[], thrower: [] as number[] };
     const hanger: BroadcastHandler<Work> = (work) => {
       calls.hanger.push(work.n);
@@ -113,7 +114,7 @@ describe('bad handlers', () => {
       ),
     ).toHaveLength(1);
     recordReliability({
-      scenario: 'bad-handlers-throw',
+      scenario: clientScoped('bad-handlers-throw', client),
       instances: 1,
       crashes: 0,
       sent: work.length,
@@ -154,7 +155,7 @@ describe('bad handlers', () => {
     ).toHaveLength(2);
     expect(calls.thrower).toEqual([1, 2, 3, 4, 5]);
     recordReliability({
-      scenario: 'bad-handlers-hang',
+      scenario: clientScoped('bad-handlers-hang', client),
       instances: 1,
       crashes: 0,
       sent: work.length,
@@ -200,7 +201,7 @@ describe('bad handlers', () => {
       expect(after.memberIds).toEqual(member);
       expect(ns).toEqual(work.map((w) => w.n));
       recordReliability({
-        scenario: 'bad-handlers-hang-beyond-session',
+        scenario: clientScoped('bad-handlers-hang-beyond-session', client),
         instances: 1,
         crashes: 0,
         sent: work.length,

@@ -5,6 +5,7 @@ import type { Producer } from 'kafkajs';
 import { connectedProducer, faultEngines, recordReliability } from './support/faults.js';
 import type { EngineHarness, TestEngine } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'news';
 const brokers = kafkaBrokers();
@@ -16,7 +17,7 @@ const bigPayload = (() => {
   return { n: 3, blob: 'x'.repeat(BIG_BYTES - shell.length) };
 })();
 
-describe('bad input from a foreign producer', () => {
+describe.each(kafkaClients())('bad input from a foreign producer (%s client)', (client) => {
   let engines: EngineHarness | undefined;
   let producer: Producer | undefined;
 
@@ -27,8 +28,8 @@ describe('bad input from a foreign producer', () => {
 
   it('skips, counts and logs each bad record, and delivers exactly the good ones', async () => {
     expect(JSON.stringify(bigPayload)).toHaveLength(BIG_BYTES);
-    const prefix = testPrefix('faults-bad-input');
-    engines = faultEngines(prefix, brokers);
+    const prefix = testPrefix(clientScoped('faults-bad-input', client));
+    engines = faultEngines(prefix, brokers, client);
     const instances: TestEngine[] = [];
     for (const name of ['a', 'b'])
       instances.push(await engines.create({ name, lock: 'postgres', topics: [TOPIC] }));
@@ -115,7 +116,7 @@ describe('bad input from a foreign producer', () => {
     });
 
     recordReliability({
-      scenario: 'bad-input',
+      scenario: clientScoped('bad-input', client),
       instances: instances.length,
       crashes: 0,
       sent: records.length + 1,

@@ -18,6 +18,7 @@ import {
 } from './support/faults.js';
 import { Instances, type Instance, type StatusEvent } from './support/instances.js';
 import { testPrefix, waitFor } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'news';
 const OUTAGE_MS = 15_000;
@@ -47,16 +48,17 @@ function healthyNow(instance: Instance): boolean {
   return last?.healthy === true;
 }
 
-describe('broker outage', () => {
+describe.each(kafkaClients())('%s client: broker outage', (client) => {
   it(`survives the broker being down ${OUTAGE_MS / 1000} s: health goes down and up, nothing lost, same groups`, async () => {
     onTestFailed(() => console.log(fleet.diagnostics()));
     const brokers = cluster!.brokers;
-    const prefix = testPrefix('faults-outage');
+    const prefix = testPrefix(clientScoped('faults-outage', client));
     const instances = ['a', 'b', 'c'].map((name) =>
       fleet.spawn({
         name,
         brokers,
         prefix,
+        kafka: { client },
         lock: 'postgres',
         topics: [TOPIC],
         consumer: FAULT_CONSUMER,
@@ -168,7 +170,7 @@ describe('broker outage', () => {
       expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
 
       recordReliability({
-        scenario: 'broker-outage',
+        scenario: clientScoped('broker-outage', client),
         instances: 3,
         crashes: 0,
         outageMs,

@@ -22,6 +22,7 @@ import {
 } from './support/faults.js';
 import { CapturingLogger } from './support/capturing-logger.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const brokers = kafkaBrokers();
 
@@ -92,10 +93,11 @@ describe('configuration errors fail at startup, naming the option', () => {
   });
 });
 
-describe('a better-sqlite3 DataSource', () => {
+// Option checks above run before a client is chosen; the engines below run on each adapter.
+describe.each(kafkaClients())('a better-sqlite3 DataSource (%s client)', (client) => {
   it('gives lock-free mode (broadcastLFConsumer) with a warning, and still delivers', async () => {
-    const prefix = testPrefix('faults-config-sqlite');
-    const engines = faultEngines(prefix, brokers);
+    const prefix = testPrefix(clientScoped('faults-config-sqlite', client));
+    const engines = faultEngines(prefix, brokers, client);
     try {
       const local = await engines.create({
         name: 'sqlite',
@@ -122,7 +124,7 @@ describe('a better-sqlite3 DataSource', () => {
       }
       expect(local.payloads('news')).toEqual([{ n: 1 }]);
       recordReliability({
-        scenario: 'config-sqlite-lock-free',
+        scenario: clientScoped('config-sqlite-lock-free', client),
         instances: 1,
         crashes: 0,
         sent: 1,
@@ -138,12 +140,12 @@ describe('a better-sqlite3 DataSource', () => {
   });
 
   it('through Nest (TypeOrmModule.forRoot) as well', async () => {
-    const prefix = testPrefix('faults-config-sqlite-nest');
+    const prefix = testPrefix(clientScoped('faults-config-sqlite-nest', client));
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:' }),
         BroadcastModule.forRoot({
-          kafka: { brokers },
+          kafka: { brokers, client },
           topicPrefix: prefix,
           consumer: FAULT_CONSUMER,
           heartbeat: false,

@@ -1,16 +1,18 @@
 // Issue #23, defect 3: an exception that escapes the engine's sink (here: a logger that throws
-// while the engine reports a failed handler) must not make kafkajs hand the record over again.
-// kafkajs retries eachBatch from the last resolved offset on any error, up to `retry.retries`
-// times; the sink is the one guard of positions, so it must never throw and must refuse a
-// record below the engine's position.
+// while the engine reports a failed handler) must not make the client hand the record over
+// again. kafkajs retries eachBatch from the last resolved offset on any error, up to
+// `retry.retries` times; the @platformatic/kafka adapter's fetch loop would fetch again from the
+// position it holds. The sink is the one guard of positions, so it must never throw and must
+// refuse a record below the engine's position.
 import { useEngineHarness } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'escaping';
 
-describe('an exception inside the sink', () => {
-  it('a throwing logger does not make kafkajs hand a record over again', async () => {
-    const harness = useEngineHarness('escaping-errors');
+describe.each(kafkaClients())('an exception inside the sink (%s client)', (client) => {
+  it('a throwing logger does not make the client hand a record over again', async () => {
+    const harness = useEngineHarness('escaping-errors', undefined, client);
     const calls: number[] = [];
     const local = await harness.create({
       lock: 'none',

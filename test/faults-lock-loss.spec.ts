@@ -25,6 +25,7 @@ import {
 } from './support/instances.js';
 import { sampleGroups } from './support/group-sampler.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'news';
 /** A steady stream of broadcasts through the whole lock loss, to measure what the move costs. */
@@ -59,10 +60,14 @@ afterAll(async () => {
   await admin?.disconnect();
 });
 
-describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
+const ROWS = kafkaClients().flatMap((client) =>
+  (['postgres', 'mariadb'] as const).map((kind) => [client, kind] as const),
+);
+
+describe.each(ROWS)('%s client: lock loss (%s)', (client, kind) => {
   it('the victim leaves its group within its check interval, allocates again, and never shares a group', async () => {
     onTestFailed(() => console.log(fleet.diagnostics()));
-    const prefix = testPrefix(`faults-lockloss-${kind}`);
+    const prefix = testPrefix(clientScoped(`faults-lockloss-${kind}`, client));
     prefixes.push(prefix);
     const namespace = `${prefix}broadcastConsumer`;
     const groups = Array.from(
@@ -78,6 +83,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       consumer: FAULT_CONSUMER,
       lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
       maxGroups: MAX_GROUPS,
+      kafka: { client },
       ...extra,
     });
     const db = await DbLocks.open(kind);
@@ -251,7 +257,7 @@ describe.each(['postgres', 'mariadb'] as const)('lock loss (%s)', (kind) => {
       expect(exits.map((e) => e.code)).toEqual([0, 0, 0, 0]);
 
       recordReliability({
-        scenario: `lock-loss-${kind}`,
+        scenario: clientScoped(`lock-loss-${kind}`, client),
         instances: 4,
         crashes: 0,
         sent: payloadsSent.length,

@@ -11,12 +11,13 @@ import {
 } from './support/faults.js';
 import type { EngineHarness, TestEngine } from './support/engine.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'news';
 const METADATA_MAX_AGE_MS = 2_000;
 const brokers = kafkaBrokers();
 
-describe('partitions added while running', () => {
+describe.each(kafkaClients())('partitions added while running (%s client)', (client) => {
   let engines: EngineHarness | undefined;
   let admin: Admin | undefined;
   let producer: Producer | undefined;
@@ -28,9 +29,9 @@ describe('partitions added while running', () => {
   });
 
   it('are read by every instance, from their first record', async () => {
-    const prefix = testPrefix('faults-partitions');
+    const prefix = testPrefix(clientScoped('faults-partitions', client));
     const fullTopic = prefix + TOPIC;
-    engines = faultEngines(prefix, brokers);
+    engines = faultEngines(prefix, brokers, client);
     const instances: TestEngine[] = [];
     for (const [name, lock] of [
       ['a', 'postgres'],
@@ -114,7 +115,7 @@ describe('partitions added while running', () => {
     }
 
     recordReliability({
-      scenario: 'new-partitions',
+      scenario: clientScoped('new-partitions', client),
       instances: instances.length,
       crashes: 0,
       partitionsBefore: 1,

@@ -5,10 +5,10 @@
 // may arrive, duplicates stay within one fetch. SEAMS_SEED=<seed> replays one trial,
 // SEAMS_TRIALS=<n> runs more.
 import { ApiKey } from './support/tcp-proxy.js';
-import type { ProxiedBroker } from './support/proxied-broker.mjs';
 import { Faults, frameMoment } from './support/seam-faults.js';
 import type { SeamMoment } from './support/seam-moments.js';
 import { describeSeams } from './support/seam-suite.js';
+import type { ProxiedBroker } from './support/proxied-broker.mjs';
 
 const moments = (broker: ProxiedBroker): SeamMoment[] => [
   {

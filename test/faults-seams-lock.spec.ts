@@ -1,12 +1,12 @@
 // Faults on the lock's database connection: the engine's DataSource reaches PostgreSQL /
 // MariaDB through a TCP proxy that, at a seeded moment during or after start(), resets every
 // connection (the server drops the session and its advisory lock) or stalls them all for a
-// while. Kafka goes through the proxied broker, without faults. Sequence-numbered records are
+// while. Kafka is the run's shared broker, without faults. Sequence-numbered records are
 // published throughout; nothing published after ready may be skipped, nothing published before
 // start() may arrive, and stop() leaves no member behind. SEAMS_SEED=<seed> replays one trial.
 import { type ArmedFault } from './support/seam-faults.js';
 import type { SeamMoment } from './support/seam-moments.js';
-import { describeSeams } from './support/seam-suite.js';
+import { describeSharedBrokerSeams } from './support/seam-suite.js';
 import type { TcpProxy } from './support/tcp-proxy.js';
 
 /** Resets or stalls every database connection once, 0–3 s after start() was called. */
@@ -45,4 +45,5 @@ const moments: SeamMoment[] = [
   },
 ];
 
-describeSeams('faults on the lock connection', 'database', () => moments);
+// No Kafka frame is broken: the run's shared broker serves (a private one costs its start).
+describeSharedBrokerSeams('faults on the lock connection', 'database', moments);

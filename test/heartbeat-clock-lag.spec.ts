@@ -20,6 +20,7 @@ import {
 import { ensureLibBuilt } from './support/faults.js';
 import { Instances, type StatusEvent } from './support/instances.js';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 
 const INTERVAL_MS = 2_000;
 const JITTER = 0.25;
@@ -66,11 +67,11 @@ beforeAll(() => {
   ensureLibBuilt();
 });
 
-describe('heartbeats: a sender whose clock lags', () => {
+describe.each(kafkaClients())('%s client: heartbeats: a sender whose clock lags', (client) => {
   for (const lagMs of [1.5 * (MAX_STALENESS_MS - INTERVAL_MS), 60_000])
     it(`an incumbent ${lagMs} ms behind is replaced and yields; everyone stays healthy at about one heartbeat per interval`, async () => {
       const heartbeat = { intervalMs: INTERVAL_MS, jitter: JITTER };
-      const h = useEngineHarness(`hb-lag-${lagMs}`, { heartbeat });
+      const h = useEngineHarness(`hb-lag-${lagMs}`, { heartbeat }, client);
       const fleet = new Instances();
       h.onCleanup(() => fleet.stopAll());
       onTestFailed(() => console.log(fleet.diagnostics()));
@@ -80,6 +81,7 @@ describe('heartbeats: a sender whose clock lags', () => {
         name: 'laggard',
         brokers: h.brokers,
         prefix: h.prefix,
+        kafka: { client },
         lock: 'none',
         topics: [TOPIC],
         heartbeat,

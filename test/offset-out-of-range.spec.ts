@@ -14,7 +14,7 @@ import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, onTestFailed, onTestFinished } from 'vitest';
 import { EngineHarness, useEngineHarness } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
-import { kafkaClients } from './support/kafka-clients.js';
+import { kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
 import {
   ApiKey,
@@ -33,8 +33,8 @@ async function committed(admin: Admin, groupId: string, topic: string): Promise<
 }
 
 /** A harness whose own clients use `brokers` (the engines choose theirs), cleaned up like useEngineHarness's. */
-function harnessOn(name: string, brokers: string[]): EngineHarness {
-  const harness = new EngineHarness(name, {}, { brokers });
+function harnessOn(name: string, brokers: string[], client: BroadcastKafkaClient): EngineHarness {
+  const harness = new EngineHarness(name, {}, { brokers, client });
   onTestFailed(() =>
     console.log(`---- engine logs of ${harness.prefix} ----\n${harness.dumpLogs()}`),
   );
@@ -43,6 +43,7 @@ function harnessOn(name: string, brokers: string[]): EngineHarness {
 }
 
 describe('a fetch answered with OFFSET_OUT_OF_RANGE', () => {
+  // One private broker for both clients: starting one takes seconds.
   let broker: ProxiedBroker;
 
   beforeAll(async () => {
@@ -53,64 +54,75 @@ describe('a fetch answered with OFFSET_OUT_OF_RANGE', () => {
     await broker?.stop();
   });
 
-  it('replays nothing and commits nothing: the position is inside the log, reading goes on there', async () => {
-    const h = harnessOn('oor-proxied', broker.direct);
-    await h.createTopics([{ topic: TOPIC }]);
-    const topic = h.topic(TOPIC);
-    await h.sendJson(
-      TOPIC,
-      Array.from({ length: OLD_RECORDS }, (_, i) => ({ n: `old-${i}` })),
-    );
-    const e = await h.start({
-      lock: 'none',
-      topics: [TOPIC],
-      kafka: { brokers: broker.proxied, requestTimeoutMs: 5_000 },
-    });
+  describe.each(kafkaClients())('%s client', (client) => {
+    it('replays nothing and commits nothing: the position is inside the log, reading goes on there', async () => {
+      const h = harnessOn('oor-proxied', broker.direct, client);
+      await h.createTopics([{ topic: TOPIC }]);
+      const topic = h.topic(TOPIC);
+      // Fetch names the topic by its id from v13 (@platformatic/kafka's v17), by name before (v11).
+      const topicId = await broker.topicId(topic);
+      await h.sendJson(
+        TOPIC,
+        Array.from({ length: OLD_RECORDS }, (_, i) => ({ n: `old-${i}` })),
+      );
+      const e = await h.start({
+        lock: 'none',
+        topics: [TOPIC],
+        kafka: { brokers: broker.proxied, requestTimeoutMs: 5_000 },
+      });
 
-    // The first Fetch response that carries records of the topic is answered out of range.
-    let rewritten = false;
-    broker.proxy.onFrame = (frame) => {
-      if (rewritten || frame.direction !== 'response' || frame.apiKey !== ApiKey.Fetch)
-        return undefined;
-      return {
-        kind: 'rewrite',
-        rewrite: (bytes) => {
-          const carries = fetchResponsePartitions(bytes).some(
-            (p) => p.topic === topic && p.partition === 0 && p.recordBytes > 0,
-          );
-          if (rewritten || !carries) return bytes;
-          rewritten = true;
-          return withFetchPartitionError(bytes, topic, 0, ErrorCode.OFFSET_OUT_OF_RANGE);
-        },
+      // The first Fetch response that carries records of the topic is answered out of range.
+      let rewritten = false;
+      broker.proxy.onFrame = (frame) => {
+        if (rewritten || frame.direction !== 'response' || frame.apiKey !== ApiKey.Fetch)
+          return undefined;
+        return {
+          kind: 'rewrite',
+          rewrite: (bytes, { apiVersion }) => {
+            const named = apiVersion >= 13 ? topicId : topic;
+            const carries = fetchResponsePartitions(bytes, apiVersion).some(
+              (p) => (p.topic ?? p.topicId) === named && p.partition === 0 && p.recordBytes > 0,
+            );
+            if (rewritten || !carries) return bytes;
+            rewritten = true;
+            return withFetchPartitionError(
+              bytes,
+              named,
+              0,
+              ErrorCode.OFFSET_OUT_OF_RANGE,
+              apiVersion,
+            );
+          },
+        };
       };
-    };
-    await h.sendJson(
-      TOPIC,
-      [1, 2, 3, 4, 5].map((i) => ({ n: `live-${i}` })),
-    );
-    await waitFor(() => rewritten, { message: 'no Fetch response with records was rewritten' });
-    await h.sendJson(
-      TOPIC,
-      [6, 7, 8, 9, 10].map((i) => ({ n: `live-${i}` })),
-    );
-    const names = () => e.payloads(TOPIC).map((p) => (p as { n: string }).n);
-    await waitFor(() => names().includes('live-10'), {
-      timeoutMs: 30_000,
-      message: 'live-10 never arrived',
-    });
-    broker.proxy.onFrame = undefined;
+      await h.sendJson(
+        TOPIC,
+        [1, 2, 3, 4, 5].map((i) => ({ n: `live-${i}` })),
+      );
+      await waitFor(() => rewritten, { message: 'no Fetch response with records was rewritten' });
+      await h.sendJson(
+        TOPIC,
+        [6, 7, 8, 9, 10].map((i) => ({ n: `live-${i}` })),
+      );
+      const names = () => e.payloads(TOPIC).map((p) => (p as { n: string }).n);
+      await waitFor(() => names().includes('live-10'), {
+        timeoutMs: 30_000,
+        message: 'live-10 never arrived',
+      });
+      broker.proxy.onFrame = undefined;
 
-    expect({
-      received: names(),
-      committed: await committed(await h.admin(), e.engine.reader.groupId!, topic),
-    }).toEqual({
-      received: Array.from({ length: 10 }, (_, i) => `live-${i + 1}`),
-      committed: ['-1'],
+      expect({
+        received: names(),
+        committed: await committed(await h.admin(), e.engine.reader.groupId!, topic),
+      }).toEqual({
+        received: Array.from({ length: 10 }, (_, i) => `live-${i + 1}`),
+        committed: ['-1'],
+      });
+      expect(
+        e.logger.matching(/out of range, but the log holds 0\.\.\d+; continuing at 20/, 'warn'),
+      ).toHaveLength(1);
+      expect(e.status()).toMatchObject({ state: 'ready', received: 10 });
     });
-    expect(
-      e.logger.matching(/out of range, but the log holds 0\.\.\d+; continuing at 20/, 'warn'),
-    ).toHaveLength(1);
-    expect(e.status()).toMatchObject({ state: 'ready', received: 10 });
   });
 });
 

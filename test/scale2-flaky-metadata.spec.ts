@@ -1,6 +1,6 @@
 // A flaky broker must never crash the process. Engines start at once through a proxy that, for a
 // while, resets or swallows (request timeout) their Metadata, ListOffsets and ApiVersions requests
-// (the last makes connection attempts time out): every kafkajs promise the adapter creates must be
+// (the last makes connection attempts time out): every client promise the adapter creates must be
 // awaited or caught, so no rejection may go unhandled, and every engine must become ready in a
 // group of its own once the faults stop. Seeded: SCALE2_SEED=<seed> replays a trial.
 import { ApiKey, type FaultAction, type FrameInfo } from './support/tcp-proxy.js';
@@ -9,6 +9,7 @@ import { seededRandom } from './support/seam-faults.js';
 import type { TestEngine } from './support/engine.js';
 import { faultEngines } from './support/faults.js';
 import { testPrefix } from './support/kafka.js';
+import { clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const ENGINES = 6;
 const TRIALS = 3;
@@ -40,7 +41,8 @@ function flaky(seed: number, budget: number) {
   };
 }
 
-describe('engines starting against a flaky broker', () => {
+// One private broker for both clients.
+describe.each(kafkaClients())('engines starting against a flaky broker (%s client)', (client) => {
   const seeds = process.env.SCALE2_SEED
     ? [Number(process.env.SCALE2_SEED)]
     : Array.from({ length: TRIALS }, (_, i) => 1_000 + i * 7_919);
@@ -48,8 +50,8 @@ describe('engines starting against a flaky broker', () => {
   it.each(seeds)(
     'seed %i: no unhandled rejection, all ready in distinct groups',
     async (seed) => {
-      const prefix = testPrefix(`scale2-flaky-${seed}`);
-      const engines = faultEngines(prefix, broker.proxied);
+      const prefix = testPrefix(clientScoped(`scale2-flaky-${seed}`, client));
+      const engines = faultEngines(prefix, broker.proxied, client);
       try {
         const created: TestEngine[] = [];
         for (let n = 0; n < ENGINES; n++)

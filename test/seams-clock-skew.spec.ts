@@ -4,6 +4,7 @@
 // README, "Guarantees, stated honestly".
 import { useEngineHarness, type EngineHarness } from './support/engine.js';
 import { waitFor } from './support/kafka.js';
+import { kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'seams.skew';
 const HOUR_MS = 3_600_000;
@@ -18,9 +19,9 @@ async function sendStamped(h: EngineHarness, topic: string, payload: unknown, ti
   });
 }
 
-describe('clock skew', () => {
+describe.each(kafkaClients())('clock skew (%s client)', (client) => {
   it('a record stamped an hour ahead counts as received now, and a consumer that then receives nothing goes stale on time', async () => {
-    const h = useEngineHarness('skew-ahead');
+    const h = useEngineHarness('skew-ahead', undefined, client);
     const e = await h.start({
       lock: 'none',
       topics: [TOPIC],
@@ -38,7 +39,7 @@ describe('clock skew', () => {
   });
 
   it('a record stamped an hour behind never makes the view look fresher than it is', async () => {
-    const h = useEngineHarness('skew-behind');
+    const h = useEngineHarness('skew-behind', undefined, client);
     const e = await h.start({ lock: 'none', topics: [TOPIC] });
     await sendStamped(h, h.topic(TOPIC), { n: 1 }, Date.now() - HOUR_MS);
     await waitFor(() => e.payloads(TOPIC).length === 1, { message: 'record 1 not received' });
@@ -54,9 +55,11 @@ describe('clock skew', () => {
   });
 
   it('heartbeats keep flowing at their rate after a record stamped an hour ahead', async () => {
-    const h = useEngineHarness('skew-heartbeat', {
-      heartbeat: { intervalMs: 500, jitter: 0.25 },
-    });
+    const h = useEngineHarness(
+      'skew-heartbeat',
+      { heartbeat: { intervalMs: 500, jitter: 0.25 } },
+      client,
+    );
     const [a, b] = await h.startMany(2, { lock: 'none', topics: [TOPIC] });
     await waitFor(() => a!.engine.reader.status().heartbeats >= 2, {
       message: 'no heartbeats before the skewed record',

@@ -10,6 +10,7 @@ import { lockNamespaceKey } from '../libs/broadcast/src/locks/lock-keys.js';
 import { useEngineHarness, type LockKind } from './support/engine.js';
 import { describe1, ensureLibBuilt, prefixGroups } from './support/faults.js';
 import { kafkaBrokers } from './support/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 
 /** When stop() is called, as the child takes it: the same tick, one setImmediate, or ms. */
 const DELAYS = [
@@ -83,15 +84,20 @@ function reported(out: string, key: string): string | undefined {
   return line?.slice(key.length + 1);
 }
 
-describe.each<[Exclude<LockKind, 'mariadb'>]>([['postgres'], ['none']])(
-  'a process stopped right after start() exits by itself (%s locks, no process.exit)',
-  (lock) => {
+const ROWS = kafkaClients().flatMap((client) =>
+  (['postgres', 'none'] as const).map((lock) => [client, lock] as const),
+);
+
+describe.each<readonly [BroadcastKafkaClient, Exclude<LockKind, 'mariadb'>]>(ROWS)(
+  '%s client: a process stopped right after start() exits by itself (%s locks, no process.exit)',
+  (client, lock) => {
     beforeAll(() => void ensureLibBuilt());
 
     it.each(DELAYS)('stop() %s start(): no socket, no lock, no member', async (_, delay) => {
-      const h = useEngineHarness(`stop-early-${lock}-${String(delay)}`);
+      const h = useEngineHarness(`stop-early-${lock}-${String(delay)}`, undefined, client);
       const outcome = await runChild({
         brokers: kafkaBrokers(),
+        client,
         prefix: h.prefix,
         lock,
         delay,

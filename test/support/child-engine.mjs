@@ -18,12 +18,15 @@ export async function childDataSource(lock, applicationName) {
   }).initialize();
 }
 
-/** One engine over `config` ({ brokers, prefix, lock }), with the given deps (dataSource, probe). */
+/**
+ * One engine over `config` ({ brokers, prefix, lock, client? }: `client` is kafka.client, the
+ * library's default when omitted), with the given deps (dataSource, probe).
+ */
 export function childEngine(config, clientId, deps) {
   const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
   return new BroadcastEngine(
     {
-      kafka: { brokers: config.brokers, clientId },
+      kafka: { brokers: config.brokers, clientId, ...(config.client && { client: config.client }) },
       topicPrefix: config.prefix,
       consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 },
       heartbeat: { intervalMs: 1000 },

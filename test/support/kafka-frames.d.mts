@@ -36,23 +36,38 @@ export declare class FrameSplitter {
 export declare const ErrorCode: Readonly<{ OFFSET_OUT_OF_RANGE: 1 }>;
 
 export interface FetchResponsePartition {
-  topic: string;
+  /** the topic's name (Fetch up to v12; undefined from v13) */
+  topic: string | undefined;
+  /** the topic's id, 8-4-4-4-12 hex (Fetch from v13; undefined before) */
+  topicId: string | undefined;
   partition: number;
   errorCode: number;
   /** byte position of the partition's error code in the frame */
   errorCodeAt: number;
   highWatermark: bigint;
+  /** byte position of the partition's first record byte in the frame */
+  recordsAt: number;
   /** size of the partition's record set (0 when none) */
   recordBytes: number;
 }
 
-/** The partitions of a whole Fetch v11 response frame (size prefix included). */
-export declare function fetchResponsePartitions(frame: Buffer): FetchResponsePartition[];
+/**
+ * The partitions of a whole Fetch response frame (size prefix included) of `apiVersion` (the
+ * request's; 11 when omitted, kafkajs's): v11 classic, v12+ flexible, v13+ topic ids.
+ */
+export declare function fetchResponsePartitions(
+  frame: Buffer,
+  apiVersion?: number,
+): FetchResponsePartition[];
 
-/** A copy of a Fetch v11 response frame with one partition's error code replaced. */
+/**
+ * A copy of a Fetch response frame with one partition's error code replaced; `topic` is the
+ * topic's name up to v12, its topic id from v13.
+ */
 export declare function withFetchPartitionError(
   frame: Buffer,
   topic: string,
   partition: number,
   errorCode: number,
+  apiVersion?: number,
 ): Buffer;

@@ -10,6 +10,8 @@ export interface ProxiedBroker {
   direct: string[];
   /** the proxy: clients that bootstrap here stay here */
   proxied: string[];
+  /** the topic's id (8-4-4-4-12 hex), how Fetch names it from v13 */
+  topicId(topic: string): Promise<string>;
   stop(): Promise<void>;
 }
 

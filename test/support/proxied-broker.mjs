@@ -35,6 +35,22 @@ export async function startProxiedBroker({ dirPrefix = 'proxied-kafka-' } = {}) 
     proxy,
     direct: cluster.brokers,
     proxied: [`127.0.0.1:${proxy.port}`],
+    // Fetch from v13 (@platformatic/kafka's) names a topic by its id; kafkajs's Metadata (v6)
+    // does not carry ids, so this asks with the other client.
+    async topicId(topic) {
+      const { Admin } = await import('@platformatic/kafka');
+      const admin = new Admin({
+        clientId: 'proxied-broker-topic-id',
+        bootstrapBrokers: cluster.brokers,
+      });
+      try {
+        const id = (await admin.metadata({ topics: [topic] })).topics.get(topic)?.id;
+        if (!id) throw new Error(`no topic id for ${topic}`);
+        return id;
+      } finally {
+        await admin.close();
+      }
+    },
     async stop() {
       await proxy.close();
       await cluster.stop();

@@ -32,13 +32,15 @@ export interface ArmedFault {
 
 /**
  * A moment at the Kafka seam: frames of `apiKeys` in `direction`; each trial picks (seeded) the
- * occurrence (1..maxNth) and one of `actions`.
+ * occurrence (1..maxNth) and one of `actions`. `withRecords` counts only Fetch responses that
+ * carry records (the proxy reads every client's Fetch version), and a mid-frame reset of one
+ * then cuts inside its records.
  */
 export function frameMoment(
   direction: FrameInfo['direction'],
   apiKeys: readonly number[],
   actions: readonly ((frame: FrameInfo | undefined, rnd: () => number) => FaultAction)[],
-  { maxNth = 2, minBytes = 0 } = {},
+  { maxNth = 2, withRecords = false } = {},
 ) {
   return (proxy: TcpProxy, rnd: () => number): ArmedFault => {
     const nth = 1 + Math.floor(rnd() * maxNth);
@@ -50,11 +52,11 @@ export function frameMoment(
     proxy.onFrame = (frame) => {
       if (fired || frame.direction !== direction || !apiKeys.includes(frame.apiKey))
         return undefined;
-      if (frame.bytes < minBytes || ++seen < nth) return undefined;
+      if ((withRecords && !frame.recordBytes) || ++seen < nth) return undefined;
       fired = true;
       applied =
         probe.kind === 'reset' && probe.afterBytes === -1
-          ? { kind: 'reset', afterBytes: Math.floor(frame.bytes / 2) }
+          ? { kind: 'reset', afterBytes: midFrame(frame) }
           : probe;
       return applied;
     };
@@ -65,6 +67,13 @@ export function frameMoment(
       fired: () => fired,
     };
   };
+}
+
+/** Half of a frame; for one that carries records, half-way through its first record set. */
+function midFrame(frame: FrameInfo): number {
+  return frame.recordsAt !== undefined && frame.recordBytes
+    ? frame.recordsAt + Math.floor(frame.recordBytes / 2)
+    : Math.floor(frame.bytes / 2);
 }
 
 /** Actions a moment can pick from. `afterBytes: -1` means "half of the frame". */

@@ -1,8 +1,8 @@
 // Runs many seeded seam trials per moment against one proxied broker and sums them up.
 import type { Admin, Producer } from 'kafkajs';
-import { connectedAdmin, connectedProducer } from './faults.js';
-import type { ProxiedBroker } from './proxied-broker.mjs';
-import { runTrial, violation, type TrialResult, type TrialSpec } from './seams.js';
+import { connectedAdmin, connectedProducer, deletePrefix } from './faults.js';
+import type { BroadcastKafkaClient } from './kafka-clients.js';
+import { runTrial, violation, type SeamBroker, type TrialResult, type TrialSpec } from './seams.js';
 
 /** Seeds for `count` trials: env SEAMS_SEED replays one trial, else a base from the clock. */
 export function trialSeeds(count: number): number[] {
@@ -16,7 +16,7 @@ export function trialSeeds(count: number): number[] {
 }
 
 export async function seamClients(
-  broker: ProxiedBroker,
+  broker: SeamBroker,
 ): Promise<{ admin: Admin; producer: Producer }> {
   return {
     admin: await connectedAdmin(broker.direct),
@@ -28,6 +28,11 @@ export interface SeamMoment {
   name: string;
   lock?: TrialSpec['lock'];
   arm: TrialSpec['arm'];
+  /**
+   * The adapters that send the frame this moment breaks (all when omitted). Any other adapter
+   * runs one trial, which must not fire: it shows that the adapter never sends that frame.
+   */
+  sentBy?: readonly BroadcastKafkaClient[];
 }
 
 /**
@@ -35,16 +40,20 @@ export interface SeamMoment {
  * result; prints one line per trial, and the seed and logs of every violation.
  */
 export async function runMoments(
-  broker: ProxiedBroker,
+  broker: SeamBroker,
   moments: readonly SeamMoment[],
   trials: number,
+  client: BroadcastKafkaClient,
+  /** the broker is shared: delete every trial's topics and groups at the end */
+  cleanUp = false,
 ): Promise<{ results: TrialResult[]; violations: string[] }> {
   const { admin, producer } = await seamClients(broker);
   const results: TrialResult[] = [];
   const violations: string[] = [];
   try {
     for (const moment of moments) {
-      for (const seed of trialSeeds(trials)) {
+      const sends = !moment.sentBy || moment.sentBy.includes(client);
+      for (const seed of trialSeeds(trials).slice(0, sends ? undefined : 1)) {
         const r = await runTrial({
           broker,
           admin,
@@ -52,25 +61,34 @@ export async function runMoments(
           moment: moment.name,
           seed,
           lock: moment.lock ?? 'none',
+          client,
           arm: moment.arm,
         });
         results.push(r);
-        const bad = violation(r);
+        const bad =
+          violation(r) ??
+          (!sends && r.fired ? `the ${client} adapter sent the frame it never sends` : undefined);
         console.log(
-          `SEAM ${r.moment} seed=${r.seed} fault=${r.fault} fired=${r.fired} sent=${r.lastSent + 1} ` +
+          `SEAM ${client} ${r.moment} seed=${r.seed} fault=${r.fault} fired=${r.fired} sent=${r.lastSent + 1} ` +
             `missing=${r.missing.length} replayed=${r.replayed} duplicates=${r.duplicates} stopMs=${r.stopMs}` +
             (bad ? ` VIOLATION ${bad}` : ''),
         );
         if (bad) {
-          violations.push(`${r.moment} seed=${r.seed} (${r.fault}): ${bad}`);
+          violations.push(`${client} ${r.moment} seed=${r.seed} (${r.fault}): ${bad}`);
           console.log(
-            `--- logs of ${r.moment} seed=${r.seed} (replay: SEAMS_SEED=${r.seed})\n${r.logs}`,
+            `--- logs of ${client} ${r.moment} seed=${r.seed} (replay: BROADCAST_KAFKA_CLIENTS=${client} SEAMS_SEED=${r.seed})\n${r.logs}`,
           );
         }
       }
     }
   } finally {
     await producer.disconnect();
+    if (cleanUp) {
+      for (const r of results) {
+        const problems = await deletePrefix(admin, r.prefix);
+        if (problems.length > 0) violations.push(`cleanup of ${r.prefix}: ${problems.join('; ')}`);
+      }
+    }
     await admin.disconnect();
   }
   return { results, violations };

@@ -1,16 +1,22 @@
-// The frame of every faults-seams-*.spec.ts: one proxied broker for the file, and one test that
-// runs seeded trials of each of the file's moments (runMoments) and sums them up.
+// The frame of every faults-seams-*.spec.ts: one broker for the file (a private proxied one, or the
+// run's shared one), and per client adapter one test that runs seeded trials of each of the file's
+// moments (runMoments) and sums them up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kafkaClients } from './kafka-clients.js';
+import { kafkaBrokers } from './kafka.js';
 import { startProxiedBroker, type ProxiedBroker } from './proxied-broker.mjs';
 import { runMoments, summarize, type SeamMoment } from './seam-moments.js';
+import type { SeamBroker } from './seams.js';
 
 /** Seeded trials per moment (SEAMS_TRIALS=<n> runs more, SEAMS_SEED=<seed> replays one). */
 export const SEAM_TRIALS = 5;
 
 /**
- * Declares a seam spec: starts a proxied broker before the file's test and stops it after, and
- * runs SEAM_TRIALS trials of each moment that `moments(broker)` lists. The test fails when no
- * fault fired at all or any trial broke a rule; a SEAMS-SUMMARY line gives the figures.
+ * Declares a seam spec whose moments break Kafka frames: a private proxied broker is started
+ * before the file's tests and stopped after (one for both adapters: starting one takes tens of
+ * seconds on a loaded machine); per client adapter, SEAM_TRIALS trials of each moment that
+ * `moments(broker)` lists. The test fails when no fault fired at all or any trial broke a rule; a
+ * SEAMS-SUMMARY line gives the figures.
  */
 export function describeSeams(
   title: string,
@@ -18,22 +24,66 @@ export function describeSeams(
   per: 'moment' | 'database',
   moments: (broker: ProxiedBroker) => SeamMoment[],
 ): void {
+  let proxied: ProxiedBroker | undefined;
+  describeTrials(title, per, {
+    start: async () => {
+      proxied = await startProxiedBroker();
+      return { broker: proxied, moments: moments(proxied) };
+    },
+    stop: async () => proxied?.stop(),
+  });
+}
+
+/**
+ * Declares a seam spec whose moments break no Kafka frame (e.g. the lock's database connection):
+ * the run's shared broker serves, and every trial's topics and groups are deleted at the end.
+ */
+export function describeSharedBrokerSeams(
+  title: string,
+  per: 'moment' | 'database',
+  moments: SeamMoment[],
+): void {
+  describeTrials(title, per, {
+    start: async () => ({ broker: { direct: kafkaBrokers(), proxied: kafkaBrokers() }, moments }),
+    shared: true,
+  });
+}
+
+function describeTrials(
+  title: string,
+  per: 'moment' | 'database',
+  setup: {
+    start: () => Promise<{ broker: SeamBroker; moments: SeamMoment[] }>;
+    stop?: () => Promise<unknown>;
+    shared?: boolean;
+  },
+): void {
   describe(title, () => {
-    let broker: ProxiedBroker;
+    let trials: { broker: SeamBroker; moments: SeamMoment[] };
 
     beforeAll(async () => {
-      broker = await startProxiedBroker();
+      trials = await setup.start();
     });
 
     afterAll(async () => {
-      await broker?.stop();
+      await setup.stop?.();
     });
 
-    it(`keeps every record published after ready, without replay (${SEAM_TRIALS} trials per ${per})`, async () => {
-      const { results, violations } = await runMoments(broker, moments(broker), SEAM_TRIALS);
-      console.log(`SEAMS-SUMMARY ${JSON.stringify(summarize(results))}`);
-      expect(results.some((r) => r.fired)).toBe(true);
-      expect(violations).toEqual([]);
-    }, 600_000);
+    it.each(kafkaClients())(
+      `%s client: keeps every record published after ready, without replay (${SEAM_TRIALS} trials per ${per})`,
+      async (client) => {
+        const { results, violations } = await runMoments(
+          trials.broker,
+          trials.moments,
+          SEAM_TRIALS,
+          client,
+          setup.shared,
+        );
+        console.log(`SEAMS-SUMMARY ${client} ${JSON.stringify(summarize(results))}`);
+        expect(results.some((r) => r.fired)).toBe(true);
+        expect(violations).toEqual([]);
+      },
+      600_000,
+    );
   });
 }

@@ -8,9 +8,18 @@ import type { Admin, Producer } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { describe1 } from './faults.js';
+import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
 import { CapturingLogger } from './capturing-logger.js';
 import { createTopics, testPrefix, waitFor } from './kafka.js';
 import type { ProxiedBroker } from './proxied-broker.mjs';
+
+/**
+ * Where a trial's engine reaches Kafka: a private proxied broker (`proxy` breaks its frames), or
+ * the run's shared broker for moments that break no Kafka frame (no `proxy`).
+ */
+export type SeamBroker = Pick<ProxiedBroker, 'direct' | 'proxied'> & {
+  proxy?: ProxiedBroker['proxy'];
+};
 import { hashName, seededRandom, type ArmedFault } from './seam-faults.js';
 import { judge, SequencePublisher, type DeliveryVerdict } from './sequence-publisher.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -22,19 +31,23 @@ export const OLD_RECORDS = 20;
 export const DUPLICATE_BOUND = 50;
 
 export interface TrialSpec {
-  broker: ProxiedBroker;
+  broker: SeamBroker;
   admin: Admin;
   producer: Producer;
   /** label for names and reports */
   moment: string;
   seed: number;
   lock: 'none' | 'postgres' | 'mariadb';
+  /** the engine's Kafka client adapter (kafka.client) */
+  client: BroadcastKafkaClient;
   /** arms the fault right before start(): says what it is and whether it fired yet */
   arm: (ctx: { rnd: () => number; dbProxy: TcpProxy | undefined }) => ArmedFault;
 }
 
 export interface TrialResult extends DeliveryVerdict {
   moment: string;
+  /** the trial's topic and group prefix */
+  prefix: string;
   seed: number;
   fired: boolean;
   fault: string;
@@ -58,7 +71,7 @@ const DB_TARGET = {
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   // The moment's name is mixed in, so that one seed gives different picks at different moments.
   const rnd = seededRandom(spec.seed ^ hashName(spec.moment));
-  const prefix = testPrefix(`seams-${spec.moment}-${spec.seed}`);
+  const prefix = testPrefix(clientScoped(`seams-${spec.moment}-${spec.seed}`, spec.client));
   const topic = prefix + SEAM_TOPIC;
   const problems: string[] = [];
   // Not kafkajs's waitForLeaders: it gives up on UNKNOWN_TOPIC_OR_PARTITION under load.
@@ -98,6 +111,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       kafka: {
         brokers: spec.broker.proxied,
         clientId: `seams-${spec.seed}`,
+        client: spec.client,
         requestTimeoutMs: 5_000,
       },
       topicPrefix: prefix,
@@ -129,7 +143,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     startFailed = error instanceof Error ? error.message : String(error);
   }
   await publisher.stop();
-  spec.broker.proxy.onFrame = undefined;
+  if (spec.broker.proxy) spec.broker.proxy.onFrame = undefined;
   const last = publisher.sent.length - 1;
   if (!startFailed) {
     await waitFor(() => received.includes(last), { timeoutMs: 25_000, intervalMs: 50 }).catch(() =>
@@ -164,11 +178,13 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     }).catch(() => undefined);
     leftMembers = await membersNow();
   }
-  // Topics and groups stay: the broker is private and removed with its data dir at the end
-  // (deleting a topic would break the shared producer, which keeps refreshing its metadata).
+  // Topics and groups stay until every trial ended (deleting a topic would break the trials'
+  // shared producer, which keeps refreshing its metadata): runMoments removes them on the shared
+  // broker; a private one goes with its data dir.
   const verdict = judge(publisher.sent, received, startCalledAt, readyAt);
   return {
     moment: spec.moment,
+    prefix,
     seed: spec.seed,
     fired: fired(),
     fault: armed.describe,

@@ -8,8 +8,11 @@ export type FaultAction =
   | { kind: 'drop' }
   /** forward the first `afterBytes` bytes of this frame (0 when omitted), then reset both sides */
   | { kind: 'reset'; afterBytes?: number }
-  /** forward what `rewrite` makes of this whole frame (size prefix included) instead */
-  | { kind: 'rewrite'; rewrite: (frame: Buffer) => Buffer };
+  /**
+   * forward what `rewrite` makes of this whole frame (size prefix included) instead; `info` says
+   * which request it answers (api key and version)
+   */
+  | { kind: 'rewrite'; rewrite: (frame: Buffer, info: FrameInfo) => Buffer };
 
 export interface FrameInfo {
   connectionId: number;
@@ -19,6 +22,10 @@ export interface FrameInfo {
   correlationId: number;
   /** whole frame length, size prefix included */
   bytes: number;
+  /** Fetch responses: the size of all the records they carry (0: none) */
+  recordBytes?: number;
+  /** Fetch responses that carry records: the frame position of the first record byte */
+  recordsAt?: number;
 }
 
 export interface TcpProxyOptions {

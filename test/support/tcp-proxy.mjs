@@ -12,7 +12,13 @@
 //   await proxy.close();
 import { createConnection, createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { FrameSplitter, requestHeader, responseCorrelationId } from './kafka-frames.mjs';
+import {
+  ApiKey,
+  FrameSplitter,
+  fetchResponsePartitions,
+  requestHeader,
+  responseCorrelationId,
+} from './kafka-frames.mjs';
 
 export class TcpProxy {
   /** Consulted for every frame in kafka mode; return undefined to forward it unchanged. */
@@ -126,7 +132,7 @@ export class TcpProxy {
         if (!link.closed) to.write(unit);
         return;
       case 'rewrite':
-        to.write(action.rewrite(unit));
+        to.write(action.rewrite(unit, frame));
         return;
       case 'reset': {
         const head = Math.min(action.afterBytes ?? 0, unit.length);
@@ -156,6 +162,7 @@ export class TcpProxy {
       apiVersion: request?.apiVersion ?? -1,
       correlationId,
       bytes: unit.length,
+      ...(request?.apiKey === ApiKey.Fetch && fetchRecords(unit, request.apiVersion)),
     };
   }
 
@@ -169,5 +176,23 @@ export class TcpProxy {
       if (socket.readyState === 'open') socket.resetAndDestroy();
       else socket.destroy();
     }
+  }
+}
+
+/**
+ * Where a Fetch response's records are: their total size and the frame position of the first
+ * non-empty record set (so that a fault can cut inside a batch, whatever the client's Fetch
+ * version); nothing when the frame does not parse.
+ */
+function fetchRecords(unit, apiVersion) {
+  try {
+    const partitions = fetchResponsePartitions(unit, apiVersion);
+    const first = partitions.find((p) => p.recordBytes > 0);
+    return {
+      recordBytes: partitions.reduce((sum, p) => sum + p.recordBytes, 0),
+      recordsAt: first?.recordsAt,
+    };
+  } catch {
+    return undefined;
   }
 }

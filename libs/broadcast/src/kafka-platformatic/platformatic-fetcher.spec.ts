@@ -30,12 +30,17 @@ type FetchAnswer = { errorCode?: number; batches?: RecordsBatch[] } | Error;
  * A Consumer as far as the fetcher uses it: one topic with one partition led by node 1; each
  * Fetch takes the next scripted answer (or waits for one), and records the offset it asked for.
  */
-function fakeConsumer(answers: FetchAnswer[]) {
+function fakeConsumer(answers: FetchAnswer[], topic = { partitionsCount: 1 }) {
   const asked: bigint[] = [];
   let wake: (() => void) | undefined;
   const consumer = {
     metadata: async () => ({
-      topics: new Map([[TOPIC, { id: TOPIC_ID, partitions: [{ leader: 1 }], partitionsCount: 1 }]]),
+      topics: new Map([
+        [
+          TOPIC,
+          { id: TOPIC_ID, partitions: [{ leader: 1 }], partitionsCount: topic.partitionsCount },
+        ],
+      ]),
     }),
     listOffsets: async () => new Map([[TOPIC, [0n]]]),
     clearMetadata: () => undefined,
@@ -152,5 +157,28 @@ describe('PlatformaticFetcher', () => {
       asked: [6n, 10n],
       decided: [[TOPIC, 0]],
     });
+  });
+
+  it('reports partitions added to a topic once per generation (the client would never rebalance for them)', async () => {
+    const topic = { partitionsCount: 1 };
+    const { consumer, asked, push } = fakeConsumer([], topic);
+    const added = vi.fn();
+    const fetcher = new PlatformaticFetcher(consumer, spec([]), 10, added);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    await until(() => asked.length === 1);
+    push({ batches: [] });
+    await until(() => asked.length === 2);
+    expect(added).not.toHaveBeenCalled();
+    topic.partitionsCount = 3;
+    push({ batches: [] });
+    await until(() => asked.length === 3);
+    push({ batches: [] });
+    await until(() => asked.length === 4);
+    expect(added).toHaveBeenCalledTimes(1);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
   });
 });

@@ -1,4 +1,4 @@
-import type { Consumer, fetchV17 } from '@platformatic/kafka';
+import type { ClusterMetadata, Consumer, fetchV17 } from '@platformatic/kafka';
 import type { GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
 import { chainOf, hasProtocolError } from './platformatic-errors.js';
@@ -39,16 +39,24 @@ export class PlatformaticFetcher {
   private stopped = false;
   private wake: (() => void) | undefined;
   private failedRounds = 0;
+  /** Partitions per subscribed topic as the generation's first round saw them. */
+  private partitionCounts: Map<string, number> | undefined;
 
   constructor(
     private readonly consumer: Consumer,
     private readonly spec: GroupConsumerSpec,
     private readonly maxWaitTimeMs: number,
+    /**
+     * Called once per generation when metadata shows more partitions than the generation began
+     * with: the client never rebalances for that by itself (kafkajs does, on its metadata refresh).
+     */
+    private readonly partitionsAdded: () => void = () => undefined,
   ) {}
 
   /** A new generation: positions are forgotten, so only what the engine seeks now is read. */
   assign(assignment: ReadonlyMap<string, readonly number[]>): void {
     this.generation++;
+    this.partitionCounts = undefined;
     this.positions.clear();
     this.assignment = [...assignment].map(([topic, partitions]) => ({ topic, partitions }));
     this.wake?.();
@@ -90,6 +98,7 @@ export class PlatformaticFetcher {
     await this.positionUnsought(generation);
     const topics = this.assignment.map((a) => a.topic);
     const metadata = await this.consumer.metadata({ topics });
+    this.watchPartitionCounts(metadata, generation);
     const byLeader = new Map<number, FetchRequestTopic[]>();
     const requested: Requested = new Map();
     const topicIds = new Map<string, string>();
@@ -252,6 +261,26 @@ export class PlatformaticFetcher {
           this.seek(topic, partition, offset.toString());
       }
     }
+  }
+
+  /**
+   * Notes the partition counts of the generation's first round, and reports (once) a later
+   * round's metadata (refreshed every metadataMaxAgeMs) that shows more: the new partitions are
+   * assigned by a rebalance only.
+   */
+  private watchPartitionCounts(metadata: ClusterMetadata, generation: number): void {
+    if (generation !== this.generation) return;
+    const counts = new Map(
+      [...this.spec.topics].map((t) => [t, metadata.topics.get(t)?.partitionsCount ?? 0]),
+    );
+    if (!this.partitionCounts) {
+      this.partitionCounts = counts;
+      return;
+    }
+    const grew = [...counts].some(([t, n]) => n > (this.partitionCounts!.get(t) ?? 0));
+    if (!grew) return;
+    this.partitionCounts = counts;
+    this.partitionsAdded();
   }
 
   private current(topic: string, partition: number): Position | undefined {

@@ -29,6 +29,8 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   private fetcher: PlatformaticFetcher | undefined;
   private fetching: Promise<void> | undefined;
   private joining: Promise<unknown> | undefined;
+  private joinOptions: Parameters<Consumer['joinGroup']>[0] | undefined;
+  private isLeader = false;
   private starting: Promise<void> | undefined;
   private stopRequested = false;
   private stopping: Promise<void> | undefined;
@@ -82,17 +84,37 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
       consumer,
       this.spec,
       this.timings.maxWaitTimeMs,
+      () => this.rebalanceForNewPartitions(),
     ));
     this.fetching = fetcher.run().catch((error: unknown) => this.crash(error));
     const { sessionTimeoutMs, heartbeatIntervalMs } = this.timings;
+    this.joinOptions = {
+      sessionTimeout: sessionTimeoutMs,
+      rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
+      heartbeatInterval: heartbeatIntervalMs,
+      // The instance's description as the member's user data, for the roster (describeGroups).
+      protocols: [{ ...PROTOCOL, metadata: this.userData?.() ?? '' }],
+    };
     this.joining = consumer
-      .joinGroup({
-        sessionTimeout: sessionTimeoutMs,
-        rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
-        heartbeatInterval: heartbeatIntervalMs,
-        // The instance's description as the member's user data, for the roster (describeGroups).
-        protocols: [{ ...PROTOCOL, metadata: this.userData?.() ?? '' }],
-      })
+      .joinGroup(this.joinOptions)
+      .catch((error: unknown) => this.crash(error));
+  }
+
+  /**
+   * Partitions were added to a subscribed topic. The client's classic consumer never rebalances
+   * for that by itself (it rejoins only when a heartbeat or a group call fails), so the new
+   * partitions would never be assigned. The leader joins again: a JoinGroup from the leader of a
+   * stable group starts a rebalance, whose assignment (made from the refreshed metadata) includes
+   * them; the other members follow when their heartbeat sees REBALANCE_IN_PROGRESS.
+   */
+  private rebalanceForNewPartitions(): void {
+    const consumer = this.consumer;
+    if (!consumer || !this.joinOptions || !this.isLeader || this.stopRequested) return;
+    this.logger.debug?.(`Partitions were added to a topic of ${this.groupId}: rebalancing`, {
+      group: this.groupId,
+    });
+    this.joining = consumer
+      .joinGroup(this.joinOptions)
       .catch((error: unknown) => this.crash(error));
   }
 
@@ -131,6 +153,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     const { listener } = this.spec;
     consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
       if (this.stopRequested) return;
+      this.isLeader = payload.isLeader ?? false;
       const assignment = new Map<string, readonly number[]>(
         (payload.assignments ?? []).map((a) => [a.topic, a.partitions]),
       );
