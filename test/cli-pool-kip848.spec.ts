@@ -33,6 +33,8 @@ interface CleanupJson {
 
 let admin: Admin;
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 // The build runs synchronously: do it before any engine runs, or their Kafka sessions expire.
 beforeAll(() => {
   cliEntry();
@@ -91,6 +93,14 @@ describe('nestjs-kafka-broadcast pool / roster / cleanup on KIP-848 groups', () 
       [leftover, 'Unknown', null],
     ]);
     expect(jsPool.stderr).toContain(HINT);
+    const jsTable = await runCli(['pool', '--client', 'kafkajs', '--prefix', h.prefix]);
+    expect(jsTable.code, jsTable.stderr).toBe(0);
+    expect(jsTable.stdout).toMatch(
+      new RegExp(`^${escape(live)}\\s+\\d+\\s+Unknown\\s+\\?\\s`, 'm'),
+    );
+    expect(jsTable.stdout).toContain(
+      '2 groups: 0 with one member, 0 with several, 0 empty, 2 of unknown state (see the warning)',
+    );
     const jsRoster = await runCli(['roster', ...kafkajs]);
     expect(jsRoster.code, jsRoster.stderr).toBe(0);
     expect(JSON.parse(jsRoster.stdout)).toEqual([]);
@@ -127,6 +137,12 @@ describe('nestjs-kafka-broadcast pool / roster / cleanup on KIP-848 groups', () 
       { groupId: leftover, base: expect.any(String), id: 50, state: 'Empty', members: [] },
     ]);
     expect(pool.stderr).toBe('');
+    const table = await runCli(['pool', '--client', 'platformatic', '--prefix', h.prefix]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(
+      new RegExp(`^${escape(live)}\\s+\\d+\\s+Stable\\s+1\\s+cli-kip848-${e.name}\\s`, 'm'),
+    );
+    expect(table.stdout).toContain('2 groups: 1 with one member, 0 with several, 1 empty');
     const roster = await runCli(['roster', ...platformatic]);
     expect(roster.code, roster.stderr).toBe(0);
     expect(JSON.parse(roster.stdout)).toEqual([
