@@ -1,5 +1,6 @@
 import type { OperatorGroup } from '../interfaces/broadcast-operator.interface.js';
 import type { PoolGroup } from './pool-groups.js';
+import { stateUnknown, UNKNOWN_STATE_HINT } from './unknown-state.js';
 
 export interface CleanupItem {
   groupId: string;
@@ -13,7 +14,8 @@ export interface CleanupItem {
  * What `cleanup` deletes. Per base, the high-water mark is the highest id with a member: empty
  * groups above it are leftovers of a larger fleet (ids at or below it are reused by the
  * lowest-first allocation). Every group of a retired prefix goes too. A group with a member
- * is never deleted.
+ * is never deleted, nor one the client cannot describe (its state unknown: it may have members,
+ * so it also counts for the high-water mark).
  */
 export function planCleanup(
   pool: readonly PoolGroup[],
@@ -21,8 +23,17 @@ export function planCleanup(
 ): CleanupItem[] {
   const highWater = new Map<string, number>();
   for (const g of pool)
-    if (g.members.length > 0) highWater.set(g.base, Math.max(highWater.get(g.base) ?? -1, g.id));
+    if (g.members.length > 0 || stateUnknown(g))
+      highWater.set(g.base, Math.max(highWater.get(g.base) ?? -1, g.id));
+  const unknown = (g: OperatorGroup): CleanupItem => ({
+    groupId: g.groupId,
+    state: g.state,
+    members: g.members.length,
+    reason: `state unknown: ${UNKNOWN_STATE_HINT}`,
+    delete: false,
+  });
   const items: CleanupItem[] = pool.map((g) => {
+    if (stateUnknown(g)) return unknown(g);
     const mark = highWater.get(g.base) ?? -1;
     const empty = g.members.length === 0;
     const above = g.id > mark;
@@ -41,6 +52,10 @@ export function planCleanup(
   const seen = new Set(items.map((i) => i.groupId));
   for (const g of retired) {
     if (seen.has(g.groupId)) continue;
+    if (stateUnknown(g)) {
+      items.push(unknown(g));
+      continue;
+    }
     items.push({
       groupId: g.groupId,
       state: g.state,

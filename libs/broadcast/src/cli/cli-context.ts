@@ -48,7 +48,7 @@ export function addCommonOptions(command: Command): Command {
     .addOption(
       new Option(
         '--client <name>',
-        'Kafka client library (default: kafkajs when installed, else @platformatic/kafka)',
+        'Kafka client library (default: kafkajs when installed, else @platformatic/kafka; only platformatic describes KIP-848 groups)',
       )
         .choices(['kafkajs', 'platformatic'])
         .env('KAFKA_CLIENT'),

@@ -91,6 +91,20 @@ describe('planCleanup', () => {
   });
 });
 
+describe('planCleanup of groups the client cannot describe', () => {
+  it('keeps them, naming --client platformatic, and counts them for the high-water mark', () => {
+    const unknown = (groupId: string) => ({ groupId, state: 'Unknown', members: [] });
+    const pool = [group('b', 1, 0), { ...unknown('p.b-5'), base: 'b', id: 5 }, group('b', 9, 0)];
+    const items = planCleanup(pool, [unknown('old.x-1')]);
+    expect(items.map((i) => [i.groupId, i.delete, i.reason])).toEqual([
+      ['p.b-1', false, 'at or below high-water mark 5'],
+      ['p.b-5', false, expect.stringContaining('--client platformatic')],
+      ['p.b-9', true, 'above high-water mark 5'],
+      ['old.x-1', false, expect.stringContaining('--client platformatic')],
+    ]);
+  });
+});
+
 describe('parseDuration', () => {
   it('reads ms, s, m, h, d and names the option otherwise', () => {
     expect([

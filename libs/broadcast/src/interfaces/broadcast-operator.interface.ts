@@ -12,9 +12,16 @@ export interface OperatorGroupMember {
   userData?: string;
 }
 
+/** The state of a group the client cannot describe (see OperatorGroup.state). */
+export const UNKNOWN_GROUP_STATE = 'Unknown';
+
 export interface OperatorGroup {
   groupId: string;
-  /** Stable, Empty, PreparingRebalance, CompletingRebalance or Dead. */
+  /**
+   * Stable, Empty, PreparingRebalance, CompletingRebalance, Assigning, Reconciling or Dead; or
+   * `UNKNOWN_GROUP_STATE` when the client cannot describe the group (kafkajs and a KIP-848 group,
+   * which DescribeGroups answers as 'Dead', no members): its members are then unknown, not none.
+   */
   state: string;
   members: OperatorGroupMember[];
 }

@@ -14,7 +14,10 @@ import {
   type PlatformaticErrors,
   type PlatformaticOperation,
 } from './platformatic-errors.js';
-import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
+import {
+  describeConsumerGroup,
+  listsConsumerGroupApis,
+} from './platformatic-consumer-group-describe.js';
 import { poolMembers } from './platformatic-pool-members.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 
@@ -24,9 +27,6 @@ const EARLIEST = -2n;
 /** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
 const READ_UNCOMMITTED = 0;
 const GROUP_KEY = 0;
-/** KIP-848's APIs; v1 of the heartbeat (the member makes its own id) is Apache Kafka 4.0+. */
-const CONSUMER_GROUP_HEARTBEAT = 68;
-const CONSUMER_GROUP_DESCRIBE = 69;
 
 /** The group protocol the adapter's groups use, once 'auto' was resolved. */
 export type ResolvedGroupProtocol = 'classic' | 'consumer';
@@ -57,13 +57,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
    * (Apache Kafka 4.4) still lists them and answers UNSUPPORTED_VERSION. Asked once.
    */
   listsConsumerProtocol(): Promise<boolean> {
-    this.listed ??= this.admin
-      .listApis()
-      .then(
-        (apis) =>
-          apis.some((a) => a.apiKey === CONSUMER_GROUP_HEARTBEAT && a.maxVersion >= 1) &&
-          apis.some((a) => a.apiKey === CONSUMER_GROUP_DESCRIBE),
-      );
+    this.listed ??= listsConsumerGroupApis(this.admin);
     this.listed.catch(() => (this.listed = undefined));
     return this.listed;
   }

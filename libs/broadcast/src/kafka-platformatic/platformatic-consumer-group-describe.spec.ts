@@ -43,7 +43,7 @@ function response(errorCode = 0): Writer {
 }
 
 describe('ConsumerGroupDescribe v0 parsing', () => {
-  it('reads the members of a group (their ids, rack ids and subscribed topics)', () => {
+  it('reads the members of a group (their ids, rack ids, client ids and hosts, subscribed topics)', () => {
     const { groups } = parseResponse(0, 69, 0, Reader.from(response()));
     expect(groups).toEqual([
       {
@@ -56,6 +56,7 @@ describe('ConsumerGroupDescribe v0 parsing', () => {
             memberId: 'member-1',
             rackId: '{"nkb":1,"id":"a"}',
             clientId: 'client-1',
+            clientHost: '/127.0.0.1',
             subscribedTopicNames: ['news', 'receipts'],
           },
         ],

@@ -12,6 +12,8 @@ export interface ConsumerGroupMember {
   /** The rack id the member sent in its heartbeats (this adapter puts the member info there). */
   rackId: string | null;
   clientId: string;
+  /** The member's address as the broker saw it ('/127.0.0.1'). */
+  clientHost: string;
   subscribedTopicNames: string[];
 }
 
@@ -26,6 +28,22 @@ export type ConsumerGroupDescription =
 
 const GROUP_ID_NOT_FOUND = 69;
 const GROUP_KEY = 0;
+/** KIP-848's APIs; v1 of the heartbeat (the member makes its own id) is Apache Kafka 4.0+. */
+const CONSUMER_GROUP_HEARTBEAT = 68;
+const CONSUMER_GROUP_DESCRIBE = 69;
+
+/**
+ * Whether ApiVersions lists the KIP-848 APIs (ConsumerGroupHeartbeat v1, ConsumerGroupDescribe).
+ * Not enough on its own: a broker started with group.coordinator.rebalance.protocols=classic
+ * (Apache Kafka 4.4) still lists them and answers UNSUPPORTED_VERSION.
+ */
+export async function listsConsumerGroupApis(admin: Admin): Promise<boolean> {
+  const apis = await admin.listApis();
+  return (
+    apis.some((a) => a.apiKey === CONSUMER_GROUP_HEARTBEAT && a.maxVersion >= 1) &&
+    apis.some((a) => a.apiKey === CONSUMER_GROUP_DESCRIBE)
+  );
+}
 
 interface ParsedGroup {
   errorCode: number;
@@ -63,12 +81,12 @@ export function parseResponse(
       const rackId = m.readNullableString();
       m.readInt32(); // member_epoch
       const clientId = m.readString();
-      m.readString(); // client_host
+      const clientHost = m.readString();
       const subscribedTopicNames = m.readArray((t) => t.readString(), true, false);
       m.readNullableString(); // subscribed_topic_regex
       skipAssignment(m); // assignment
       skipAssignment(m); // target_assignment
-      return { memberId, rackId, clientId, subscribedTopicNames };
+      return { memberId, rackId, clientId, clientHost, subscribedTopicNames };
     });
     r.readInt32(); // authorized_operations
     return { errorCode, errorMessage, groupId, groupState, members };

@@ -8,7 +8,7 @@ import type {
   OperatorKafkaPort,
   OperatorReadOptions,
 } from '../interfaces/broadcast-operator.interface.js';
-import { brokerState } from './platformatic-admin.js';
+import { listsConsumerGroupApis } from './platformatic-consumer-group-describe.js';
 import { hasProtocolError } from './platformatic-errors.js';
 import {
   PlatformaticAdapter,
@@ -16,6 +16,10 @@ import {
   toClientOptions,
 } from './platformatic.adapter.js';
 import { readTopic } from './platformatic-topic-reader.js';
+import {
+  describeGroupsOfBothProtocols,
+  listGroupIdsOfBothProtocols,
+} from './platformatic-operator-groups.js';
 
 /** acks = all, as the publisher sends. */
 const ACKS_ALL = -1;
@@ -30,6 +34,7 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   private adminClient: Admin | undefined;
   private producerClient: Producer<string, string, string, string> | undefined;
   private reader: PlatformaticAdapter | undefined;
+  private listsKip848: Promise<boolean> | undefined;
 
   constructor(
     private readonly options: PlatformaticAdapterOptions,
@@ -37,29 +42,12 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   ) {}
 
   async listGroupIds(): Promise<string[]> {
-    return [...(await this.admin().listGroups()).keys()];
+    return listGroupIdsOfBothProtocols(this.admin(), await this.kip848());
   }
 
   async describeGroups(groupIds: readonly string[]): Promise<OperatorGroup[]> {
     if (groupIds.length === 0) return [];
-    const described = await this.admin().describeGroups({ groups: [...groupIds] });
-    return groupIds.map((groupId) => {
-      const group = described.get(groupId);
-      return {
-        groupId,
-        // The broker's own spelling ('Stable', 'Empty', 'Dead'), as kafkajs reports it.
-        state: brokerState(group?.state ?? 'DEAD'),
-        members: [...(group?.members.values() ?? [])].map((m) => {
-          const userData = m.metadata?.metadata;
-          return {
-            memberId: m.id,
-            clientId: m.clientId,
-            clientHost: m.clientHost.replace(/^\//, ''),
-            userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
-          };
-        }),
-      };
-    });
+    return describeGroupsOfBothProtocols(this.admin(), groupIds, await this.kip848());
   }
 
   async deleteGroup(groupId: string): Promise<OperatorDeleteOutcome> {
@@ -104,11 +92,19 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   async disconnect(): Promise<void> {
     const [admin, producer, reader] = [this.adminClient, this.producerClient, this.reader];
     this.adminClient = this.producerClient = this.reader = undefined;
+    this.listsKip848 = undefined;
     await Promise.all([
       admin?.close().catch(() => undefined),
       producer?.close().catch(() => undefined),
       reader?.disconnect().catch(() => undefined),
     ]);
+  }
+
+  /** Whether the broker lists the KIP-848 APIs (asked once; a failure is asked again). */
+  private kip848(): Promise<boolean> {
+    this.listsKip848 ??= listsConsumerGroupApis(this.admin());
+    this.listsKip848.catch(() => (this.listsKip848 = undefined));
+    return this.listsKip848;
   }
 
   private admin(): Admin {

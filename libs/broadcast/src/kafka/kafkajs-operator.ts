@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import type { BroadcastKafkaOptions } from '../interfaces/broadcast-kafka-options.interface.js';
-import type {
-  OperatorDeleteOutcome,
-  OperatorGroup,
-  OperatorKafkaPort,
-  OperatorReadOptions,
+import {
+  type OperatorDeleteOutcome,
+  type OperatorGroup,
+  type OperatorKafkaPort,
+  type OperatorReadOptions,
+  UNKNOWN_GROUP_STATE,
 } from '../interfaces/broadcast-operator.interface.js';
 import { toKafkaConfig } from './kafkajs.adapter.js';
 import { readTopic } from './kafkajs-topic-reader.js';
@@ -37,7 +38,10 @@ export class KafkajsOperator implements OperatorKafkaPort {
     const { groups } = await (await this.admin()).describeGroups([...groupIds]);
     return groups.map((g) => ({
       groupId: g.groupId,
-      state: g.state,
+      // kafkajs cannot send ConsumerGroupDescribe; DescribeGroups answers 'Dead', no members, for
+      // a KIP-848 group as for a missing one. The groups described here were just listed, so
+      // 'Dead' most likely is a KIP-848 group, whose members this client cannot know.
+      state: g.state === 'Dead' ? UNKNOWN_GROUP_STATE : g.state,
       members: g.members.map((m) => ({
         memberId: m.memberId,
         clientId: m.clientId,

@@ -8,6 +8,7 @@ import {
 import { planCleanup } from '../cleanup-plan.js';
 import { listPoolGroups } from '../pool-groups.js';
 import { formatTable } from '../table.js';
+import { warnUnknownStates } from '../unknown-state.js';
 
 interface CleanupOptions extends CommonOptions {
   retiredPrefix?: string;
@@ -38,6 +39,7 @@ export function cleanupCommand(program: Command): void {
           );
           retired = await ctx.kafka.describeGroups(ids);
         }
+        warnUnknownStates([...pool, ...retired], 'cleanup');
         const plan = planCleanup(pool, retired);
         const results = [];
         for (const item of plan) {

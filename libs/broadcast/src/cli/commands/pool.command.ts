@@ -12,6 +12,7 @@ import { heartbeatInstances } from '../heartbeat-instances.js';
 import { decodeMemberInfo } from '../../core/features/roster/member-info.js';
 import { listPoolGroups } from '../pool-groups.js';
 import { formatTable } from '../table.js';
+import { stateUnknown, warnUnknownStates } from '../unknown-state.js';
 
 interface PoolOptions extends CommonOptions {
   databaseUrl?: string;
@@ -36,6 +37,7 @@ export function poolCommand(program: Command): void {
       if (options.databaseUrl !== undefined) checkDatabaseDriver(options.databaseUrl);
       return withContext(options, async (ctx) => {
         const groups = await listPoolGroups(ctx.kafka, ctx.prefix, ctx.bases);
+        warnUnknownStates(groups, 'pool');
         const window =
           options.heartbeats === '0' ? 0 : parseDuration('--heartbeats', options.heartbeats);
         const instances = await heartbeatInstances(ctx.kafka, ctx.heartbeatTopic, window);
@@ -53,14 +55,17 @@ export function poolCommand(program: Command): void {
           base: g.base,
           id: g.id,
           state: g.state,
-          members: g.members.map((m) => ({
-            memberId: m.memberId,
-            clientId: m.clientId,
-            host: m.clientHost,
-            instance:
-              decodeMemberInfo(m.userData)?.id ??
-              (g.members.length === 1 ? (instances.get(g.groupId) ?? null) : null),
-          })),
+          // Unknown, not none: the client could not describe the group.
+          members: stateUnknown(g)
+            ? null
+            : g.members.map((m) => ({
+                memberId: m.memberId,
+                clientId: m.clientId,
+                host: m.clientHost,
+                instance:
+                  decodeMemberInfo(m.userData)?.id ??
+                  (g.members.length === 1 ? (instances.get(g.groupId) ?? null) : null),
+              })),
           ...(options.databaseUrl && { locked: lockedOf(g.base, g.id) ?? null }),
         }));
         if (ctx.json) {
@@ -80,13 +85,16 @@ export function poolCommand(program: Command): void {
           v === undefined ? [] : [v ? 'yes' : 'no'];
         const table = rows.flatMap((g) => {
           const lockCell = yesNo(g.locked);
-          if (g.members.length === 0)
+          if (g.members === null)
+            return [[g.groupId, String(g.id), g.state, '?', '-', '-', '-', ...lockCell]];
+          const members = g.members;
+          if (members.length === 0)
             return [[g.groupId, String(g.id), g.state, '0', '-', '-', '-', ...lockCell]];
-          return g.members.map((m) => [
+          return members.map((m) => [
             g.groupId,
             String(g.id),
             g.state,
-            String(g.members.length),
+            String(members.length),
             m.clientId,
             m.host,
             m.instance ?? '-',
@@ -97,8 +105,10 @@ export function poolCommand(program: Command): void {
         ctx.print(formatTable(options.databaseUrl ? [...headers, 'LOCKED'] : headers, table));
         const live = groups.filter((g) => g.members.length === 1).length;
         const shared = groups.filter((g) => g.members.length > 1).length;
+        const unknown = groups.filter(stateUnknown).length;
         ctx.print(
-          `${groups.length} groups: ${live} with one member, ${shared} with several, ${groups.length - live - shared} empty`,
+          `${groups.length} groups: ${live} with one member, ${shared} with several, ${groups.length - live - shared - unknown} empty` +
+            (unknown > 0 ? `, ${unknown} of unknown state (see the warning)` : ''),
         );
         for (const [base, ids] of locked)
           ctx.print(

@@ -10,6 +10,7 @@ import { heartbeatInstances } from '../heartbeat-instances.js';
 import { listPoolGroups } from '../pool-groups.js';
 import { deriveRoster } from '../roster.js';
 import { formatTable } from '../table.js';
+import { warnUnknownStates } from '../unknown-state.js';
 
 /** `roster`: the live instances, one per group that has exactly one member. */
 export function rosterCommand(program: Command): void {
@@ -23,6 +24,7 @@ export function rosterCommand(program: Command): void {
     .action((options: CommonOptions & { heartbeats: string }) =>
       withContext(options, async (ctx) => {
         const groups = await listPoolGroups(ctx.kafka, ctx.prefix, ctx.bases);
+        warnUnknownStates(groups, 'roster');
         const window =
           options.heartbeats === '0' ? 0 : parseDuration('--heartbeats', options.heartbeats);
         const roster = deriveRoster(
