@@ -40,7 +40,7 @@ export function framedSocketFactory(): ISocketFactory {
 }
 
 /** Makes `socket` emit 'data' with whole Kafka frames only (see framedSocketFactory). */
-export function deliverWholeFrames(socket: Socket): void {
+function deliverWholeFrames(socket: Socket): void {
   const frames = new KafkaResponseFrames();
   let endedHere = false;
   const end = socket.end;
