@@ -5,9 +5,9 @@
  * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
  * The peer ranges in libs/broadcast/package.json say what this file proves.
  *
- * Every cell runs on the Node running the tests (Node 24 in CI). When CI runs on a newer Node than
- * the machine's own, .ci/node-runtime.sh names the machine's in MATRIX_LOWEST_NODE, and the cells
- * in ON_LOWEST_NODE run a second time on it: the `engines` floor, proven (Node 20.20 here).
+ * Every cell runs on the Node running the tests (Node 24 in CI). .ci/node-runtime.sh installs the
+ * lowest Node `engines` promises and names it in MATRIX_LOWEST_NODE, and the cells in
+ * ON_LOWEST_NODE run a second time on it: the `engines` floor, proven (Node 20.19.0).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';

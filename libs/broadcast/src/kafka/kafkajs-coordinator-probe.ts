@@ -1,4 +1,5 @@
 import kafkajs, { type KafkaConfig, type LogEntry } from 'kafkajs';
+import { createKafkajsClient } from './kafkajs-client.js';
 
 /**
  * Why kafkajs could not find a group's coordinator. kafkajs turns every FindCoordinator
@@ -15,7 +16,7 @@ export async function coordinatorErrorType(
     const error = (entry.log as { error?: { type?: string } }).error;
     if (entry.log.message === 'Tried to find group coordinator' && error?.type) type = error.type;
   };
-  const client = new kafkajs.Kafka({
+  const client = createKafkajsClient({
     ...config,
     clientId: `${config.clientId ?? 'nestjs-kafka-broadcast'}-probe`,
     logLevel: kafkajs.logLevel.DEBUG,

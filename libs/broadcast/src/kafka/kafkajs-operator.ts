@@ -9,6 +9,7 @@ import {
   type OperatorReadOptions,
   UNKNOWN_GROUP_STATE,
 } from '../interfaces/broadcast-operator.interface.js';
+import { createKafkajsClient } from './kafkajs-client.js';
 import { toKafkaConfig } from './kafkajs.adapter.js';
 import { readTopic } from './kafkajs-topic-reader.js';
 
@@ -22,7 +23,7 @@ export class KafkajsOperator implements OperatorKafkaPort {
   private producerClient: Promise<Producer> | undefined;
 
   constructor(options: BroadcastKafkaOptions) {
-    this.kafka = new kafkajs.Kafka({
+    this.kafka = createKafkajsClient({
       logLevel: kafkajs.logLevel.NOTHING,
       ...toKafkaConfig({ clientId: 'nestjs-kafka-broadcast-cli', ...options }),
     });

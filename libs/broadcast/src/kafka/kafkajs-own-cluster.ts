@@ -13,15 +13,44 @@ const CREATE_CLUSTER = 'private:Kafka:createCluster';
  * out-of-range hook: why each is kept is in ./README.md and docs/RELIABILITY.md.
  */
 export function withOwnCluster<T>(kafka: Kafka, make: () => T): { client: T; cluster: unknown } {
-  const holder = kafka as unknown as Record<symbol, unknown>;
-  const key = Object.getOwnPropertySymbols(kafka).find((s) => s.description === CREATE_CLUSTER);
-  const create = key && holder[key];
-  if (!key || typeof create !== 'function') return { client: make(), cluster: undefined };
+  const { holder, key, create } = clusterFactory(kafka);
+  if (!key || !create) return { client: make(), cluster: undefined };
   let made: unknown;
-  holder[key] = (options: unknown) => (made = (create as (o: unknown) => unknown)(options));
+  holder[key] = (options: unknown) => (made = create(options));
   try {
     return { client: make(), cluster: made };
   } finally {
     holder[key] = create;
   }
+}
+
+/**
+ * Calls `prepare` with every Cluster the client makes from now on (for each admin, consumer and
+ * producer), before the client uses it. Returns false, doing nothing, on a kafkajs without the
+ * private factory.
+ */
+export function onEveryCluster(kafka: Kafka, prepare: (cluster: unknown) => void): boolean {
+  const { holder, key, create } = clusterFactory(kafka);
+  if (!key || !create) return false;
+  holder[key] = (options: unknown) => {
+    const cluster = create(options);
+    prepare(cluster);
+    return cluster;
+  };
+  return true;
+}
+
+function clusterFactory(kafka: Kafka): {
+  holder: Record<symbol, unknown>;
+  key: symbol | undefined;
+  create: ((options: unknown) => unknown) | undefined;
+} {
+  const holder = kafka as unknown as Record<symbol, unknown>;
+  const key = Object.getOwnPropertySymbols(kafka).find((s) => s.description === CREATE_CLUSTER);
+  const create = key && holder[key];
+  return {
+    holder,
+    key,
+    create: typeof create === 'function' ? (create as (options: unknown) => unknown) : undefined,
+  };
 }

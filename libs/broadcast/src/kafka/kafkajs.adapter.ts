@@ -17,6 +17,7 @@ import type {
   RawOutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
+import { createKafkajsClient } from './kafkajs-client.js';
 import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
@@ -53,7 +54,7 @@ export class KafkajsAdapter implements KafkaPort {
         'consumer',
       );
     const config = toKafkaConfig(options.kafka);
-    this.kafka = new kafkajs.Kafka({
+    this.kafka = createKafkajsClient({
       logLevel: LOG_LEVELS[options.kafka.logLevel ?? 'warn'],
       logCreator: createLogCreator(logger, (message) => this.errors.noteConnectionError(message)),
       ...config,
