@@ -5,9 +5,9 @@
  * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
  * The peer ranges in libs/broadcast/package.json say what this file proves.
  *
- * Every cell runs on the Node running the tests (Node 24 in CI). .ci/node-runtime.sh installs the
- * lowest Node `engines` promises and names it in MATRIX_LOWEST_NODE, and the cells in
- * ON_LOWEST_NODE run a second time on it: the `engines` floor, proven (Node 20.19.0).
+ * Every cell runs on the Node running the tests (Node 24 in CI, what `engines` promises). With
+ * CI_ALSO_NODE (opt-in), .ci/node-runtime.sh installs that older Node and names it in
+ * MATRIX_LOWEST_NODE, and the cells in ON_LOWEST_NODE run a second time on it.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -144,7 +144,7 @@ const CELLS: AppSpec[] = [
 ];
 
 /**
- * Cells repeated on the lowest Node: the fullest Nest cell (every entry: module, terminus,
+ * Cells repeated on MATRIX_LOWEST_NODE (opt-in): the fullest Nest cell (every entry: module, terminus,
  * microservices, TypeORM locks) and the engine entry without Nest.
  */
 const ON_LOWEST_NODE = ['nest12-esm-typeorm1-postgres-terminus', 'node-engine-no-nest'];
