@@ -20,7 +20,10 @@ const INTERVALS = 6;
 const SAMPLE_EVERY_MS = 250;
 const WAVE = 20;
 
-describe.each(kafkaClients())(
+// The count is the core's heartbeat coordination, not the adapter's: one client proves it (kafkajs,
+// the default), and the conformance suite proves each adapter's send and receive. Both clients
+// here cost about 3.5 minutes of CI more, which its 45-minute budget does not hold.
+describe.each(kafkaClients().filter((client) => client === 'kafkajs'))(
   'Scale (%s client): heartbeats per interval do not grow with the number of instances',
   (client) => {
     for (const n of [10, 50, 200]) {
