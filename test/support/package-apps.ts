@@ -270,10 +270,14 @@ test('a broadcast reaches the handler, without a broker', async () => {
 export async function runUnitTest(dir: string): Promise<string> {
   const env = { ...process.env };
   delete env.KAFKA_BROKERS;
-  const { stdout } = await run(process.execPath, ['--test', join('dist', 'app.spec.js')], {
-    cwd: dir,
-    env,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ['--test', '--test-reporter=tap', join('dist', 'app.spec.js')],
+    {
+      cwd: dir,
+      env,
+    },
+  );
   return stdout;
 }
 

@@ -165,7 +165,7 @@ net.Socket.prototype.connect = function (...args) {
 `;
 
 export interface UnitTestRun {
-  /** node --test's TAP output. */
+  /** node --test's TAP output (--test-reporter=tap: Node 24's default reporter is spec even without a TTY). */
   stdout: string;
   /** TCP connects the test's processes attempted: none, for a test that needs no broker. */
   connects: { host?: string; port: number }[];
@@ -199,11 +199,12 @@ export async function runReadmeUnitTest(dir: string, unitTest: string): Promise<
   const probe = await read();
   await rm(log, { force: true });
 
-  const { stdout } = await run(process.execPath, ['--test', unitTest], { cwd: dir, env }).catch(
-    (error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`README unit test failed:\n${error.stdout}\n${error.stderr}`);
-    },
-  );
+  const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap', unitTest], {
+    cwd: dir,
+    env,
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw new Error(`README unit test failed:\n${error.stdout}\n${error.stderr}`);
+  });
   return { stdout, connects: await read(), probe };
 }
 
