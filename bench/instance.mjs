@@ -2,13 +2,17 @@
 // One broadcast reader in its own process, for the benchmarks that need real processes (crashes, RSS).
 //
 //   node bench/instance.mjs --mode=lock|lockfree|raw|bare --brokers=h:p[,h:p] --prefix=P [--topic=T]
-//                           [--session-timeout=ms] [--heartbeat-ms=ms]
+//                           [--session-timeout=ms] [--heartbeat-ms=ms] [--client=kafkajs|platformatic]
 //
 //   lock      BroadcastEngine with PostgreSQL advisory locks (its own TypeORM DataSource)
 //   lockfree  BroadcastEngine, lock: false
-//   raw       baseline R: a raw kafkajs consumer with a fresh random group `<prefix>svc-<uuid>`
+//   raw       baseline R: a raw consumer with a fresh random group `<prefix>svc-<uuid>`
 //   bare      nothing but Node itself (memory reference)
-//   import-lib / import-kafkajs   Node after importing nestjs-kafka-broadcast / kafkajs, idle (memory references)
+//   import-lib / import-kafkajs / import-platformatic   Node after importing nestjs-kafka-broadcast /
+//             kafkajs / @platformatic/kafka, idle (memory references)
+//
+//   --client  the engine's adapter (`kafka.client`) in lock and lockfree, the raw client in raw
+//             (default kafkajs). Nothing of the bench's own libraries is imported: they load kafkajs.
 //
 // stdout protocol, one line each: `READY {json}` once ready, `GOT {payload}` per message on the topic,
 // `STOPPED` after a clean stop. SIGTERM stops cleanly (leave group, unlock, disconnect) and exits 0.
@@ -26,6 +30,7 @@ const { values: args } = parseArgs({
     topic: { type: 'string', default: 'events' },
     'session-timeout': { type: 'string', default: '10000' },
     'heartbeat-ms': { type: 'string' },
+    client: { type: 'string', default: 'kafkajs' },
   },
 });
 const sessionTimeoutMs = Number(args['session-timeout']);
@@ -64,10 +69,42 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   // Memory references: Node alone, or Node after importing one package and doing nothing else.
   if (args.mode === 'import-lib') await import(libSpecifier());
   if (args.mode === 'import-kafkajs') await import('kafkajs');
-  say(
-    `READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000 })}`,
-  );
+  if (args.mode === 'import-platformatic') await import('@platformatic/kafka');
+  say(`READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000 })}`);
   setInterval(() => {}, 1 << 30);
+} else if (args.mode === 'raw' && args.client === 'platformatic') {
+  // R on @platformatic/kafka, as bench/lib/raw-platformatic.mjs builds it.
+  const { randomUUID } = await import('node:crypto');
+  const { Consumer } = await import('@platformatic/kafka');
+  const groupId = `${args.prefix}svc-${randomUUID()}`;
+  const consumer = new Consumer({
+    bootstrapBrokers: brokers,
+    clientId: 'bench-instance-raw-platformatic',
+    groupId,
+    sessionTimeout: sessionTimeoutMs,
+    heartbeatInterval: Math.min(1000, Math.floor(sessionTimeoutMs / 3)),
+    rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
+    maxWaitTime: 250,
+    metadataMaxAge: 30_000,
+    maxBytesPerPartition: 1_048_576,
+    autocreateTopics: false,
+  });
+  let memberId;
+  consumer.on('consumer:group:join', (payload) => (memberId = payload.memberId));
+  stop = () => consumer.close(true);
+  const started = performance.now();
+  const stream = await consumer.consume({
+    topics: [args.prefix + args.topic],
+    mode: 'committed',
+    fallbackMode: 'latest',
+  });
+  // The stream is made after the join: its first fetch answer is the first fetch after the join.
+  stream.once('fetch', () =>
+    say(
+      `READY ${JSON.stringify({ mode: 'raw', client: 'platformatic', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000 })}`,
+    ),
+  );
+  for await (const message of stream) say(`GOT ${message.value.toString('utf8')}`);
 } else if (args.mode === 'raw') {
   const { randomUUID } = await import('node:crypto');
   const { default: kafkajs } = await import('kafkajs');
@@ -107,8 +144,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
     fromBeginning: false,
   });
   await consumer.run({
-    eachMessage: async ({ message }) =>
-      say(`GOT ${message.value.toString('utf8')}`),
+    eachMessage: async ({ message }) => say(`GOT ${message.value.toString('utf8')}`),
   });
 } else {
   const { BroadcastEngine } = await import(libSpecifier());
@@ -129,13 +165,15 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   }
   const engine = new BroadcastEngine(
     {
-      kafka: { brokers, clientId: `bench-instance-${args.mode}` },
+      kafka: {
+        brokers,
+        clientId: `bench-instance-${args.mode}`,
+        ...(args.client !== 'kafkajs' && { client: args.client }),
+      },
       topicPrefix: args.prefix,
       lock: args.mode === 'lock' ? {} : false,
       consumer: { sessionTimeoutMs },
-      ...(args['heartbeat-ms']
-        ? { heartbeat: { intervalMs: Number(args['heartbeat-ms']) } }
-        : {}),
+      ...(args['heartbeat-ms'] ? { heartbeat: { intervalMs: Number(args['heartbeat-ms']) } } : {}),
     },
     { dataSource, logger },
   );

@@ -88,6 +88,7 @@ const report = {
   software: {
     node: process.version,
     kafkajs: packageVersion('kafkajs'),
+    '@platformatic/kafka': packageVersion('@platformatic/kafka'),
     typeorm: packageVersion('typeorm'),
     pg: packageVersion('pg'),
     kafka: {
@@ -102,9 +103,19 @@ const report = {
     },
   },
   baseline:
-    'R = raw kafkajs consumer per instance, fresh random group `<prefix>svc-<uuid>`, fromBeginning false, ' +
-    'sessionTimeout 10000, heartbeatInterval 1000, maxWaitTimeInMs 250, rebalanceTimeout 10000, metadataMaxAge 30000, ' +
-    'same broker, same topics (data, heartbeat and receipts topics, all created before the clock starts), one kafkajs client per instance on both sides',
+    'R = one raw consumer per instance, fresh random group `<prefix>svc-<uuid>`, starting at the high watermark, ' +
+    'sessionTimeout 10000, heartbeatInterval 1000, maxWait 250 ms, rebalanceTimeout 10000, metadataMaxAge 30000, ' +
+    'same broker, same topics (data, heartbeat and receipts topics, all created before the clock starts), one client per instance on every side',
+  sides: {
+    'ours-kafkajs': 'BroadcastEngine with the kafkajs adapter (kafka.client kafkajs)',
+    'ours-platformatic':
+      'BroadcastEngine with the @platformatic/kafka adapter (kafka.client platformatic)',
+    'R-kafkajs':
+      'R on raw kafkajs: consumer.run with eachMessage; ready = first FETCH event after GROUP_JOIN',
+    'R-platformatic':
+      "R on raw @platformatic/kafka: Consumer.consume (mode committed, fallback latest, classic protocol, maxBytesPerPartition 1 MiB as kafkajs's), the stream's async iterator; ready = the stream's first fetch (it is made after the join)",
+    note: 'benchmarks 1-4 and 7 run all four sides; 5, 6, 8 and 9 run ours on kafkajs only (see bench/README.md)',
+  },
   benchmarks: {},
 };
 

@@ -1,27 +1,28 @@
-// 2. Twenty instances starting at once (lock mode, one DataSource each): time until all are ready.
-import {
-  engineLogger,
-  newDataSource,
-  now,
-  ratio,
-  round,
-  sleep,
-  startRawConsumer,
-  summary,
-} from '../lib/common.mjs';
+// 2. Twenty instances starting at once (lock mode, one DataSource each): time until all are ready,
+// our engine on each adapter and R on each raw client.
+import { engineLogger, newDataSource, now, ratio, round, sleep, summary } from '../lib/common.mjs';
 import {
   createAdvisoryLockProvider,
   createEngine,
   engineTopics,
   instrument,
 } from '../lib/ours.mjs';
-import { oursOnce, prepare, rawOnce } from './b1-ready.mjs';
+import {
+  CLIENTS,
+  SIDES,
+  fourSideRows,
+  perSide,
+  rotation,
+  sideKey,
+  startRaw,
+} from '../lib/sides.mjs';
+import { prepare, startOnce } from './b1-ready.mjs';
 
 export const id = '2';
 export const title = '20 instances starting at once';
 const TOPIC = 'ready';
 
-async function oursTwenty(ctx, prefix, n) {
+async function oursTwenty(ctx, prefix, n, client) {
   // The DataSources belong to the applications: initialized before the clock starts.
   const dataSources = await Promise.all(Array.from({ length: n }, () => newDataSource()));
   const engines = dataSources.map((dataSource, i) =>
@@ -29,6 +30,7 @@ async function oursTwenty(ctx, prefix, n) {
       brokers: ctx.brokers,
       prefix,
       dataSource,
+      client,
       clientId: `bench-ours-${i}`,
     }).on(TOPIC, () => {}),
   );
@@ -55,11 +57,11 @@ async function oursTwenty(ctx, prefix, n) {
   }
 }
 
-async function rawTwenty(ctx, prefix, n) {
+async function rawTwenty(ctx, prefix, n, client) {
   const cpu0 = process.cpuUsage();
   const t0 = now();
   const consumers = Array.from({ length: n }, (_, i) =>
-    startRawConsumer({
+    startRaw(client, {
       brokers: ctx.brokers,
       prefix,
       topics: engineTopics(prefix, TOPIC),
@@ -79,6 +81,13 @@ async function rawTwenty(ctx, prefix, n) {
   } finally {
     await Promise.all(consumers.map((c) => c.stop()));
   }
+}
+
+/** Twenty (n) of `side` starting at once. */
+function twenty(ctx, prefix, n, side) {
+  return side.ours
+    ? oursTwenty(ctx, prefix, n, side.client)
+    : rawTwenty(ctx, prefix, n, side.client);
 }
 
 /**
@@ -112,102 +121,77 @@ export async function run(ctx) {
   const reps = 5;
   await prepare(ctx, prefix);
   // The single-instance baseline comes from benchmark 1 of this run; without it, measure it here.
-  let single = ctx.results['1']?.summary;
+  let single = ctx.results['1']?.summary?.sides;
   let singleSource = 'benchmark 1 of this run';
   if (!single) {
-    singleSource = 'measured here (benchmark 1 not selected)';
-    await oursOnce(ctx, prefix);
-    await rawOnce(ctx, prefix);
-    const o = [];
-    const r = [];
-    for (let i = 0; i < 5; i++) {
-      o.push((await oursOnce(ctx, prefix)).ms);
-      const rr = await rawOnce(ctx, prefix);
-      r.push(rr.ms);
-    }
-    single = {
-      oursMedianMs: summary(o).median,
-      rawMedianMs: summary(r).median,
-    };
+    singleSource = 'measured here (benchmark 1 not selected): 5 rotating starts of each side';
+    for (const side of SIDES) await startOnce(ctx, prefix, side);
+    const starts = perSide();
+    for (let i = 0; i < 5; i++)
+      for (const side of rotation(i))
+        starts[side.key].push((await startOnce(ctx, prefix, side)).ms);
+    single = Object.fromEntries(SIDES.map((s) => [s.key, summary(starts[s.key])]));
   }
-  const ours = [];
-  const raw = [];
   // One discarded round of each first: the first 20-at-once of a process pays JIT and first-use
-  // costs (its CPU per start came out about 1.5x the later rounds'), on both sides.
-  await oursTwenty(ctx, prefix, n);
-  await sleep(500);
-  await rawTwenty(ctx, prefix, n);
-  await sleep(500);
+  // costs (its CPU per start came out about 1.5x the later rounds'), on every side.
+  for (const side of SIDES) {
+    await twenty(ctx, prefix, n, side);
+    await sleep(500);
+  }
+  const rounds = perSide();
   for (let i = 0; i < reps; i++) {
-    ours.push(await oursTwenty(ctx, prefix, n));
-    await sleep(500);
-    raw.push(await rawTwenty(ctx, prefix, n));
-    await sleep(500);
+    for (const side of rotation(i)) {
+      rounds[side.key].push(await twenty(ctx, prefix, n, side));
+      await sleep(500);
+    }
   }
   const walks = [];
   for (let i = 0; i < reps; i++) walks.push(await lockWalk(n, `${prefix}walk-${i}`));
   const walk1 = [];
   for (let i = 0; i < 5; i++) walk1.push((await lockWalk(1, `${prefix}walk1-${i}`)).allMs);
-  const oursS = summary(ours.map((r) => r.allMs));
-  const rawS = summary(raw.map((r) => r.allMs));
-  const rawLoS = summary(raw.map((r) => r.allListOffsetsMs));
-  const cpuRatio = ratio(
-    summary(ours.map((r) => r.cpuMsPerInstance)).median,
-    summary(raw.map((r) => r.cpuMsPerInstance)).median,
+  const of = (key, field) => summary(rounds[key].map((r) => r[field]));
+  const all = Object.fromEntries(SIDES.map((s) => [s.key, of(s.key, 'allMs')]));
+  const cpu = Object.fromEntries(SIDES.map((s) => [s.key, of(s.key, 'cpuMsPerInstance')]));
+  const rawLo = Object.fromEntries(
+    CLIENTS.map((c) => [sideKey(false, c), of(sideKey(false, c), 'allListOffsetsMs')]),
   );
+  const scaling = SIDES.map((s) => {
+    const one = round(single[s.key]?.median, 1);
+    const r = ratio(all[s.key].median, one);
+    return {
+      metric: `${s.ours ? '' : '  '}${s.key}: all ${n} ready vs 1 instance (median ${one} ms)`,
+      unit: 'ms',
+      ours: all[s.key],
+      base: { n: 1, min: one, median: one, max: one },
+      ratio: r,
+      sides: [s.key, s.key],
+      ...(s.ours
+        ? { target: '<= 2', pass: r <= 2 }
+        : { target: 'info', sub: true, note: "the baseline's own scaling, for comparison" }),
+    };
+  });
   const rows = [
-    {
-      metric: `ours: all ${n} ready vs 1 instance (median ${single.oursMedianMs} ms)`,
+    ...scaling,
+    ...fourSideRows({
+      metric: `all ${n} ready (R: first fetch)`,
       unit: 'ms',
-      ours: oursS,
-      base: {
-        n: 1,
-        min: single.oursMedianMs,
-        median: single.oursMedianMs,
-        max: single.oursMedianMs,
-      },
-      ratio: ratio(oursS.median, single.oursMedianMs),
-      target: '<= 2',
-      pass: ratio(oursS.median, single.oursMedianMs) <= 2,
-    },
-    {
-      metric: `R: all ${n} ready vs 1 instance (median ${single.rawMedianMs} ms)`,
-      unit: 'ms',
-      ours: rawS,
-      base: {
-        n: 1,
-        min: single.rawMedianMs,
-        median: single.rawMedianMs,
-        max: single.rawMedianMs,
-      },
-      ratio: ratio(rawS.median, single.rawMedianMs),
-      target: 'info',
-      note: "the baseline's own scaling, for comparison",
-    },
-    {
-      metric: `all ${n} ready: ours vs R (first FETCH)`,
-      unit: 'ms',
-      ours: oursS,
-      base: rawS,
-      ratio: ratio(oursS.median, rawS.median),
+      by: all,
       // Issue 11's target.
       target: '<= 0.8',
-      pass: ratio(oursS.median, rawS.median) <= 0.8,
-    },
-    {
-      metric: `all ${n} ready: ours vs R (ListOffsets)`,
+      pass: (r) => r <= 0.8,
+    }),
+    ...fourSideRows({
+      metric: `all ${n} ready (R: start offsets answered)`,
       unit: 'ms',
-      ours: oursS,
-      base: rawLoS,
-      ratio: ratio(oursS.median, rawLoS.median),
-      target: 'info',
-    },
-    {
-      metric: `  ours: last lock won at (within the ${n}-start)`,
-      unit: 'ms',
-      ours: summary(ours.map((r) => r.lockWalkEndMs)),
+      by: { ...all, ...rawLo },
       sub: true,
-    },
+    }).slice(0, 2),
+    ...CLIENTS.map((client) => ({
+      metric: `  ${sideKey(true, client)}: last lock won at (within the ${n}-start)`,
+      unit: 'ms',
+      ours: of(sideKey(true, client), 'lockWalkEndMs'),
+      sub: true,
+    })),
     {
       metric: `  lock walk alone, ${n} at once vs 1 (no Kafka)`,
       unit: 'ms',
@@ -217,30 +201,29 @@ export async function run(ctx) {
       sub: true,
       note: `${walks[0]?.probes} lock queries for ${n} instances (lowest-first: n(n+1)/2)`,
     },
-    {
-      metric: `  client CPU per instance start, ours vs R`,
+    ...fourSideRows({
+      metric: 'client CPU per instance start',
       unit: 'ms',
-      ours: summary(ours.map((r) => r.cpuMsPerInstance)),
-      base: summary(raw.map((r) => r.cpuMsPerInstance)),
-      ratio: cpuRatio,
+      by: cpu,
       // Issue 11's target.
       target: '<= 2',
-      pass: cpuRatio <= 2,
-      sub: true,
+      pass: (r) => r <= 2,
       note: 'process.cpuUsage() of the one process hosting all instances, start -> all ready',
-    },
+      sub: true,
+    }),
   ];
   return {
     params: {
       instances: n,
       reps,
+      order: 'one discarded round of each side, then the four sides rotated by one every round',
       lock: 'postgres, one DataSource per engine',
       singleBaseline: singleSource,
     },
     rows,
+    summary: { sides: all, cpuMsPerStart: cpu, rawListOffsets: rawLo, single },
     samples: {
-      ours,
-      raw,
+      ...rounds,
       single,
       lockWalk: {
         twenty: walks.map((w) => ({ ms: round(w.allMs), probes: w.probes })),

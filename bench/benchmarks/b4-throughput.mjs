@@ -1,4 +1,5 @@
-// 4. Dispatch throughput, one instance, 100k small messages.
+// 4. Dispatch throughput, one instance, 100k small messages: our engine on each adapter, R on each
+// raw client (and R on kafkajs with eachBatch in the backlog variant).
 //   live:    consumer ready, then 100k produced as fast as possible (batches of 1000, acks 1) while it reads;
 //            rate = messages / (last received - first received). This is the brief's method; it can be
 //            bounded by the producer, so the produce time is reported next to it.
@@ -18,6 +19,7 @@ import {
   waitFor,
 } from '../lib/common.mjs';
 import { createEngine, engineTopics } from '../lib/ours.mjs';
+import { SIDES, fourSideRows, perSide, rotation, startRaw as startRawOn } from '../lib/sides.mjs';
 
 export const id = '4';
 export const title = 'Dispatch throughput, one instance';
@@ -108,9 +110,7 @@ async function measure({ ctx, prefix, total, variant, startConsumer }) {
       spanMs: round(span),
       rate: Math.round(((c.state.count - 1) / span) * 1000),
       // CPU of this whole process per message while draining the backlog: robust to other load on the box.
-      cpuUsPerMsg: cpu
-        ? round((cpu.user + cpu.system) / (c.state.count - 1), 3)
-        : undefined,
+      cpuUsPerMsg: cpu ? round((cpu.user + cpu.system) / (c.state.count - 1), 3) : undefined,
     };
   } finally {
     await consumer.stop();
@@ -118,12 +118,13 @@ async function measure({ ctx, prefix, total, variant, startConsumer }) {
   }
 }
 
-async function startOurs(ctx, prefix, onMessage) {
+async function startOurs(ctx, prefix, onMessage, client) {
   const dataSource = await newDataSource();
   const engine = createEngine({
     brokers: ctx.brokers,
     prefix,
     dataSource,
+    client,
     // Holds the first message while the backlog is produced; must stay below the session timeout.
     handlerTimeoutMs: 9_000,
   });
@@ -137,9 +138,10 @@ async function startOurs(ctx, prefix, onMessage) {
   };
 }
 
-async function startRaw(ctx, prefix, onMessage) {
+/** R per the brief: one message at a time (kafkajs eachMessage; the stream's async iterator). */
+async function startRaw(ctx, prefix, onMessage, client) {
   const topic = prefix + TOPIC;
-  const raw = startRawConsumer({
+  const raw = startRawOn(client, {
     brokers: ctx.brokers,
     prefix,
     topics: engineTopics(prefix, TOPIC),
@@ -174,88 +176,98 @@ async function startRawBatch(ctx, prefix, onMessage) {
   return raw;
 }
 
+/** The four sides, and R on kafkajs with eachBatch in the backlog variant only. */
+const RAW_BATCH = { key: 'R-kafkajs-eachBatch', ours: false, client: 'kafkajs', batch: true };
+
 export async function run(ctx) {
   const prefix = ctx.prefix(id);
   const total = ctx.quick ? 20_000 : 100_000;
   const runs = ctx.quick ? 1 : 5;
   await createTopics(ctx.brokers, engineTopics(prefix, TOPIC));
   const results = {
-    live: { ours: [], raw: [] },
-    backlog: { ours: [], raw: [], rawBatch: [] },
+    live: perSide(),
+    backlog: { ...perSide(), [RAW_BATCH.key]: [] },
   };
-  const starters = { ours: startOurs, raw: startRaw, rawBatch: startRawBatch };
+  const starter = (side) => (side.batch ? startRawBatch : side.ours ? startOurs : startRaw);
   for (let i = 0; i < runs; i++) {
     for (const variant of ['live', 'backlog']) {
-      const order = i % 2 === 0 ? ['ours', 'raw'] : ['raw', 'ours'];
-      if (variant === 'backlog') order.push('rawBatch');
+      // Rotating over the rounds; the eachBatch extra last in the backlog variant.
+      const order = rotation(i);
+      if (variant === 'backlog') order.push(RAW_BATCH);
       for (const side of order) {
-        const startConsumer = (onMessage) =>
-          starters[side](ctx, prefix, onMessage);
-        results[variant][side].push(
+        const startConsumer = (onMessage) => starter(side)(ctx, prefix, onMessage, side.client);
+        results[variant][side.key].push(
           await measure({ ctx, prefix, total, variant, startConsumer }),
         );
         await sleep(300);
       }
     }
   }
-  const rows = [];
-  for (const variant of ['live', 'backlog']) {
-    const o = summary(results[variant].ours.map((r) => r.rate));
-    const b = summary(results[variant].raw.map((r) => r.rate));
-    rows.push({
-      metric: `${variant === 'live' ? 'live (produce while reading)' : 'backlog (first handler held)'} msg/s`,
+  const by = (variant, field) =>
+    Object.fromEntries(
+      Object.keys(results[variant]).map((key) => [
+        key,
+        summary(results[variant][key].map((r) => r[field])),
+      ]),
+    );
+  const rows = [
+    ...fourSideRows({
+      metric: 'live (produce while reading) msg/s',
       unit: 'msg/s',
-      ours: o,
-      base: b,
-      ratio: ratio(o.median, b.median),
-      target: variant === 'live' ? '>= 0.9' : 'info (>= 0.9)',
-      pass: variant === 'live' ? ratio(o.median, b.median) >= 0.9 : undefined,
-    });
-  }
+      by: by('live', 'rate'),
+      target: '>= 0.9',
+      pass: (r) => r >= 0.9,
+    }),
+    ...fourSideRows({
+      metric: 'backlog (first handler held) msg/s',
+      unit: 'msg/s',
+      by: by('backlog', 'rate'),
+      target: 'info (>= 0.9)',
+    }),
+  ];
   {
-    const o = summary(results.backlog.ours.map((r) => r.rate));
-    const b = summary(results.backlog.rawBatch.map((r) => r.rate));
+    const rates = by('backlog', 'rate');
     rows.push({
-      metric: '  backlog msg/s: ours vs R with eachBatch',
+      metric: '  backlog msg/s: ours-kafkajs vs R-kafkajs with eachBatch',
       unit: 'msg/s',
-      ours: o,
-      base: b,
-      ratio: ratio(o.median, b.median),
+      ours: rates['ours-kafkajs'],
+      base: rates[RAW_BATCH.key],
+      ratio: ratio(rates['ours-kafkajs'].median, rates[RAW_BATCH.key].median),
+      sides: ['ours-kafkajs', RAW_BATCH.key],
       sub: true,
-      note: 'the engine reads with eachBatch; R per the brief uses eachMessage',
+      note: 'the kafkajs adapter reads with eachBatch; R per the brief uses eachMessage',
     });
   }
-  {
-    const cpu = (side) =>
-      summary(results.backlog[side].map((r) => r.cpuUsPerMsg));
-    rows.push({
-      metric: '  backlog CPU us/msg: ours vs R eachMessage',
+  const cpu = by('backlog', 'cpuUsPerMsg');
+  rows.push(
+    ...fourSideRows({
+      metric: 'backlog CPU us/msg',
       unit: 'us',
-      ours: cpu('ours'),
-      base: cpu('raw'),
-      ratio: ratio(cpu('ours').median, cpu('raw').median),
-      sub: true,
+      by: cpu,
       note: 'process CPU (user+sys) while draining / messages; lower is better; insensitive to other load',
-    });
-    rows.push({
-      metric: '  backlog CPU us/msg: ours vs R eachBatch',
-      unit: 'us',
-      ours: cpu('ours'),
-      base: cpu('rawBatch'),
-      ratio: ratio(cpu('ours').median, cpu('rawBatch').median),
       sub: true,
-    });
-  }
-  const allLive = [...results.live.ours, ...results.live.raw];
+    }),
+    {
+      metric: '  backlog CPU us/msg: ours-kafkajs vs R-kafkajs with eachBatch',
+      unit: 'us',
+      ours: cpu['ours-kafkajs'],
+      base: cpu[RAW_BATCH.key],
+      ratio: ratio(cpu['ours-kafkajs'].median, cpu[RAW_BATCH.key].median),
+      sides: ['ours-kafkajs', RAW_BATCH.key],
+      sub: true,
+    },
+  );
+  const allLive = Object.values(results.live).flat();
+  const produced = by('live', 'produceRate');
   rows.push({
-    metric: '  producer rate during live runs (ours | R runs)',
+    metric: '  producer rate during live runs: ours-kafkajs vs R-kafkajs runs',
     unit: 'msg/s',
-    ours: summary(results.live.ours.map((r) => r.produceRate)),
-    base: summary(results.live.raw.map((r) => r.produceRate)),
+    ours: produced['ours-kafkajs'],
+    base: produced['R-kafkajs'],
     sub: true,
-    note: allLive.every((r) => r.complete)
-      ? undefined
-      : 'some run did not receive every message',
+    note:
+      `all four sides: ${SIDES.map((s) => `${s.key} ${produced[s.key].median}`).join(', ')}` +
+      (allLive.every((r) => r.complete) ? '' : '; some run did not receive every message'),
   });
   return {
     params: {
@@ -263,10 +275,17 @@ export async function run(ctx) {
       batch: BATCH,
       acks: 1,
       producerInFlight: IN_FLIGHT,
+      producer: 'one raw kafkajs producer for every side (the load, not what is measured)',
       runs,
+      order: 'the four sides rotated by one every run; R-kafkajs with eachBatch last in backlog',
       payload: '{"r":"live","i":12345} (~24 B)',
     },
     rows,
+    summary: {
+      live: by('live', 'rate'),
+      backlog: by('backlog', 'rate'),
+      backlogCpuUsPerMsg: cpu,
+    },
     samples: results,
   };
 }

@@ -1,33 +1,45 @@
 // 7. Resident memory per instance: child processes (bench/instance.mjs), READY, a few seconds idle, VmRSS.
-// Also reports their process-cold start (time from engine.start / consumer.connect to ready, and from
+// Our engine on each adapter (lock mode and lock-free) and R on each raw client, with the references.
+// Also reports their process-cold start (time from engine.start / consumer start to ready, and from
 // process start to ready), which benchmark 1 measures only in a warm process.
 import { createTopics, ratio, round, sleep, summary } from '../lib/common.mjs';
 import { rssKiB, spawnInstance } from '../lib/child.mjs';
+import { CLIENTS, fourSideRows } from '../lib/sides.mjs';
 
 export const id = '7';
 export const title = 'Resident memory per instance (child processes)';
 const TOPIC = 'events';
 
+/** Every kind of process, `label` → instance.mjs mode and client. */
+const KINDS = [
+  ...['lock', 'lockfree', 'raw'].flatMap((mode) =>
+    CLIENTS.map((client) => ({
+      label: client === 'kafkajs' ? mode : `${mode}-${client}`,
+      mode,
+      client,
+    })),
+  ),
+  { label: 'bare', mode: 'bare' },
+  { label: 'import-lib', mode: 'import-lib' },
+  { label: 'import-kafkajs', mode: 'import-kafkajs' },
+  { label: 'import-platformatic', mode: 'import-platformatic' },
+];
+/** The label of the lock, lockfree or raw process of `client`. */
+const kind = (mode, client) => (client === 'kafkajs' ? mode : `${mode}-${client}`);
+
 export async function run(ctx) {
   const prefix = ctx.prefix(id);
   const reps = 3;
   const idleMs = ctx.quick ? 2000 : 4000;
-  const modes = [
-    'lock',
-    'lockfree',
-    'raw',
-    'bare',
-    'import-lib',
-    'import-kafkajs',
-  ];
   await createTopics(ctx.brokers, [prefix + TOPIC]);
-  const samples = Object.fromEntries(modes.map((m) => [m, []]));
+  const samples = Object.fromEntries(KINDS.map((k) => [k.label, []]));
   for (let i = 0; i < reps; i++) {
     // One process of each kind at a time, side by side (RSS does not depend on the neighbours).
-    const children = modes.map((mode) => ({
-      mode,
+    const children = KINDS.map(({ label, mode, client }) => ({
+      label,
       child: spawnInstance({
         mode,
+        client,
         brokers: ctx.brokers,
         prefix,
         topic: TOPIC,
@@ -36,8 +48,8 @@ export async function run(ctx) {
     try {
       const infos = await Promise.all(children.map((c) => c.child.ready));
       await sleep(idleMs);
-      children.forEach(({ mode, child }, k) =>
-        samples[mode].push({
+      children.forEach(({ label, child }, k) =>
+        samples[label].push({
           rssMiB: round(rssKiB(child.pid) / 1024, 1),
           startMs: round(infos[k].startMs ?? NaN, 1),
           uptimeAtReadyMs: round(infos[k].uptimeMs ?? NaN, 1),
@@ -48,88 +60,82 @@ export async function run(ctx) {
       await Promise.all(children.map(({ child }) => child.exited));
     }
   }
-  const rss = (m) => summary(samples[m].map((s) => s.rssMiB));
+  const rss = (label) => summary(samples[label].map((s) => s.rssMiB));
+  /** The four sides of one ours mode: ours-X = `mode` on X, R-X = raw on X. */
+  const sides = (mode, field) =>
+    Object.fromEntries(
+      CLIENTS.flatMap((client) => [
+        [`ours-${client}`, field(kind(mode, client))],
+        [`R-${client}`, field(kind('raw', client))],
+      ]),
+    );
+  // What running costs beyond loading the code (same rep paired): ours above the library's
+  // import, R above its client's.
+  const aboveImport = (label, importLabel) =>
+    summary(samples[label].map((s, i) => s.rssMiB - samples[importLabel][i].rssMiB));
+  const above = Object.fromEntries(
+    CLIENTS.flatMap((client) => [
+      [`ours-${client}`, aboveImport(kind('lockfree', client), 'import-lib')],
+      [`R-${client}`, aboveImport(kind('raw', client), `import-${client}`)],
+    ]),
+  );
+  const start = (label) => summary(samples[label].map((s) => s.startMs));
+  const up = (label) => summary(samples[label].map((s) => s.uptimeAtReadyMs));
   const rows = [
-    {
-      metric: 'RSS MiB: ours lock mode (typeorm+pg DataSource) vs R',
+    ...fourSideRows({
+      metric: 'RSS MiB, ours lock mode (typeorm+pg DataSource)',
       unit: 'MiB',
-      ours: rss('lock'),
-      base: rss('raw'),
-      ratio: ratio(rss('lock').median, rss('raw').median),
-      target: 'info',
-    },
-    {
-      metric: 'RSS MiB: ours lock-free vs R',
+      by: sides('lock', rss),
+    }),
+    ...fourSideRows({
+      metric: 'RSS MiB, ours lock-free',
       unit: 'MiB',
-      ours: rss('lockfree'),
-      base: rss('raw'),
-      ratio: ratio(rss('lockfree').median, rss('raw').median),
-      target: 'info',
-    },
+      by: sides('lockfree', rss),
+    }).slice(0, 3),
     {
       metric: '  RSS MiB: bare node process (reference)',
       unit: 'MiB',
       ours: rss('bare'),
       sub: true,
     },
-    {
-      metric: '  RSS MiB: idle after import only: nestjs-kafka-broadcast vs kafkajs',
+    ...CLIENTS.map((client) => ({
+      metric: `  RSS MiB: idle after import only: nestjs-kafka-broadcast vs ${client}`,
       unit: 'MiB',
       ours: rss('import-lib'),
-      base: rss('import-kafkajs'),
-      ratio: ratio(rss('import-lib').median, rss('import-kafkajs').median),
+      base: rss(`import-${client}`),
+      ratio: ratio(rss('import-lib').median, rss(`import-${client}`).median),
       sub: true,
-      note: 'the package barrel also loads the NestJS layer (@nestjs/*); a Nest app pays that anyway',
-    },
-    {
-      metric: '  RSS MiB above its own import: ours lock-free vs R',
+      note:
+        client === 'kafkajs'
+          ? 'the package barrel also loads the NestJS layer (@nestjs/*), not a Kafka client (the adapter is loaded at start); a Nest app pays that anyway'
+          : undefined,
+    })),
+    ...fourSideRows({
+      metric: 'RSS MiB above its own import, ours lock-free',
       unit: 'MiB',
-      ours: summary(
-        samples.lockfree.map(
-          (s, i) => s.rssMiB - samples['import-lib'][i].rssMiB,
-        ),
-      ),
-      base: summary(
-        samples.raw.map(
-          (s, i) => s.rssMiB - samples['import-kafkajs'][i].rssMiB,
-        ),
-      ),
-      ratio: ratio(
-        summary(
-          samples.lockfree.map(
-            (s, i) => s.rssMiB - samples['import-lib'][i].rssMiB,
-          ),
-        ).median,
-        summary(
-          samples.raw.map(
-            (s, i) => s.rssMiB - samples['import-kafkajs'][i].rssMiB,
-          ),
-        ).median,
-      ),
+      by: above,
+      note: 'what running costs beyond loading the code (same rep paired); ours above the import of nestjs-kafka-broadcast, R above its client',
       sub: true,
-      note: 'what running costs beyond loading the code (same rep paired)',
-    },
-  ];
-  const start = (m) => summary(samples[m].map((s) => s.startMs));
-  const up = (m) => summary(samples[m].map((s) => s.uptimeAtReadyMs));
-  rows.push(
-    {
-      metric: 'process-cold ready ms (start/connect -> ready): lock vs R',
+    }).slice(0, 3),
+    ...fourSideRows({
+      metric: 'process-cold ready ms (start -> ready), ours lock mode',
       unit: 'ms',
-      ours: start('lock'),
-      base: start('raw'),
-      ratio: ratio(start('lock').median, start('raw').median),
-      target: 'info',
-    },
-    {
-      metric: 'process start -> ready ms: lock vs R',
+      by: sides('lock', start),
+    }).slice(0, 2),
+    ...fourSideRows({
+      metric: 'process start -> ready ms, ours lock mode',
       unit: 'ms',
-      ours: up('lock'),
-      base: up('raw'),
-      ratio: ratio(up('lock').median, up('raw').median),
-      target: 'info',
+      by: sides('lock', up),
       note: 'includes imports and, for ours, DataSource init',
+    }).slice(0, 2),
+  ];
+  return {
+    params: { reps, idleMs, kinds: KINDS },
+    rows,
+    summary: {
+      rssMiB: Object.fromEntries(KINDS.map((k) => [k.label, rss(k.label)])),
+      aboveImportMiB: above,
     },
-  );
-  return { params: { reps, idleMs, modes }, rows, samples };
+    samples,
+  };
 }

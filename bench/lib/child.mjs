@@ -19,6 +19,7 @@ export function spawnInstance({
   topic = 'events',
   sessionTimeoutMs,
   heartbeatMs,
+  client,
 }) {
   const argv = [
     join(BENCH_DIR, 'instance.mjs'),
@@ -29,6 +30,7 @@ export function spawnInstance({
   if (brokers) argv.push(`--brokers=${brokers.join(',')}`);
   if (sessionTimeoutMs) argv.push(`--session-timeout=${sessionTimeoutMs}`);
   if (heartbeatMs) argv.push(`--heartbeat-ms=${heartbeatMs}`);
+  if (client) argv.push(`--client=${client}`);
   const proc = spawn(process.execPath, argv, {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,10 +30,25 @@ export async function loadBuild(specifier) {
   const { createAdvisoryLockProvider } = await internal('locks/advisory-lock.factory.js');
   const { KafkajsAdapter } = await internal('kafka/kafkajs.adapter.js');
   const { resolveBroadcastOptions } = await internal('core/options/broadcast-options.resolver.js');
+  // Builds from before the second adapter have none; only the platformatic sides need it.
+  const platformatic = await internal('kafka-platformatic/platformatic.adapter.js').catch(
+    () => undefined,
+  );
+  /** The adapter the engine would load for `kafka.client`, made here so that it can be wrapped. */
+  function newAdapter(client, resolved) {
+    if (client === 'kafkajs') return new KafkajsAdapter(resolved, engineLogger);
+    if (client === 'platformatic') {
+      if (!platformatic) throw new Error(`${specifier} has no @platformatic/kafka adapter`);
+      // Brokers are a list here (the engine's loader resolves a function first).
+      return new platformatic.PlatformaticAdapter(resolved, resolved.kafka.brokers, engineLogger);
+    }
+    throw new Error(`unknown client ${client}`);
+  }
 
   /**
    * A BroadcastEngine with the defaults an application gets, except what `overrides` says.
-   * `lock`: 'postgres' (needs `dataSource`) or 'none'.
+   * `lock`: 'postgres' (needs `dataSource`) or 'none'. `client`: the adapter, 'kafkajs' or
+   * 'platformatic' (the engine's `kafka.client` option).
    */
   function createEngine({
     brokers,
@@ -41,11 +56,13 @@ export async function loadBuild(specifier) {
     lock = 'postgres',
     dataSource,
     clientId = 'bench-ours',
+    client = 'kafkajs',
     ...overrides
   }) {
     const recorder = newRecorder();
     const options = {
-      kafka: { brokers, clientId },
+      // `client` only when not the default, so builds from before the option still accept it.
+      kafka: { brokers, clientId, ...(client !== 'kafkajs' && { client }) },
       topicPrefix: prefix,
       // The same provider the engine picks for a DataSource, wrapped for the phase marks.
       lock:
@@ -57,7 +74,7 @@ export async function loadBuild(specifier) {
             },
       ...overrides,
     };
-    const adapter = new KafkajsAdapter(resolveBroadcastOptions(options), engineLogger);
+    const adapter = newAdapter(client, resolveBroadcastOptions(options));
     const engine = new lib.BroadcastEngine(options, {
       kafka: recorder.kafka(adapter),
       logger: engineLogger,
