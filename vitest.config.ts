@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
 // test:unit` runs only `unit`, which never starts or looks for Kafka.
 const shared = {
   globals: true,
-  // 2 cores, and the broker runs on the same box: one test file at a time.
+  // 2 cores, and the broker runs on the same box: one test file at a time here; .ci/run runs two
+  // at a time (--fileParallelism --maxWorkers=2), since most of a broker test is waiting.
   fileParallelism: false,
   // Real broker round trips (group joins, topic creation, a 3-node cluster) are slow-ish.
   testTimeout: 120_000,
