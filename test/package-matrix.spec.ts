@@ -9,7 +9,7 @@
  * CI_ALSO_NODE (opt-in), .ci/node-runtime.sh installs that older Node and names it in
  * MATRIX_LOWEST_NODE, and the cells in ON_LOWEST_NODE run a second time on it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,8 +115,27 @@ const CELLS: AppSpec[] = [
   },
   {
     // One client only: kafkajs is not installed (and npm must not add it as a peer), so the
-    // module picks @platformatic/kafka by itself.
+    // module picks @platformatic/kafka by itself. 2.x, what `npm install @platformatic/kafka` gives
+    // on Node 24.
     name: 'nest12-platformatic-only',
+    style: 'esm',
+    lock: 'none',
+    terminus: false,
+    microservices: false,
+    dependencies: {
+      '@platformatic/kafka': '^2.12.1',
+      'reflect-metadata': COMMON['reflect-metadata'],
+      rxjs: COMMON.rxjs,
+      ...TS,
+      typescript: '~6.0.3',
+      '@nestjs/common': '^12.0.0',
+      '@nestjs/core': '^12.0.0',
+    },
+  },
+  {
+    // The other line the peer range takes: @platformatic/kafka 1.35 (for Node 24.0-24.5, which
+    // 2.x refuses), alone as above.
+    name: 'nest12-platformatic-1.35',
     style: 'esm',
     lock: 'none',
     terminus: false,
@@ -203,6 +222,7 @@ describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
     for (const client of ['kafkajs', '@platformatic/kafka'])
       if (!(client in spec.dependencies))
         expect(existsSync(join(dir, 'node_modules', client)), client).toBe(false);
+      else expect(installedVersion(dir, client)).toMatch(rangeLine(spec.dependencies[client]!));
     // The app's own unit test, on nestjs-kafka-broadcast/testing: it needs no broker.
     if (spec.unitTest) expect(await runUnitTest(dir)).toMatch(/# pass 1\n# fail 0/);
     const env = { KAFKA_BROKERS: kafkaBrokers().join(','), TOPIC_PREFIX: prefix };
@@ -352,4 +372,16 @@ async function locksHeld(lock: LockKind, prefix: string): Promise<number[]> {
   } finally {
     await client.end();
   }
+}
+
+/** The version of a package installed in an app. */
+function installedVersion(dir: string, name: string): string {
+  const file = join(dir, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+/** What a ^ or ~ range pins: its major (^2.12.1 -> /^2\./) or major.minor (~1.35.0 -> /^1\.35\./). */
+function rangeLine(range: string): RegExp {
+  const [major, minor] = range.replace(/^[\^~]/, '').split('.');
+  return new RegExp(range.startsWith('~') ? `^${major}\\.${minor}\\.` : `^${major}\\.`);
 }

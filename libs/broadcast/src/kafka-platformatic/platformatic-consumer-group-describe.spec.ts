@@ -64,11 +64,24 @@ describe('ConsumerGroupDescribe v0 parsing', () => {
     ]);
   });
 
-  it("is needed: @platformatic/kafka 1.35's own parser fails on the same bytes", () => {
-    // If this starts passing, the client fixed its parser and ours may go.
-    expect(() => consumerGroupDescribeV0.parseResponse(0, 69, 0, Reader.from(response()))).toThrow(
-      /Out of bounds|out of range/i,
-    );
+  it("agrees with the client's own parser where that parser works (2.12; 1.35 fails on these bytes)", () => {
+    // The peer range takes both lines: 1.35's parser throws "Out of bounds" on every group with a
+    // member, 2.12's reads it. Ours serves both; where the client's works, both must agree.
+    let theirs: unknown;
+    try {
+      theirs = consumerGroupDescribeV0.parseResponse(0, 69, 0, Reader.from(response()));
+    } catch (error) {
+      expect(String(error)).toMatch(/Out of bounds|out of range/i);
+      return;
+    }
+    const ours = parseResponse(0, 69, 0, Reader.from(response()));
+    const member = (theirs as { groups: { members: Record<string, unknown>[] }[] }).groups[0]
+      ?.members[0];
+    expect(member).toMatchObject({
+      memberId: ours.groups[0]?.members[0]?.memberId,
+      rackId: ours.groups[0]?.members[0]?.rackId,
+      subscribedTopicNames: ours.groups[0]?.members[0]?.subscribedTopicNames,
+    });
   });
 
   it('throws the errors other than GROUP_ID_NOT_FOUND (e.g. UNSUPPORTED_VERSION) as the client does', () => {

@@ -54,9 +54,10 @@ interface ParsedGroup {
 }
 
 /**
- * ConsumerGroupDescribe v0, parsed here: @platformatic/kafka's own parser (1.35, and 2.9 still)
+ * ConsumerGroupDescribe v0, parsed here: @platformatic/kafka 1.35's own parser (and 2.9's)
  * reads `subscribed_topic_names` as one string instead of an array and skips the assignment
  * structs' tagged fields, so it fails with "Out of bounds" on every group that has a member.
+ * 2.12 parses it; the peer range takes both lines, so this one parser serves both.
  */
 export function parseResponse(
   _correlationId: number,

@@ -196,7 +196,7 @@ export class PlatformaticFetcher {
     const batches = answer.records ?? [];
     const from = position.offset;
     let timestamp: string | undefined;
-    for (const batch of committedBatches(batches, answer.abortedTransactions)) {
+    for (const batch of committedBatches(batches, answer.abortedTransactions ?? [])) {
       for (const record of batch.records) {
         const offset = batch.firstOffset + BigInt(record.offsetDelta);
         if (offset < from) continue;
