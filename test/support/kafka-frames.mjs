@@ -66,8 +66,9 @@ export const ErrorCode = Object.freeze({ OFFSET_OUT_OF_RANGE: 1 });
  * error_code int16, session_id int32, then [topic string, [partition_index int32,
  * error_code int16, high_watermark int64, last_stable_offset int64, log_start_offset int64,
  * [producer_id int64, first_offset int64], preferred_read_replica int32, records bytes]].
- * @platformatic/kafka 1.35 sends the highest it implements that the broker takes, v17 on
- * Kafka 4.x: from v12 the message is flexible (a tagged-field buffer after the correlation id
+ * @platformatic/kafka (1.35 and 2.12.1) sends the highest it implements that the broker takes:
+ * v17 on Kafka 4.x (Kafka 4.4 takes 4-18; 1.35 implements 12-17, 2.12.1 4-17). From v12 the
+ * message is flexible (a tagged-field buffer after the correlation id
  * and closing every struct; arrays, strings and records carry an unsigned-varint length + 1),
  * and from v13 a topic is named by its topic id (a UUID) instead of its name.
  * `topic` is the name (up to v12), `topicId` the UUID as 8-4-4-4-12 hex (from v13);

@@ -264,8 +264,10 @@ export function brokerState(state: string): string {
 
 /**
  * What a refused DeleteGroups call was doing. The client finds the group's coordinator first
- * (clients/admin/admin.js:669); without any ACL on the group the broker refuses that
- * FindCoordinator, which needs DESCRIBE, not DELETE: named as kafkajs's adapter names it.
+ * (clients/admin/admin.js:683-685 in 2.12.1, 669 in 1.35; 2.12.1 wraps a failed FindCoordinator
+ * in a MultipleErrors, whose chain still holds it); without any ACL on the group the broker
+ * refuses that FindCoordinator, which needs DESCRIBE, not DELETE: named as kafkajs's adapter
+ * names it.
  */
 function deleting(error: unknown, groupId: string): PlatformaticOperation {
   const findingCoordinator = [...chainOf(error)].some((e) =>

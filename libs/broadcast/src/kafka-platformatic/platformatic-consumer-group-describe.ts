@@ -57,7 +57,8 @@ interface ParsedGroup {
  * ConsumerGroupDescribe v0, parsed here: @platformatic/kafka 1.35's own parser (and 2.9's)
  * reads `subscribed_topic_names` as one string instead of an array and skips the assignment
  * structs' tagged fields, so it fails with "Out of bounds" on every group that has a member.
- * 2.12 parses it; the peer range takes both lines, so this one parser serves both.
+ * 2.12.1's reads the array (apis/admin/consumer-group-describe-v0.js:72); this one stays while the
+ * peer range keeps 1.35, and serves both lines.
  */
 export function parseResponse(
   _correlationId: number,

@@ -34,9 +34,10 @@ export interface HeartbeatSpec {
 
 /**
  * One KIP-848 group member: the ConsumerGroupHeartbeat loop, written here rather than taken from
- * @platformatic/kafka 1.35, whose consumer joins only through its MessagesStream (which keeps its
- * own positions) and retries forever with a stale epoch after UNKNOWN_MEMBER_ID (a member the
- * coordinator expired or removed never rejoins). Here a lost membership is reported, and the
+ * @platformatic/kafka (1.35, and 2.12.1 still: consumer.js:404-407, 1320-1321, 1066-1084), whose
+ * consumer joins only through its MessagesStream (which keeps its own positions) and retries
+ * forever with a stale epoch after UNKNOWN_MEMBER_ID (a member the coordinator expired or removed
+ * never rejoins; only FENCED_MEMBER_EPOCH resets it). Here a lost membership is reported, and the
  * engine rejoins with a new member; partitions are acknowledged at once (nothing is committed).
  */
 export class ConsumerProtocolHeartbeat {

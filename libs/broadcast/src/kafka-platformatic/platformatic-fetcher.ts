@@ -24,12 +24,13 @@ type Requested = Map<string, { topic: string; partition: number; offset: bigint 
 
 /**
  * The fetch loop of one group member. @platformatic/kafka's MessagesStream keeps its own
- * positions, resets them at every join from ListOffsets or the committed offsets, and ends
- * (destroys) the whole stream on OFFSET_OUT_OF_RANGE; the engine needs positions it owns and a
- * per-partition decision. So the adapter fetches itself, with the client's Fetch (which drops
- * aborted transactions under READ_COMMITTED and keeps the markers): every assigned partition is
- * read from the engine's seek, nothing is ever committed, and a fetch that started before the
- * latest join is discarded whole.
+ * positions, resets them at every join from ListOffsets or the committed offsets, and on
+ * OFFSET_OUT_OF_RANGE ends (destroys) the whole stream (1.35) or moves the partition to the high
+ * watermark or the log start by itself (2.12.1, its `fallbackMode`); the engine needs positions it
+ * owns and a per-partition decision. So the adapter fetches itself, with the client's Fetch
+ * (which drops aborted transactions under READ_COMMITTED and keeps the markers): every assigned
+ * partition is read from the engine's seek, nothing is ever committed, and a fetch that started
+ * before the latest join is discarded whole.
  */
 export class PlatformaticFetcher {
   private readonly positions = new Map<string, Position>();

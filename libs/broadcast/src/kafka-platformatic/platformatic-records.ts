@@ -56,7 +56,8 @@ export interface AbortedTransaction {
 
 /**
  * The batches whose records may be handed over: no marker, and no batch of an aborted transaction.
- * @platformatic/kafka 1.35 filters aborted transactions itself (Consumer #filterUncommittedMessages),
+ * @platformatic/kafka (1.35 and 2.12.1) filters aborted transactions itself (Consumer
+ * #filterUncommittedMessages, one aborted range per producer id),
  * but with that filter alone a transaction aborted between committed ones of the same producer
  * was handed over (test/replay-control-records.spec.ts on this adapter: 'a-1', 'a-2' received),
  * and by its code it keeps every aborted range whose abort marker is not in the same answer. So
