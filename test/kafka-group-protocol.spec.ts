@@ -9,6 +9,7 @@ import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
 import { describeConsumerGroup } from '../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
 import { type TestEngine, useEngineHarness } from './support/engine.js';
 import { kafkaBrokers, waitFor } from './support/kafka.js';
+import { brokerState } from '../libs/broadcast/src/kafka-platformatic/platformatic-admin.js';
 
 const TOPIC = 'news';
 const KIP848 = { client: 'platformatic', groupProtocol: 'consumer' } as const;
@@ -105,7 +106,8 @@ describe('KIP-848 consumer group protocol (@platformatic/kafka)', () => {
     const members = await consumerMembers(groupId);
     expect(members).toHaveLength(1);
     // Classic DescribeGroups does not see the group: only ConsumerGroupDescribe proves exclusivity.
-    expect((await admin.describeGroups({ groups: [groupId] })).get(groupId)?.state).toBe('DEAD');
+    const classic = (await admin.describeGroups({ groups: [groupId] })).get(groupId);
+    expect(brokerState(classic?.state ?? '')).toBe('Dead');
 
     await Promise.all(
       range(0, 60).map((n) => e.engine.publisher.publish(TOPIC, { n }, { key: `k${n}` })),

@@ -24,7 +24,7 @@ function batch(first: number, count: number): RecordsBatch {
   } as unknown as RecordsBatch;
 }
 
-type FetchAnswer = { errorCode?: number; batches?: RecordsBatch[] } | Error;
+type FetchAnswer = { errorCode?: number; batches?: RecordsBatch[]; aborted?: [] | null } | Error;
 
 /**
  * A Consumer as far as the fetcher uses it: one topic with one partition led by node 1; each
@@ -57,7 +57,7 @@ function fakeConsumer(answers: FetchAnswer[], topic = { partitionsCount: 1 }) {
               {
                 partitionIndex: 0,
                 errorCode: answer.errorCode ?? 0,
-                abortedTransactions: [],
+                abortedTransactions: answer.aborted === undefined ? [] : answer.aborted,
                 records: answer.batches,
               },
             ],
@@ -98,6 +98,26 @@ const until = async (check: () => boolean) => {
 };
 
 describe('PlatformaticFetcher', () => {
+  it('hands over an answer whose abortedTransactions is null (2.12 types it nullable)', async () => {
+    const received: string[] = [];
+    const crashed: unknown[] = [];
+    const { consumer, push } = fakeConsumer([{ batches: [batch(0, 2)], aborted: null }]);
+    const listener = {
+      joined: () => undefined,
+      positioned: () => undefined,
+      crashed: (e: unknown) => void crashed.push(e),
+    };
+    const fetcher = new PlatformaticFetcher(consumer, spec(received, { listener }), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    await until(() => received.length === 2 || crashed.length > 0);
+    fetcher.stop();
+    push({ batches: [] });
+    await running.catch((error: unknown) => crashed.push(error));
+    expect({ received, crashed }).toEqual({ received: ['0', '1'], crashed: [] });
+  });
+
   it('a failed Fetch is asked again from the same position: nothing is handed over twice', async () => {
     const received: string[] = [];
     const { consumer, asked, push } = fakeConsumer([
