@@ -133,8 +133,8 @@ const CELLS: AppSpec[] = [
     },
   },
   {
-    // The other line the peer range takes: @platformatic/kafka 1.35 (for Node 24.0-24.5, which
-    // 2.x refuses), alone as above.
+    // The other line the peer range takes: @platformatic/kafka 1.35 (the 1.x line, still released,
+    // for apps that keep it), alone as above.
     name: 'nest12-platformatic-1.35',
     style: 'esm',
     lock: 'none',
