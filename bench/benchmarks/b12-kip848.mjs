@@ -124,7 +124,7 @@ export async function run(ctx) {
         reps,
         firstStartReportedApart: true,
         order: 'the six sides in a balanced Latin square (rotation() over six), one at a time',
-        cluster: { nodes: 3, properties: PRODUCTION_DEFAULTS },
+        cluster: { nodes: 3, kafka: cluster.version, properties: PRODUCTION_DEFAULTS },
         clusterStartupMs: cluster.startupMs,
         offsetsTopicWarmupMs: cluster.warmupMs,
         lock: 'postgres (the shared server, as benchmark 1)',
