@@ -26,7 +26,9 @@ const r = (a, b) => (a?.median && b?.median ? (a.median / b.median).toFixed(2) :
 /** One table row from per-side summaries `by` (`by[key]` = summary). */
 function row(id, figure, unit, by, target = '') {
   const [ok, op, rk, rp] = KEYS.map((k) => by?.[k]);
-  return `| ${id} | ${figure} (${unit}) | ${[ok, op, rk, rp].map(cell).join(' | ')} | ${r(ok, rk)} | ${r(op, rp)} | ${r(op, ok)}; ${r(rp, rk)} | ${target} |`;
+  // No cross cell when neither cross ratio exists (a row of one client only).
+  const cross = ok || rk ? `${r(op, ok)}; ${r(rp, rk)}` : '';
+  return `| ${id} | ${figure} (${unit}) | ${[ok, op, rk, rp].map(cell).join(' | ')} | ${r(ok, rk)} | ${r(op, rp)} | ${cross} | ${target} |`;
 }
 
 const lines = [
@@ -70,15 +72,57 @@ if (b7) {
   lines.push(row(7, 'Resident memory, ours lock mode', 'MiB', sides('lock')));
   lines.push(row(7, '… ours lock-free', 'MiB', sides('lockfree')));
 }
+const b12 = bench('12')?.summary;
+if (b12?.sides) {
+  const s = b12.sides;
+  lines.push(
+    row(
+      12,
+      'Time to ready on production broker defaults (3 nodes, `group.initial.rebalance.delay.ms` 3000), classic protocol',
+      'ms',
+      s,
+    ),
+  );
+  // Only @platformatic/kafka speaks KIP-848: its two sides in the platformatic columns.
+  lines.push(
+    row(
+      12,
+      '… KIP-848 consumer protocol (`kafka.groupProtocol`; kafkajs cannot speak it)',
+      'ms',
+      {
+        'ours-platformatic': s['ours-platformatic-kip848'],
+        'R-platformatic': s['R-platformatic-kip848'],
+      },
+      '≤ 300 ms',
+    ),
+  );
+}
 console.log(lines.join('\n'));
-if (b1?.phases) {
-  console.log('\nPhases of one start (medians, ms):\n');
-  const names = Object.keys(b1.phases['ours-kafkajs']);
+if (b12?.sides) {
+  const s = b12.sides;
+  const first = Object.entries(b12.firstMs)
+    .map(([k, v]) => `${k} ${num(v)}`)
+    .join(', ');
+  console.log(
+    `\nBenchmark 12, KIP-848 ÷ classic on @platformatic/kafka: ours ${r(s['ours-platformatic-kip848'], s['ours-platformatic'])}; ` +
+      `R ${r(s['R-platformatic-kip848'], s['R-platformatic'])}. First start of each side (reported apart, ms): ${first}.`,
+  );
+}
+/** The phases of ours' starts of one benchmark (medians, ms). */
+function phaseTable(heading, phases) {
+  console.log(`\n${heading}:\n`);
+  const names = Object.keys(Object.values(phases)[0]);
   console.log(`| side | ${names.join(' | ')} |`);
   console.log(`| --- | ${names.map(() => '---').join(' | ')} |`);
-  for (const [side, p] of Object.entries(b1.phases))
+  for (const [side, p] of Object.entries(phases))
     console.log(`| ${side} | ${names.map((n) => num(p[n]?.median)).join(' | ')} |`);
 }
+if (b1?.phases) phaseTable('Phases of one start (medians, ms)', b1.phases);
+if (b12?.phases)
+  phaseTable(
+    'Phases of one start on production broker defaults, benchmark 12 (medians, ms)',
+    b12.phases,
+  );
 const paired = (bench('3')?.rows ?? []).filter((x) => x.metric.includes('paired p99'));
 if (paired.length) {
   console.log('\nPaired (ours and R on one client at once, same messages), p99:');

@@ -30,8 +30,9 @@ import * as b6 from './benchmarks/b6-heartbeat.mjs';
 import * as b7 from './benchmarks/b7-memory.mjs';
 import * as b8 from './benchmarks/b8-receipts.mjs';
 import * as b9 from './benchmarks/b9-telemetry.mjs';
+import * as b12 from './benchmarks/b12-kip848.mjs';
 
-const ALL = [b1, b2, b3, b4, b5, b6, b7, b8, b9];
+const ALL = [b1, b2, b3, b4, b5, b6, b7, b8, b9, b12];
 
 const { values: args } = parseArgs({
   options: {
@@ -114,7 +115,11 @@ const report = {
       'R on raw kafkajs: consumer.run with eachMessage; ready = first FETCH event after GROUP_JOIN',
     'R-platformatic':
       "R on raw @platformatic/kafka: Consumer.consume (mode committed, fallback latest, classic protocol, maxBytesPerPartition 1 MiB as kafkajs's), the stream's async iterator; ready = the stream's first fetch (it is made after the join)",
-    note: 'benchmarks 1-4 and 7 run all four sides; 5, 6, 8 and 9 run ours on kafkajs only (see bench/README.md)',
+    'ours-platformatic-kip848':
+      "benchmark 12 only: ours-platformatic with kafka.groupProtocol 'consumer' (KIP-848)",
+    'R-platformatic-kip848':
+      "benchmark 12 only: R-platformatic with groupProtocol 'consumer' (KIP-848)",
+    note: 'benchmarks 1-4 and 7 run all four sides, 12 (its own 3-node cluster with broker defaults) those four plus KIP-848 on @platformatic/kafka; 5, 6, 8 and 9 run ours on kafkajs only (see bench/README.md)',
   },
   benchmarks: {},
 };
@@ -127,6 +132,7 @@ for (const bench of selected) {
     runId,
     results,
     prefix: (id) => `${runId}-b${id}-`,
+    log: info,
   };
   const bt0 = Date.now();
   const load0 = machineInfo().loadavg;

@@ -16,14 +16,18 @@ export const id = '1';
 export const title = 'Time to ready, one instance, cold';
 const TOPIC = 'ready';
 
-/** One cold start of ours: fresh DataSource (initialized beforehand, as in an app) and fresh clients. */
-export async function oursOnce(ctx, prefix, client = 'kafkajs') {
+/**
+ * One cold start of ours: fresh DataSource (initialized beforehand, as in an app) and fresh clients.
+ * `groupProtocol` is the engine's `kafka.groupProtocol` (the adapter's default when undefined).
+ */
+export async function oursOnce(ctx, prefix, client = 'kafkajs', groupProtocol = undefined) {
   const dataSource = await newDataSource();
   const engine = createEngine({
     brokers: ctx.brokers,
     prefix,
     dataSource,
     client,
+    ...(groupProtocol && { kafka: { groupProtocol } }),
   });
   engine.on(TOPIC, () => {});
   const marks = instrument(engine);
@@ -43,11 +47,12 @@ export async function oursOnce(ctx, prefix, client = 'kafkajs') {
 }
 
 /** One cold start of R: a new client, a consumer with a random group, until its first fetch after the join. */
-export async function rawOnce(ctx, prefix, client = 'kafkajs') {
+export async function rawOnce(ctx, prefix, client = 'kafkajs', groupProtocol = undefined) {
   const raw = startRaw(client, {
     brokers: ctx.brokers,
     prefix,
     topics: engineTopics(prefix, TOPIC),
+    ...(groupProtocol && { groupProtocol }),
   });
   try {
     await raw.ready;
@@ -62,16 +67,25 @@ export async function rawOnce(ctx, prefix, client = 'kafkajs') {
   }
 }
 
-/** One cold start of `side` (one of SIDES). */
+/** One cold start of `side` (one of SIDES, or a side with a `groupProtocol` as in benchmark 12). */
 export function startOnce(ctx, prefix, side) {
-  return side.ours ? oursOnce(ctx, prefix, side.client) : rawOnce(ctx, prefix, side.client);
+  return (side.ours ? oursOnce : rawOnce)(ctx, prefix, side.client, side.groupProtocol);
 }
 
-export async function prepare(ctx, prefix) {
-  await createTopics(ctx.brokers, engineTopics(prefix, TOPIC));
+/** Creates the topics of one instance; `create` is another createTopics (a fresh cluster's). */
+export async function prepare(ctx, prefix, create = createTopics) {
+  await create(ctx.brokers, engineTopics(prefix, TOPIC));
 }
 
-const PHASES = ['ensureTopics', 'lock', 'deleteGroup', 'offsetsSnapshot', 'join', 'verify', 'gaps'];
+export const PHASES = [
+  'ensureTopics',
+  'lock',
+  'deleteGroup',
+  'offsetsSnapshot',
+  'join',
+  'verify',
+  'gaps',
+];
 
 export async function run(ctx) {
   const prefix = ctx.prefix(id);

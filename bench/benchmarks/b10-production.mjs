@@ -11,76 +11,25 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-import {
-  REPO_ROOT,
-  engineLogger,
-  machineInfo,
-  now,
-  otherLoad,
-  round,
-  startRawConsumer,
-  summary,
-} from '../lib/common.mjs';
+import { PRODUCTION_DEFAULTS, productionCluster } from '../lib/clusters.mjs';
+import { REPO_ROOT, machineInfo, now, otherLoad, round, summary } from '../lib/common.mjs';
 import { startPrivatePostgres } from '../lib/fleet-db.mjs';
 import { createTopics, groupsWithPrefix } from '../lib/fleet.mjs';
-import { BroadcastEngine, engineTopics } from '../lib/ours.mjs';
-import { PRODUCTION_DEFAULTS, benchCluster } from './b11-fleet.mjs';
+import { engineTopics } from '../lib/ours.mjs';
+import { instanceFactory, startTimed } from '../lib/sides.mjs';
 
 const TOPIC = 'events';
 
-function oursFactory(cluster, prefix, db) {
-  return async () => {
-    const dataSource = await new DataSource({
-      type: 'postgres',
-      host: db.host,
-      port: db.port,
-      username: db.user,
-      database: db.database,
-      extra: { max: 2 },
-    }).initialize();
-    const engine = new BroadcastEngine(
-      {
-        kafka: { brokers: cluster.brokers, clientId: 'bench-prod-ours' },
-        topicPrefix: prefix,
-        lock: {},
-      },
-      { dataSource, logger: engineLogger },
-    ).on(TOPIC, () => {});
-    return {
-      start: () => engine.start(),
-      stop: async () => {
-        await engine.stop();
-        await dataSource.destroy();
-      },
-    };
-  };
-}
-
-function rawFactory(cluster, prefix) {
-  return async () => {
-    let consumer;
-    return {
-      start: () => {
-        consumer = startRawConsumer({
-          brokers: cluster.brokers,
-          prefix,
-          topics: engineTopics(prefix, TOPIC),
-          clientId: 'bench-prod-raw',
-        });
-        return consumer.ready;
-      },
-      stop: () => consumer.stop(),
-    };
-  };
-}
-
-/** Builds (outside the clock) and starts one instance; resolves with it and its time to ready. */
-async function startTimed(factory) {
-  const instance = await factory();
-  const t0 = now();
-  await instance.start();
-  return { instance, ms: now() - t0 };
-}
+/** A DataSource on the private server (pool of 2: 20 engines' locks and pools fit its 1000). */
+const privateDataSource = (db) => () =>
+  new DataSource({
+    type: 'postgres',
+    host: db.host,
+    port: db.port,
+    username: db.user,
+    database: db.database,
+    extra: { max: 2 },
+  }).initialize();
 
 async function rolling(factory, fleetSize, batch) {
   const fleet = await Promise.all(Array.from({ length: fleetSize }, () => startTimed(factory)));
@@ -138,23 +87,28 @@ async function main() {
       'R = raw kafkajs consumer, fresh random group, fromBeginning false (bench/lib/common.mjs)',
   };
   const t0 = Date.now();
-  const cluster = await benchCluster('three');
-  const pg = await startPrivatePostgres();
+  const cluster = await productionCluster(`${runId}-`, TOPIC);
+  report.warmupMs = cluster.warmupMs;
+  const pg = await startPrivatePostgres().catch(async (error) => {
+    await cluster.stop();
+    throw error;
+  });
   try {
-    const sides = {
-      ours: (prefix) => oursFactory(cluster, prefix, pg.db),
-      raw: (prefix) => rawFactory(cluster, prefix),
-    };
-    // The first group coordinator lookup creates __consumer_offsets (50 partitions, RF 3): one
-    // throwaway start pays that, so neither side measured below does.
-    {
-      const prefix = `${runId}-warmup-`;
-      await createTopics(cluster.brokers, engineTopics(prefix, TOPIC));
-      const t = now();
-      const { instance } = await startTimed(rawFactory(cluster, prefix));
-      await instance.stop();
-      report.warmupMs = round(now() - t);
-    }
+    const sides = Object.fromEntries(
+      [
+        ['ours', { ours: true, client: 'kafkajs' }],
+        ['raw', { ours: false, client: 'kafkajs' }],
+      ].map(([name, side]) => [
+        name,
+        (prefix) =>
+          instanceFactory(side, {
+            brokers: cluster.brokers,
+            prefix,
+            topic: TOPIC,
+            newDataSource: privateDataSource(pg.db),
+          }),
+      ]),
+    );
     report.single = {};
     for (const [side, make] of Object.entries(sides)) {
       const prefix = `${runId}-${side}-single-`;

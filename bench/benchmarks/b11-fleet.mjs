@@ -13,11 +13,10 @@
 // Per (mode, N): time until all are ready, client CPU per start (sum over the children), client
 // requests during the start and per second idle, broker CPU (from /proc of the broker JVMs),
 // heartbeats per interval over an idle window, RSS per instance, groups left after a clean stop.
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startCluster } from '../../scripts/kafka-cluster.mjs';
+import { PRODUCTION_DEFAULTS, benchCluster } from '../lib/clusters.mjs';
 import { REPO_ROOT, machineInfo, otherLoad, round } from '../lib/common.mjs';
 import { startPrivateMariadb, startPrivatePostgres } from '../lib/fleet-db.mjs';
 import { HEARTBEAT_TOPIC, engineTopics } from '../lib/ours.mjs';
@@ -29,25 +28,6 @@ import {
   processCpuMs,
   topicEnd,
 } from '../lib/fleet.mjs';
-
-export const PRODUCTION_DEFAULTS = {
-  'group.initial.rebalance.delay.ms': 3000,
-  'offsets.topic.num.partitions': 50,
-  'offsets.topic.replication.factor': 3,
-  'transaction.state.log.replication.factor': 3,
-  'transaction.state.log.min.isr': 2,
-  'default.replication.factor': 3,
-  'min.insync.replicas': 2,
-  'share.coordinator.state.topic.replication.factor': 3,
-  'share.coordinator.state.topic.min.isr': 2,
-};
-
-/** A fresh cluster for one bench run: `single` (test settings) or `three` (broker defaults). */
-export async function benchCluster(kind) {
-  const dir = await mkdtemp(join(tmpdir(), `bench-kafka-${kind}-`));
-  if (kind === 'single') return startCluster({ nodes: 1, dir, quiet: true });
-  return startCluster({ nodes: 3, dir, quiet: true, properties: () => PRODUCTION_DEFAULTS });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const brokerCpu = (cluster) =>

@@ -48,7 +48,8 @@ export async function loadBuild(specifier) {
   /**
    * A BroadcastEngine with the defaults an application gets, except what `overrides` says.
    * `lock`: 'postgres' (needs `dataSource`) or 'none'. `client`: the adapter, 'kafkajs' or
-   * 'platformatic' (the engine's `kafka.client` option).
+   * 'platformatic' (the engine's `kafka.client` option). `kafka`: more of the engine's `kafka`
+   * options (for example `groupProtocol`).
    */
   function createEngine({
     brokers,
@@ -57,12 +58,13 @@ export async function loadBuild(specifier) {
     dataSource,
     clientId = 'bench-ours',
     client = 'kafkajs',
+    kafka = {},
     ...overrides
   }) {
     const recorder = newRecorder();
     const options = {
       // `client` only when not the default, so builds from before the option still accept it.
-      kafka: { brokers, clientId, ...(client !== 'kafkajs' && { client }) },
+      kafka: { brokers, clientId, ...(client !== 'kafkajs' && { client }), ...kafka },
       topicPrefix: prefix,
       // The same provider the engine picks for a DataSource, wrapped for the phase marks.
       lock:

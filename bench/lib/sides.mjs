@@ -1,7 +1,8 @@
 // The four sides of the side-by-side figures: our engine on each Kafka adapter, and R on each raw
 // client. What the benchmarks share to run them in a rotating order and to turn their medians into
 // the ratio rows: ours-X / R-X for each client, and the cross rows between the clients.
-import { ratio, startRawConsumer } from './common.mjs';
+import { now, ratio, startRawConsumer } from './common.mjs';
+import { createEngine, engineTopics } from './ours.mjs';
 import { startRawPlatformaticConsumer } from './raw-platformatic.mjs';
 
 export const CLIENTS = Object.freeze(['kafkajs', 'platformatic']);
@@ -44,26 +45,43 @@ export function perSide(sides = SIDES) {
 }
 
 /**
+ * One ratio row of a figure: side `a` over side `b` (`by[key]` = summary()), as the runner's
+ * table shows it (`ours` is a, `base` is b). `pass(ratio)` decides `target`, when given.
+ */
+export function ratioRow({ metric, unit, by, a, b, target, pass, note, sub = false }) {
+  const r = ratio(by[a]?.median, by[b]?.median);
+  return {
+    metric: `${sub ? '  ' : ''}${metric}`,
+    unit,
+    ours: by[a],
+    base: by[b],
+    ratio: r,
+    sides: [a, b],
+    ...(target && { target }),
+    ...(target && pass && { pass: pass(r) }),
+    ...(note && { note }),
+    ...(sub && { sub: true }),
+  };
+}
+
+/**
  * The ratio rows of one figure from per-side summaries (`by[key]` = summary()): ours / R on each
  * client (the first a main row with `target`, the second a sub-row with the same target), then
  * the cross rows, platformatic / kafkajs for ours and for R. `pass(ratio)` decides a target.
  */
 export function fourSideRows({ metric, unit, by, target = 'info', pass, note, sub = false }) {
-  const row = (label, a, b, opts = {}) => {
-    const r = ratio(by[a]?.median, by[b]?.median);
-    return {
-      metric: `${sub || opts.sub ? '  ' : ''}${metric}: ${label}`,
+  const row = (label, a, b, opts = {}) =>
+    ratioRow({
+      metric: `${metric}: ${label}`,
       unit,
-      ours: by[a],
-      base: by[b],
-      ratio: r,
-      sides: [a, b],
-      ...(opts.target && { target: opts.target }),
-      ...(opts.target && pass && { pass: pass(r) }),
-      ...(opts.note && { note: opts.note }),
-      ...((sub || opts.sub) && { sub: true }),
-    };
-  };
+      by,
+      a,
+      b,
+      target: opts.target,
+      pass,
+      note: opts.note,
+      sub: sub || opts.sub,
+    });
   return [
     row('ours-kafkajs vs R-kafkajs', 'ours-kafkajs', 'R-kafkajs', { target, note }),
     row('ours-platformatic vs R-platformatic', 'ours-platformatic', 'R-platformatic', {
@@ -75,4 +93,55 @@ export function fourSideRows({ metric, unit, by, target = 'info', pass, note, su
     }),
     row('cross, R-platformatic vs R-kafkajs', 'R-platformatic', 'R-kafkajs', { sub: true }),
   ];
+}
+
+/**
+ * A factory of long-lived instances of `side` (`{ ours, client, groupProtocol? }`) that read
+ * `topic` under `prefix`: each call builds one (ours: a DataSource from `newDataSource()`,
+ * initialized here, outside any clock) and returns `{ start(), stop() }`; start() resolves when it
+ * is ready (ours: engine.start(); R: its first fetch after the join).
+ */
+export function instanceFactory(side, { brokers, prefix, topic, newDataSource }) {
+  const groupProtocol = side.groupProtocol;
+  if (!side.ours)
+    return async () => {
+      let raw;
+      return {
+        start: () => {
+          raw = startRaw(side.client, {
+            brokers,
+            prefix,
+            topics: engineTopics(prefix, topic),
+            ...(groupProtocol && { groupProtocol }),
+          });
+          return raw.ready;
+        },
+        stop: () => raw.stop(),
+      };
+    };
+  return async () => {
+    const dataSource = await newDataSource();
+    const engine = createEngine({
+      brokers,
+      prefix,
+      dataSource,
+      client: side.client,
+      ...(groupProtocol && { kafka: { groupProtocol } }),
+    }).on(topic, () => {});
+    return {
+      start: () => engine.start(),
+      stop: async () => {
+        await engine.stop();
+        await dataSource.destroy();
+      },
+    };
+  };
+}
+
+/** Builds one instance (outside the clock) and starts it; resolves with it and its time to ready. */
+export async function startTimed(factory) {
+  const instance = await factory();
+  const t0 = now();
+  await instance.start();
+  return { instance, ms: now() - t0 };
 }
