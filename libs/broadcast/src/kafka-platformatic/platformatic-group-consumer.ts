@@ -4,6 +4,7 @@ import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-p
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { PlatformaticErrors, PlatformaticOperation } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
 
 export interface ConsumerTimings {
   sessionTimeoutMs: number;
@@ -34,9 +35,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   private starting: Promise<void> | undefined;
   private stopRequested = false;
   private stopping: Promise<void> | undefined;
-  /** When the client last began a heartbeat, and the check after a failed one (see heartbeatFailed). */
-  private heartbeatBeganAt = 0;
-  private heartbeatWatch: NodeJS.Timeout | undefined;
+  private readonly heartbeats: HeartbeatWatch;
 
   constructor(
     private readonly make: () => Consumer,
@@ -47,6 +46,9 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     private readonly errors: PlatformaticErrors,
   ) {
     this.groupId = spec.groupId;
+    this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
+      this.crash(error),
+    );
   }
 
   start(): Promise<void> {
@@ -138,7 +140,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   }
 
   private async stopSteps(): Promise<void> {
-    clearTimeout(this.heartbeatWatch);
+    this.heartbeats.cancel();
     await this.starting?.catch(() => undefined);
     const consumer = this.consumer;
     if (!consumer) return;
@@ -167,36 +169,16 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     });
     // A rejoin that failed past the client's retries: the engine decides how to recover.
     consumer.on('error', (error: Error) => this.crash(error));
-    consumer.on('consumer:heartbeat:start', () => (this.heartbeatBeganAt = Date.now()));
-    consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) =>
-      this.heartbeatFailed(payload.error),
-    );
-  }
-
-  /**
-   * A heartbeat failed on something other than a group error (a closed connection: the broker
-   * restarted). @platformatic/kafka 1.35's classic consumer then never heartbeats again (it
-   * cancels its timer, then refreshes the cancelled one), while its fetches recover: the instance
-   * would read on while its membership expires and its group goes empty, for the roster to miss
-   * and another instance to take. When no heartbeat began within three intervals of the failure
-   * (a client that does retry starts one within one), the consumer counts as crashed and the
-   * engine rejoins.
-   */
-  private heartbeatFailed(error: unknown): void {
-    if (this.stopRequested || this.heartbeatWatch) return;
-    const failedAt = Date.now();
-    this.heartbeatWatch = setTimeout(() => {
-      this.heartbeatWatch = undefined;
-      if (this.heartbeatBeganAt > failedAt) return;
-      this.crash(
-        new Error(`Heartbeats of ${this.groupId} stopped after a failure: ${errorMessage(error)}`),
-      );
-    }, 3 * this.timings.heartbeatIntervalMs);
+    // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
+    consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
+    consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
+      if (!this.stopRequested) this.heartbeats.failed(payload.error);
+    });
   }
 
   private crash(error: unknown): void {
     if (this.stopRequested) return;
-    clearTimeout(this.heartbeatWatch);
+    this.heartbeats.cancel();
     this.fetcher?.stop();
     const cause = error instanceof Error ? error : new Error(errorMessage(error));
     this.spec.listener.crashed(this.errors.fatal(cause, this.consuming()) ?? cause);
