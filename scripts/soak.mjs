@@ -11,7 +11,12 @@
 // replay windows exactly once; no handler call before its group was proven; the broker's
 // groups within the bound; describeGroups never showed two of our instances in one group.
 //
-//   npm run build:lib && npm run soak -- --minutes 30 --seed 42 [--out summary.json]
+//   npm run build:lib && npm run soak -- --minutes 30 --seed 42 [--client platformatic] \
+//     [--out summary.json]
+//
+// --client sets the engines' kafka.client (kafkajs or platformatic; default: the library's own
+// choice). The soak's own producers, admin and stray consumer stay on kafkajs: they are the
+// weather, not the subject.
 //
 // Exits 0 when everything held, 1 on a violation, 2 on a usage error. Child processes import
 // the BUILT library (env BROADCAST_LIB, else libs/broadcast/dist).
@@ -36,12 +41,20 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '5' },
     seed: { type: 'string', default: String(Date.now() % 1_000_000_000) },
     out: { type: 'string' },
+    client: { type: 'string' },
   },
 });
 const minutes = Number(args.minutes);
 const seed = Number(args.seed);
-if (!(minutes > 0) || !Number.isInteger(seed)) {
-  console.error('usage: soak.mjs --minutes <N> --seed <integer> [--out file.json]');
+const client = args.client;
+if (
+  !(minutes > 0) ||
+  !Number.isInteger(seed) ||
+  (client !== undefined && !['kafkajs', 'platformatic'].includes(client))
+) {
+  console.error(
+    'usage: soak.mjs --minutes <N> --seed <integer> [--client kafkajs|platformatic] [--out file.json]',
+  );
   process.exit(2);
 }
 
@@ -80,7 +93,7 @@ const allTopics = [
   receiptsTopic,
 ];
 
-log(`soak: ${minutes} min, seed ${seed}, prefix ${prefix}`);
+log(`soak: ${minutes} min, seed ${seed}, client ${client ?? 'default'}, prefix ${prefix}`);
 const broker = await startProxiedBroker({ dirPrefix: 'soak-kafka-' });
 log(`broker up: direct ${broker.direct}, instances via proxy ${broker.proxied}`);
 const admin = new Kafka({
@@ -108,6 +121,7 @@ txn.start();
 
 const baseConfig = {
   brokers: broker.proxied,
+  ...(client && { kafka: { client } }),
   prefix,
   topics: ['seq', 'txn', TARGETED_TOPIC],
   maxGroups: MAX_GROUPS,
@@ -268,6 +282,7 @@ try {
   const summary = {
     seed,
     minutes,
+    client: client ?? null,
     durationS: Math.round((Date.now() - began) / 1000),
     instances: slots.length,
     incarnations: results.length,

@@ -1,9 +1,11 @@
 // End-to-end: `npm run demo -- --once` builds the workspace, starts demo instances against the
 // run's broker, updates a product and checks that every instance evicted it, then stops them.
+// Once per Kafka client: the instances get it as KAFKA_CLIENT and name it in their logs.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clientScoped, kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 import { kafkaBrokers, newAdmin, testPrefix } from './support/kafka.js';
 
 interface DemoRun {
@@ -16,7 +18,7 @@ const DEMO_TIMEOUT_MS = 300_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs the demo script to completion (SIGKILL after the timeout), capturing stdout and stderr. */
-function runDemo(args: string[], prefix: string): Promise<DemoRun> {
+function runDemo(args: string[], prefix: string, client: BroadcastKafkaClient): Promise<DemoRun> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', 'demo', '--', ...args], {
       cwd: ROOT,
@@ -24,6 +26,7 @@ function runDemo(args: string[], prefix: string): Promise<DemoRun> {
         ...process.env,
         KAFKA_BROKERS: kafkaBrokers().join(','),
         BROADCAST_TOPIC_PREFIX: prefix,
+        KAFKA_CLIENT: client,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -44,6 +47,20 @@ function pidsOf(output: string): number[] {
   expect(line, `no DEMO_PIDS line in:\n${output}`).not.toBeNull();
   return line![1]!.split(',').map(Number);
 }
+
+/** Each instance's log (the script prints their folder) says which Kafka client it used. */
+function expectClientInLogs(output: string, count: number, client: BroadcastKafkaClient): void {
+  const dir = /^Instance logs: (\S+)$/m.exec(output)?.[1];
+  expect(dir, `no 'Instance logs:' line in:\n${output}`).toBeDefined();
+  for (let n = 1; n <= count; n++)
+    expect(readFileSync(join(dir!, `demo-${n}.log`), 'utf8')).toMatch(
+      new RegExp(`Listening on \\S+ \\(Kafka \\S+ via ${client}, `),
+    );
+}
+
+/** The demo script builds the workspace on its first run in this file only; later runs reuse dist/. */
+let built = false;
+const buildOnce = (): string[] => (built ? ['--no-build'] : ((built = true), []));
 
 function isRunning(pid: number): boolean {
   try {
@@ -68,13 +85,16 @@ async function deleteTopicsAndGroups(prefixes: string[]): Promise<void> {
   }
 }
 
-describe('npm run demo -- --once', () => {
-  afterAll(() => deleteTopicsAndGroups([testPrefix('demo'), testPrefix('demo-lockfree')]));
+describe.each(kafkaClients())('npm run demo -- --once (%s client)', (client) => {
+  const demoPrefix = testPrefix(clientScoped('demo', client));
+  const lockFreePrefix = testPrefix(clientScoped('demo-lockfree', client));
+
+  afterAll(() => deleteTopicsAndGroups([demoPrefix, lockFreePrefix]));
 
   it(
-    'builds, starts 3 instances, every instance evicts the updated product, and nothing is left running',
+    'builds (on the first run), starts 3 instances, every instance evicts the updated product, and nothing is left running',
     async () => {
-      const run = await runDemo(['--once'], testPrefix('demo'));
+      const run = await runDemo(['--once', ...buildOnce()], demoPrefix, client);
 
       expect(run.code, run.output).toBe(0);
       expect(run.output).toMatch(/All 3 instances evicted product 1: fan-out latency \d+–\d+ ms/);
@@ -98,6 +118,7 @@ describe('npm run demo -- --once', () => {
       expect(pids).toHaveLength(3);
       expect(run.output).toMatch(/Stopped: (demo-\d \(pid \d+\) stopped cleanly(, )?){3}$/m);
       expect(pids.filter(isRunning)).toEqual([]);
+      expectClientInLogs(run.output, 3, client);
     },
     DEMO_TIMEOUT_MS + 10_000,
   );
@@ -105,14 +126,15 @@ describe('npm run demo -- --once', () => {
   it(
     'runs lock-free without a database (--no-db) with 2 instances',
     async () => {
-      // The previous test built dist/; this one reuses it.
+      // An earlier test built dist/; this one reuses it.
       expect(
         existsSync(join(ROOT, 'dist/apps/demo/main.js')),
         'dist/apps/demo/main.js is missing: run npm run build',
       ).toBe(true);
       const run = await runDemo(
         ['--once', '--no-db', '--no-build', '--instances', '2'],
-        testPrefix('demo-lockfree'),
+        lockFreePrefix,
+        client,
       );
 
       expect(run.code, run.output).toBe(0);
@@ -122,6 +144,7 @@ describe('npm run demo -- --once', () => {
       const pids = pidsOf(run.output);
       expect(pids).toHaveLength(2);
       expect(pids.filter(isRunning)).toEqual([]);
+      expectClientInLogs(run.output, 2, client);
     },
     DEMO_TIMEOUT_MS + 10_000,
   );

@@ -1,7 +1,8 @@
 // Broker outage: a private 1-node cluster is stopped for 15 s and started again (same node,
 // same data dir, same ports) under 3 instance processes with PostgreSQL locks. No process exits,
 // health goes down and comes back, every broadcast published after it is back reaches every
-// instance, and every instance is still in the group it had (no extra groups).
+// instance, and every instance is still in the group it had (no extra groups). A restart the
+// fetches ride out (a few seconds) must not end the group membership either.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Admin, Producer } from 'kafkajs';
 import { onTestFailed } from 'vitest';
@@ -195,6 +196,53 @@ describe.each(kafkaClients())('%s client: broker outage', (client) => {
     } finally {
       await producer?.disconnect().catch(() => undefined);
       await admin?.disconnect().catch(() => undefined);
+    }
+  });
+
+  it('stays the only member of its group through a broker restart its fetches ride out', async () => {
+    onTestFailed(() => console.log(fleet.diagnostics()));
+    const brokers = cluster!.brokers;
+    const prefix = testPrefix(clientScoped('faults-restart', client));
+    const instance = fleet.spawn({
+      name: 'restart',
+      brokers,
+      prefix,
+      kafka: { client },
+      lock: 'none',
+      topics: [TOPIC],
+      consumer: FAULT_CONSUMER,
+      heartbeat: { intervalMs: HEARTBEAT_MS },
+      maxStalenessMs: MAX_STALENESS_MS,
+    });
+    const { groupId } = await instance.ready();
+    // Stopped and started at once: the broker is away for the JVM's restart only, a few
+    // seconds, which fetches retry through; its group's heartbeats must resume as well.
+    await cluster!.stopNode(1);
+    await cluster!.startNode(1);
+    const upAt = Date.now();
+    const admin = await connectedAdmin(brokers);
+    const producer = await connectedProducer(brokers);
+    try {
+      const sent = [0, 1, 2].map((n) => ({ phase: 'after restart', n }));
+      await publishJson(producer, prefix + TOPIC, sent);
+      await waitFor(() => instance.payloads(TOPIC).length >= sent.length, {
+        timeoutMs: 60_000,
+        message: `broadcasts after the restart not received\n${fleet.diagnostics()}`,
+      });
+      // A membership that lapsed shows once the sessions from before the restart expired: the
+      // group goes empty while the instance reads on. No event marks one that did not lapse,
+      // so this waits out twice the session timeout from the restart.
+      await delay(Math.max(0, upAt + 2 * FAULT_CONSUMER.sessionTimeoutMs - Date.now()));
+      const { groups } = await admin.describeGroups([groupId!]);
+      expect(groups.map((g) => [g.groupId, g.state, g.members.length])).toEqual([
+        [groupId, 'Stable', 1],
+      ]);
+      expect((await instance.status()).groupId).toBe(groupId);
+      const exits = await fleet.stopAll();
+      expect(exits.map((e) => e.code)).toEqual([0]);
+    } finally {
+      await producer.disconnect().catch(() => undefined);
+      await admin.disconnect().catch(() => undefined);
     }
   });
 });

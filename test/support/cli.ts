@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureLibBuilt } from './faults.js';
+import type { BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers } from './kafka.js';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -21,18 +22,30 @@ export function cliEntry(): string {
   return join(dirname(fileURLToPath(ensureLibBuilt())), 'cli', 'main.js');
 }
 
-const cliEnv = () => ({ ...process.env, KAFKA_BROKERS: kafkaBrokers().join(',') });
+/** Where and how a CLI command runs. */
+export interface CliOptions {
+  /** Another copy of the CLI (see scratchInstall); default: the private build's. */
+  entry?: string;
+  /** The Kafka client the CLI uses (env KAFKA_CLIENT); default: the CLI's own choice. */
+  client?: BroadcastKafkaClient;
+}
 
-/** Runs one CLI command to completion (`entry`: another copy of the CLI, see scratchInstall). */
+const cliEnv = (client: BroadcastKafkaClient | undefined) => ({
+  ...process.env,
+  KAFKA_BROKERS: kafkaBrokers().join(','),
+  ...(client && { KAFKA_CLIENT: client }),
+});
+
+/** Runs one CLI command to completion. */
 export function runCli(
   args: readonly string[],
-  { timeoutMs = 60_000, entry = cliEntry() }: { timeoutMs?: number; entry?: string } = {},
+  { timeoutMs = 60_000, entry = cliEntry(), client }: CliOptions & { timeoutMs?: number } = {},
 ): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [entry, ...args],
-      { env: cliEnv(), timeout: timeoutMs },
+      { env: cliEnv(client), timeout: timeoutMs },
       (error, stdout, stderr) =>
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
@@ -42,10 +55,10 @@ export function runCli(
 /** Starts a long-running CLI command (tail); the caller waits on its output and ends it. */
 export function spawnCli(
   args: readonly string[],
-  { entry = cliEntry() }: { entry?: string } = {},
+  { entry = cliEntry(), client }: CliOptions = {},
 ): ChildProcess & { output: () => CliRun } {
   const child = spawn(process.execPath, [entry, ...args], {
-    env: cliEnv(),
+    env: cliEnv(client),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -19,6 +19,7 @@ const config: DemoConfig = {
   brokers: ['kafka.invalid:9092'],
   ssl: undefined,
   sasl: undefined,
+  kafkaClient: undefined,
   startupTimeoutMs: 60_000,
   topicPrefix: 'demo-unit.',
   instanceName: 'unit',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
 
 /** Everything the demo reads from its environment, checked once at startup. */
 export interface DemoConfig {
@@ -13,6 +14,8 @@ export interface DemoConfig {
   ssl: boolean | { ca: string[] } | undefined;
   /** SASL (env KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD). */
   sasl: KafkaSasl | undefined;
+  /** The module's kafka.client (env KAFKA_CLIENT); undefined: the library's default. */
+  kafkaClient: BroadcastKafkaClient | undefined;
   /** Longest startup may take (env BROADCAST_STARTUP_TIMEOUT_MS, default 60000). */
   startupTimeoutMs: number;
   /** Prefix of every topic and consumer group (env BROADCAST_TOPIC_PREFIX, default 'demo.'). */
@@ -38,6 +41,7 @@ export interface KafkaSasl {
 }
 
 const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+const KAFKA_CLIENTS: readonly BroadcastKafkaClient[] = ['kafkajs', 'platformatic'];
 
 /** Injection token of the DemoConfig. */
 export const DEMO_CONFIG = Symbol('DEMO_CONFIG');
@@ -67,6 +71,7 @@ export function readEnvironment(
     brokers,
     ssl: kafkaSsl(env),
     sasl: kafkaSasl(env),
+    kafkaClient: kafkaClient(env),
     startupTimeoutMs: integer(env, 'BROADCAST_STARTUP_TIMEOUT_MS', 60_000, 1_000, 600_000),
     topicPrefix: env.BROADCAST_TOPIC_PREFIX ?? 'demo.',
     instanceName: env.INSTANCE_NAME || `${hostname()}-${process.pid}`,
@@ -89,6 +94,17 @@ function kafkaSsl(env: NodeJS.ProcessEnv): DemoConfig['ssl'] {
   if (ssl === undefined || ssl === '' || ssl === 'false') return undefined;
   if (ssl === 'true') return true;
   throw new DemoConfigError(`KAFKA_SSL must be true or false, got '${env.KAFKA_SSL}'`);
+}
+
+/** The same names as the operator CLI's KAFKA_CLIENT; unset or empty: the library's default. */
+function kafkaClient(env: NodeJS.ProcessEnv): BroadcastKafkaClient | undefined {
+  const raw = env.KAFKA_CLIENT;
+  if (raw === undefined || raw === '') return undefined;
+  if (!KAFKA_CLIENTS.includes(raw as BroadcastKafkaClient))
+    throw new DemoConfigError(
+      `KAFKA_CLIENT must be one of ${KAFKA_CLIENTS.join(', ')}, got '${raw}'`,
+    );
+  return raw as BroadcastKafkaClient;
 }
 
 /** The password is never echoed, not even in the error for a missing one. */

@@ -4,6 +4,7 @@ import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-p
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import type { PlatformaticErrors, PlatformaticOperation } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
 
 export interface ConsumerTimings {
   sessionTimeoutMs: number;
@@ -34,6 +35,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   private starting: Promise<void> | undefined;
   private stopRequested = false;
   private stopping: Promise<void> | undefined;
+  private readonly heartbeats: HeartbeatWatch;
 
   constructor(
     private readonly make: () => Consumer,
@@ -44,6 +46,9 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     private readonly errors: PlatformaticErrors,
   ) {
     this.groupId = spec.groupId;
+    this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
+      this.crash(error),
+    );
   }
 
   start(): Promise<void> {
@@ -135,6 +140,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   }
 
   private async stopSteps(): Promise<void> {
+    this.heartbeats.cancel();
     await this.starting?.catch(() => undefined);
     const consumer = this.consumer;
     if (!consumer) return;
@@ -163,10 +169,16 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     });
     // A rejoin that failed past the client's retries: the engine decides how to recover.
     consumer.on('error', (error: Error) => this.crash(error));
+    // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
+    consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
+    consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
+      if (!this.stopRequested) this.heartbeats.failed(payload.error);
+    });
   }
 
   private crash(error: unknown): void {
     if (this.stopRequested) return;
+    this.heartbeats.cancel();
     this.fetcher?.stop();
     const cause = error instanceof Error ? error : new Error(errorMessage(error));
     this.spec.listener.crashed(this.errors.fatal(cause, this.consuming()) ?? cause);
