@@ -26,7 +26,7 @@ import { type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
 import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { BroadcastTransport } from 'nestjs-kafka-broadcast/microservices';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
-import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
+import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, runId, testPrefix } from './kafka.js';
 
 export const PG_CONNECTION = {
@@ -218,6 +218,7 @@ export class NestHarness {
         brokers: this.brokers,
         clientId: `nest-test-${runId()}`,
         ...(this.client && { client: this.client }),
+        ...groupProtocolOf(this.client),
       },
       topicPrefix: this.prefix,
       consumer: FAST_CONSUMER,
