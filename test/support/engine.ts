@@ -351,13 +351,10 @@ export class EngineHarness {
     const admin = await this.admin();
     const { groups } = await admin.describeGroups([...groupIds]);
     const members = new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
-    if (process.env.BROADCAST_GROUP_PROTOCOL === 'consumer')
-      for (const g of groups)
-        if (g.state === 'Dead')
-          members.set(
-            g.groupId,
-            (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? [],
-          );
+    // A KIP-848 group answers DescribeGroups with 'Dead': ConsumerGroupDescribe has its members.
+    for (const g of groups)
+      if (g.state === 'Dead')
+        members.set(g.groupId, (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? []);
     return members;
   }
 

@@ -31,9 +31,9 @@ export function clientScoped(name: string, client: BroadcastKafkaClient | undefi
  * only), the library's default. Child processes (instance.mjs, child-engine.mjs) read the same
  * variable from the environment they inherit.
  */
-export function groupProtocolOf(
-  client: BroadcastKafkaClient | undefined,
-): { groupProtocol?: BroadcastGroupProtocol } {
+export function groupProtocolOf(client: BroadcastKafkaClient | undefined): {
+  groupProtocol?: BroadcastGroupProtocol;
+} {
   const wanted = process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol | undefined;
   return client === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
 }
