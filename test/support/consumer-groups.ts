@@ -8,6 +8,8 @@ import { describeConsumerGroup } from '../../libs/broadcast/src/kafka-platformat
 export interface ConsumerGroupView {
   state: string;
   memberIds: string[];
+  /** Each member's id and the topics it subscribed to. */
+  members: { memberId: string; topics: string[] }[];
 }
 
 /** A reusable ConsumerGroupDescribe client (one admin connection), e.g. for a sampler. */
@@ -19,7 +21,14 @@ export function consumerGroupViewer(brokers: readonly string[]) {
       const described = await describeConsumerGroup(admin, groupId).catch(() => undefined);
       if (described?.kind !== 'consumer') return undefined;
       const state = described.state.charAt(0).toUpperCase() + described.state.slice(1);
-      return { state, memberIds: described.members.map((m) => m.memberId) };
+      return {
+        state,
+        memberIds: described.members.map((m) => m.memberId),
+        members: described.members.map((m) => ({
+          memberId: m.memberId,
+          topics: m.subscribedTopicNames,
+        })),
+      };
     },
     close: () => admin.close(),
   };
