@@ -196,6 +196,11 @@ export async function deadMemberSessionMs(admin: Admin, groupId: string): Promis
   const classic = groups.some((g) => g.groupId === groupId && g.state !== 'Dead');
   if (classic || !(await consumerGroupView(kafkaBrokers(), groupId)))
     return FAULT_CONSUMER.sessionTimeoutMs;
+  return brokerConsumerSessionMs(admin);
+}
+
+/** The broker's group.consumer.session.timeout.ms: how long a crashed KIP-848 member stays. */
+export async function brokerConsumerSessionMs(admin: Admin): Promise<number> {
   const { brokers } = await admin.describeCluster();
   const name = 'group.consumer.session.timeout.ms';
   const { resources } = await admin.describeConfigs({
