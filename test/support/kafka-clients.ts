@@ -5,6 +5,9 @@
 //   });
 //
 // BROADCAST_KAFKA_CLIENTS=kafkajs (or platformatic) narrows a run to one adapter.
+// BROADCAST_GROUP_PROTOCOL=classic (or consumer, auto) sets the @platformatic/kafka rows' group
+// protocol (groupProtocolOf); without it they run the library's default, 'auto': KIP-848 on a
+// broker that offers it.
 import type { BroadcastGroupProtocol, BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
 
 export type { BroadcastKafkaClient };
