@@ -22,7 +22,7 @@ import {
 } from './support/faults.js';
 import { CapturingLogger } from './support/capturing-logger.js';
 import { kafkaBrokers, testPrefix, waitFor } from './support/kafka.js';
-import { clientScoped, kafkaClients } from './support/kafka-clients.js';
+import { clientScoped, groupProtocolOf, kafkaClients } from './support/kafka-clients.js';
 
 const brokers = kafkaBrokers();
 
@@ -145,7 +145,7 @@ describe.each(kafkaClients())('a better-sqlite3 DataSource (%s client)', (client
       imports: [
         TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:' }),
         BroadcastModule.forRoot({
-          kafka: { brokers, client },
+          kafka: { brokers, client, ...groupProtocolOf(client) },
           topicPrefix: prefix,
           consumer: FAULT_CONSUMER,
           heartbeat: false,

@@ -1,8 +1,8 @@
 /**
  * kafka.groupProtocol on a broker without the KIP-848 consumer protocol (its own broker, started
  * with group.coordinator.rebalance.protocols=classic: ApiVersions still lists ConsumerGroupHeartbeat,
- * the broker refuses it with UNSUPPORTED_VERSION): 'auto' falls back to a classic group,
- * 'consumer' is refused at startup with an error naming the option.
+ * the broker refuses it with UNSUPPORTED_VERSION): 'auto', the @platformatic/kafka default, falls
+ * back to a classic group, 'consumer' is refused at startup with an error naming the option.
  */
 import { Admin } from '@platformatic/kafka';
 import { BroadcastStartupError } from 'nestjs-kafka-broadcast';
@@ -60,17 +60,22 @@ describe('kafka.groupProtocol on a broker without the consumer protocol', () => 
     expect(refused).toBe('UNSUPPORTED_VERSION');
   });
 
-  it("'auto' joins a classic group: DescribeGroups sees the one member, and it receives what is published", async () => {
-    const h = harness('kip848-auto');
-    await h.createTopics([{ topic: TOPIC, numPartitions: 2 }]);
-    const e = await h.start({ lock: 'none', topics: [TOPIC], kafka: { groupProtocol: 'auto' } });
-    const groupId = e.status().groupId!;
-    const group = (await admin.describeGroups({ groups: [groupId] })).get(groupId);
-    expect(brokerState(group?.state ?? '')).toBe('Stable');
-    expect([...group!.members.keys()]).toHaveLength(1);
-    await e.engine.publisher.publish(TOPIC, { n: 1 });
-    await vi.waitFor(() => expect(e.payloads(TOPIC)).toEqual([{ n: 1 }]), { timeout: 10_000 });
-  });
+  // The default is 'auto': without the option too (groupProtocol undefined overrides what
+  // BROADCAST_GROUP_PROTOCOL would set in the harness).
+  it.each([['auto'], [undefined]] as const)(
+    'groupProtocol %s joins a classic group: DescribeGroups sees the one member, and it receives what is published',
+    async (groupProtocol) => {
+      const h = harness(`kip848-auto-${groupProtocol ?? 'default'}`);
+      await h.createTopics([{ topic: TOPIC, numPartitions: 2 }]);
+      const e = await h.start({ lock: 'none', topics: [TOPIC], kafka: { groupProtocol } });
+      const groupId = e.status().groupId!;
+      const group = (await admin.describeGroups({ groups: [groupId] })).get(groupId);
+      expect(brokerState(group?.state ?? '')).toBe('Stable');
+      expect([...group!.members.keys()]).toHaveLength(1);
+      await e.engine.publisher.publish(TOPIC, { n: 1 });
+      await vi.waitFor(() => expect(e.payloads(TOPIC)).toEqual([{ n: 1 }]), { timeout: 10_000 });
+    },
+  );
 
   it("'consumer' fails the start with an error naming kafka.groupProtocol", async () => {
     const h = harness('kip848-refused');

@@ -3,6 +3,8 @@
  * real broker: the engine claims, deletes, joins, verifies with ConsumerGroupDescribe that its
  * member is alone (classic DescribeGroups does not see these groups), rejoins after its member is
  * fenced, and leaves no member when it stops; a foreign member makes it move, losing nothing.
+ * Without the option ('auto') @platformatic/kafka takes KIP-848 on this broker and kafkajs classic;
+ * 'classic' on @platformatic/kafka still joins a classic group.
  */
 import { randomUUID } from 'node:crypto';
 import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
@@ -194,5 +196,58 @@ describe('KIP-848 consumer group protocol (@platformatic/kafka)', () => {
       message: `received ${e.payloads(TOPIC).length} of 60`,
     });
     expect(numbers(e)).toEqual(range(0, 60));
+  });
+});
+
+describe('the group protocol without kafka.groupProtocol, and classic by choice', () => {
+  it("by default ('auto') @platformatic/kafka joins a KIP-848 group on a broker that offers it, kafkajs a classic one", async () => {
+    const h = useEngineHarness('kip848-default');
+    await h.createTopics([{ topic: TOPIC, numPartitions: 2 }]);
+    const [kip848, classic] = await Promise.all([
+      h.start({ lock: 'none', topics: [TOPIC], kafka: { client: 'platformatic' } }),
+      h.start({ lock: 'none', topics: [TOPIC], kafka: { client: 'kafkajs' } }),
+    ]);
+    const [g848, gClassic] = [kip848!.status().groupId!, classic!.status().groupId!];
+    expect(await consumerMembers(g848)).toHaveLength(1);
+    expect(
+      brokerState((await admin.describeGroups({ groups: [g848] })).get(g848)?.state ?? ''),
+    ).toBe('Dead');
+    const described = (await admin.describeGroups({ groups: [gClassic] })).get(gClassic);
+    expect(brokerState(described?.state ?? '')).toBe('Stable');
+    expect([...described!.members.keys()]).toHaveLength(1);
+
+    await Promise.all(range(0, 20).map((n) => kip848!.engine.publisher.publish(TOPIC, { n })));
+    await waitFor(
+      () => kip848!.payloads(TOPIC).length >= 20 && classic!.payloads(TOPIC).length >= 20,
+      {
+        message: `received ${kip848!.payloads(TOPIC).length} and ${classic!.payloads(TOPIC).length} of 20`,
+      },
+    );
+    expect(numbers(kip848!)).toEqual(range(0, 20));
+    expect(numbers(classic!)).toEqual(range(0, 20));
+  });
+
+  it("'classic' on @platformatic/kafka joins a classic group: DescribeGroups lists its one member, ConsumerGroupDescribe none", async () => {
+    const h = useEngineHarness('kip848-classic');
+    await h.createTopics([{ topic: TOPIC, numPartitions: 2 }]);
+    const e = await h.start({
+      lock: 'postgres',
+      topics: [TOPIC],
+      kafka: { client: 'platformatic', groupProtocol: 'classic' },
+    });
+    const groupId = e.status().groupId!;
+    const described = (await admin.describeGroups({ groups: [groupId] })).get(groupId);
+    expect(brokerState(described?.state ?? '')).toBe('Stable');
+    expect([...described!.members.keys()]).toHaveLength(1);
+    expect(await consumerMembers(groupId)).toEqual([]);
+
+    await Promise.all(range(0, 20).map((n) => e.engine.publisher.publish(TOPIC, { n })));
+    await waitFor(() => e.payloads(TOPIC).length >= 20, {
+      message: `received ${e.payloads(TOPIC).length} of 20`,
+    });
+    expect(numbers(e)).toEqual(range(0, 20));
+    await h.stopEngine(e);
+    const after = (await admin.describeGroups({ groups: [groupId] })).get(groupId);
+    expect(brokerState(after?.state ?? '')).not.toBe('Stable');
   });
 });

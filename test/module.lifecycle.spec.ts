@@ -79,9 +79,7 @@ describe.each(kafkaClients())('app lifecycle, %s client', (client) => {
     await h.close(a);
 
     // Right after close: the group is empty (the member left, it did not just time out) ...
-    const admin = await h.admin();
-    const { groups } = await admin.describeGroups([groupA]);
-    expect(groups[0]).toMatchObject({
+    expect(await h.describeGroup(groupA)).toMatchObject({
       groupId: groupA,
       state: 'Empty',
       members: [],

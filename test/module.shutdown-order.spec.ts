@@ -83,9 +83,7 @@ async function closeAndRecord(app: INestApplication): Promise<string[]> {
 async function expectGroupLeftAndLockFree(h: NestHarness, groupId: string, label: string) {
   const probe = await pgClient();
   h.defer(() => probe.end());
-  const admin = await h.admin();
-  const { groups } = await admin.describeGroups([groupId]);
-  expect(groups[0]).toMatchObject({ groupId, state: 'Empty', members: [] });
+  expect(await h.describeGroup(groupId)).toMatchObject({ groupId, state: 'Empty', members: [] });
   const held = await heldLocks(probe, lockKeyOf(h.prefix));
   expect(held.filter((l) => l.applicationName === appName(label))).toEqual([]);
 }

@@ -88,7 +88,7 @@ async function memberCount(admin: Admin, prefix: string): Promise<Map<string, nu
   const groupIds = (await admin.listGroups()).groups
     .map((g) => g.groupId)
     .filter((g) => g.startsWith(prefix));
-  // describe1: KIP-848 groups (BROADCAST_GROUP_PROTOCOL=consumer) through ConsumerGroupDescribe.
+  // describe1: KIP-848 groups through ConsumerGroupDescribe.
   const views = await Promise.all(
     groupIds.map(async (g) => [g, await describe1(admin, g)] as const),
   );

@@ -9,6 +9,7 @@ import {
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
 import { CapturingLogger } from './support/capturing-logger.js';
+import { consumerGroupView } from './support/consumer-groups.js';
 import { FAST_CONSUMER, openDataSource } from './support/engine.js';
 import { clientScoped, kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
 import { waitFor } from './support/kafka.js';
@@ -74,6 +75,28 @@ function runSecuredCli(user: User, password: string, args: string[]) {
 }
 const engines: BroadcastEngine[] = [];
 const dataSources: DataSource[] = [];
+
+/**
+ * Members per group, classic (DescribeGroups) or KIP-848 (ConsumerGroupDescribe, through the
+ * broker's PLAINTEXT listener, where ANONYMOUS is a super user).
+ */
+async function memberCounts(groupIds: string[]): Promise<number[]> {
+  const admin = adminKafka(cluster).admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.describeGroups(groupIds);
+    return Promise.all(
+      groupIds.map(async (g) => {
+        const classic = groups.find((d) => d.groupId === g);
+        if (classic && classic.state !== 'Dead') return classic.members.length;
+        const kip848 = await consumerGroupView(cluster.bootstrap.split(','), g);
+        return kip848?.memberIds.length ?? 0;
+      }),
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 /** The user's own topic prefix per client, so cases never meet in a group. */
 const prefixOf = (user: User, client: BroadcastKafkaClient) => `${clientScoped(user, client)}.`;
@@ -215,12 +238,9 @@ describe.each(kafkaClients())(
       expect(pool.code, pool.output).toBe(0);
       for (const g of groups) expect(pool.output).toContain(g);
 
+      expect(await memberCounts(groups as string[])).toEqual([1, 1, 1, 1]);
       await Promise.all(instances.map((i) => i.engine.stop()));
-      const admin = adminKafka(cluster).admin();
-      await admin.connect();
-      const { groups: described } = await admin.describeGroups(groups as string[]);
-      await admin.disconnect();
-      expect(described.every((g) => g.members.length === 0)).toBe(true);
+      expect(await memberCounts(groups as string[])).toEqual([0, 0, 0, 0]);
     });
 
     it('works without CREATE when the platform team created the topics', async () => {

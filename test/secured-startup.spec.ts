@@ -14,7 +14,11 @@ import {
 import { REPO_ROOT } from '../scripts/kafka-cluster.mjs';
 import { CapturingLogger } from './support/capturing-logger.js';
 import { FAST_CONSUMER, PG_OPTIONS } from './support/engine.js';
-import { kafkaClients, type BroadcastKafkaClient } from './support/kafka-clients.js';
+import {
+  groupProtocolOf,
+  kafkaClients,
+  type BroadcastKafkaClient,
+} from './support/kafka-clients.js';
 import { kafkaBrokers, testPrefix } from './support/kafka.js';
 import { securedKafka, startSecured, type SecuredCluster } from './support/secured-cluster.js';
 import { expectNoSecrets } from './support/secured-secrets.js';
@@ -87,7 +91,7 @@ async function failedStart(
   const logger = new CapturingLogger(label);
   const engine = new BroadcastEngine(
     {
-      kafka: { ...kafka, client },
+      kafka: { ...kafka, client, ...groupProtocolOf(client) },
       topicPrefix: testPrefix(label),
       lock: dataSource ? {} : false,
       consumer: FAST_CONSUMER,

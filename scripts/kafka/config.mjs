@@ -21,9 +21,7 @@ export async function freePorts(count) {
     while (servers.length < count) servers.push(await listen(0));
     return servers.map((server) => server.address().port);
   } finally {
-    await Promise.all(
-      servers.map((server) => new Promise((resolve) => server.close(resolve))),
-    );
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   }
 }
 
@@ -40,9 +38,7 @@ function randomLowPort() {
   let low = 32768;
   try {
     low = Number(
-      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-        .trim()
-        .split(/\s+/)[0],
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
     );
   } catch {
     // not Linux: keep the usual default
@@ -70,9 +66,7 @@ export function newClusterId() {
  * `overrides`: properties that replace or add to the defaults.
  */
 export function serverProperties({ node, nodes, dataDir, line, overrides = {} }) {
-  const voters = nodes
-    .map((n) => `${n.id}@${HOST}:${n.controllerPort}`)
-    .join(',');
+  const voters = nodes.map((n) => `${n.id}@${HOST}:${n.controllerPort}`).join(',');
   const rf = Math.min(nodes.length, 3);
   const props = {
     'process.roles': 'broker,controller',
@@ -83,8 +77,7 @@ export function serverProperties({ node, nodes, dataDir, line, overrides = {} })
     'advertised.listeners': `PLAINTEXT://${HOST}:${node.port}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map':
-      'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'log.dirs': dataDir,
     ...testFriendly(rf),
     ...(line >= 4 ? shareCoordinator(rf) : {}),
@@ -105,6 +98,13 @@ function testFriendly(rf) {
     'group.initial.rebalance.delay.ms': 0,
     // Lets tests use short kafkajs session timeouts (broker default minimum is 6000).
     'group.min.session.timeout.ms': 1000,
+    // KIP-848 groups: the broker, not the client, sets a member's session (default and minimum
+    // 45 s) and heartbeat interval (5 s). A crashed member then holds its group as long as the
+    // classic members' 6 s sessions of the fault tests do, and the heartbeat keeps a margin.
+    'group.consumer.min.session.timeout.ms': 1000,
+    'group.consumer.session.timeout.ms': 6000,
+    'group.consumer.min.heartbeat.interval.ms': 500,
+    'group.consumer.heartbeat.interval.ms': 1000,
     // The default 50 partitions make the first coordinator lookup slow on a small box.
     'offsets.topic.num.partitions': 1,
     'offsets.topic.replication.factor': rf,

@@ -26,7 +26,16 @@ export function childEngine(config, clientId, deps) {
   const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
   return new BroadcastEngine(
     {
-      kafka: { brokers: config.brokers, clientId, ...(config.client && { client: config.client }) },
+      kafka: {
+        brokers: config.brokers,
+        clientId,
+        ...(config.client && { client: config.client }),
+        // BROADCAST_GROUP_PROTOCOL picks the @platformatic/kafka group protocol (kafka-clients.ts).
+        ...(config.client === 'platformatic' &&
+          process.env.BROADCAST_GROUP_PROTOCOL && {
+            groupProtocol: process.env.BROADCAST_GROUP_PROTOCOL,
+          }),
+      },
       topicPrefix: config.prefix,
       consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 },
       heartbeat: { intervalMs: 1000 },

@@ -15,7 +15,6 @@ import { onTestFailed, onTestFinished } from 'vitest';
 import {
   BroadcastEngine,
   type BroadcastHandler,
-  type BroadcastGroupProtocol,
   type BroadcastMessage,
   type BroadcastModuleOptions,
   type BroadcastStatus,
@@ -28,7 +27,7 @@ import {
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
 import { CapturingLogger } from './capturing-logger.js';
 import { consumerGroupView } from './consumer-groups.js';
-import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
+import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, testPrefix, waitFor } from './kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
@@ -237,11 +236,8 @@ export class EngineHarness {
         brokers: this.brokers,
         clientId: `${this.name}-${name}`,
         ...(this.client && { client: this.client }),
-        // BROADCAST_GROUP_PROTOCOL=consumer runs the @platformatic/kafka rows on KIP-848.
-        ...(this.client === 'platformatic' &&
-          process.env.BROADCAST_GROUP_PROTOCOL && {
-            groupProtocol: process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol,
-          }),
+        // BROADCAST_GROUP_PROTOCOL picks the @platformatic/kafka rows' group protocol.
+        ...groupProtocolOf(this.client),
         ...spec.kafka,
       },
       topicPrefix: this.prefix,
@@ -355,13 +351,10 @@ export class EngineHarness {
     const admin = await this.admin();
     const { groups } = await admin.describeGroups([...groupIds]);
     const members = new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
-    if (process.env.BROADCAST_GROUP_PROTOCOL === 'consumer')
-      for (const g of groups)
-        if (g.state === 'Dead')
-          members.set(
-            g.groupId,
-            (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? [],
-          );
+    // A KIP-848 group answers DescribeGroups with 'Dead': ConsumerGroupDescribe has its members.
+    for (const g of groups)
+      if (g.state === 'Dead')
+        members.set(g.groupId, (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? []);
     return members;
   }
 

@@ -180,16 +180,57 @@ export async function describe1(admin: Admin, groupId: string): Promise<GroupVie
     state: group?.state ?? 'Dead',
     memberIds: group?.members.map((m) => m.memberId) ?? [],
   };
-  if (view.state !== 'Dead' || process.env.BROADCAST_GROUP_PROTOCOL !== 'consumer') return view;
+  // A KIP-848 group answers DescribeGroups with 'Dead': ConsumerGroupDescribe has its members.
+  if (view.state !== 'Dead') return view;
   return (await consumerGroupView(kafkaBrokers(), groupId)) ?? view;
 }
 
-/** Polls until the group has no member (Empty or Dead): a crashed member's session ran out. */
+/**
+ * How long a crashed member of `groupId` stays in it: the client's session timeout
+ * (FAULT_CONSUMER's) in a classic group; in a KIP-848 group the broker's
+ * group.consumer.session.timeout.ms (45 s by default, 6 s on scripts/kafka's test brokers), which
+ * no client option changes.
+ */
+export async function deadMemberSessionMs(admin: Admin, groupId: string): Promise<number> {
+  const { groups } = await admin.describeGroups([groupId]);
+  const classic = groups.some((g) => g.groupId === groupId && g.state !== 'Dead');
+  if (classic || !(await consumerGroupView(kafkaBrokers(), groupId)))
+    return FAULT_CONSUMER.sessionTimeoutMs;
+  return brokerConsumerSessionMs(admin);
+}
+
+/** The broker's group.consumer.session.timeout.ms: how long a crashed KIP-848 member stays. */
+export async function brokerConsumerSessionMs(admin: Admin): Promise<number> {
+  const { brokers } = await admin.describeCluster();
+  const name = 'group.consumer.session.timeout.ms';
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [
+      {
+        type: kafkajs.ConfigResourceTypes.BROKER,
+        name: String(brokers[0]!.nodeId),
+        configNames: [name],
+      },
+    ],
+  });
+  const value = resources[0]?.configEntries.find((e) => e.configName === name)?.configValue;
+  if (!value) throw new Error(`the broker did not say its ${name}`);
+  return Number(value);
+}
+
+/** The margin a wait for a crashed member's expiry gets on top of its session timeout. */
+const EXPIRY_MARGIN_MS = 24_000;
+
+/**
+ * Polls until the group has no member (Empty or Dead): a crashed member's session ran out.
+ * Deadline: the member's session (deadMemberSessionMs) plus a margin, unless given.
+ */
 export async function waitGroupEmpty(
   admin: Admin,
   groupId: string,
-  timeoutMs = 30_000,
+  timeoutMs?: number,
 ): Promise<number> {
+  timeoutMs ??= (await deadMemberSessionMs(admin, groupId)) + EXPIRY_MARGIN_MS;
   const started = Date.now();
   await waitFor(async () => (await describe1(admin, groupId)).memberIds.length === 0, {
     timeoutMs,
@@ -204,8 +245,9 @@ export async function waitMembersGone(
   admin: Admin,
   groupId: string,
   memberIds: readonly string[],
-  timeoutMs = 30_000,
+  timeoutMs?: number,
 ): Promise<number> {
+  timeoutMs ??= (await deadMemberSessionMs(admin, groupId)) + EXPIRY_MARGIN_MS;
   const started = Date.now();
   await waitFor(
     async () => !(await describe1(admin, groupId)).memberIds.some((m) => memberIds.includes(m)),

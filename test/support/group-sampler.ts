@@ -2,6 +2,7 @@
 // (engine-locks) and instance processes on a broker of a test's own (faults-lock-loss).
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
+import { consumerGroupViewer } from './consumer-groups.js';
 import { kafkaBrokers } from './kafka.js';
 
 export interface GroupSamplerReport {
@@ -43,6 +44,8 @@ export function sampleGroups(
   let stopped = false;
   const running = (async () => {
     const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    // KIP-848 groups answer DescribeGroups with 'Dead' and no members: ask ConsumerGroupDescribe.
+    const kip848 = consumerGroupViewer(brokers);
     await admin.connect();
     try {
       while (!stopped) {
@@ -53,7 +56,11 @@ export function sampleGroups(
           report.sampledAt.push(at);
           const ignored = new Set(ignore());
           for (const group of groups) {
-            const members = group.members.map((m) => m.memberId).filter((m) => !ignored.has(m));
+            const memberIds =
+              group.state === 'Dead'
+                ? ((await kip848.view(group.groupId))?.memberIds ?? [])
+                : group.members.map((m) => m.memberId);
+            const members = memberIds.filter((m) => !ignored.has(m));
             report.maxMembers = Math.max(report.maxMembers, members.length);
             report.maxMembersPerGroup.set(
               group.groupId,
@@ -70,6 +77,7 @@ export function sampleGroups(
       }
     } finally {
       await admin.disconnect();
+      await kip848.close();
     }
   })();
   return {

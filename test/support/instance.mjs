@@ -89,12 +89,19 @@ function dataSourceOptions(kind) {
   return undefined;
 }
 
+/** kafka.groupProtocol from BROADCAST_GROUP_PROTOCOL on @platformatic/kafka (kafka-clients.ts). */
+function groupProtocolOf(client) {
+  const wanted = process.env.BROADCAST_GROUP_PROTOCOL;
+  return client === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
+}
+
 function engineOptions() {
   const lockKind = config.lock ?? 'none';
   return {
     kafka: {
       brokers: config.brokers,
       clientId: `bcast-${config.name ?? process.pid}`,
+      ...groupProtocolOf(config.kafka?.client),
       ...config.kafka,
     },
     topicPrefix: config.prefix,

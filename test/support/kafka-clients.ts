@@ -5,7 +5,10 @@
 //   });
 //
 // BROADCAST_KAFKA_CLIENTS=kafkajs (or platformatic) narrows a run to one adapter.
-import type { BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
+// BROADCAST_GROUP_PROTOCOL=classic (or consumer, auto) sets the @platformatic/kafka rows' group
+// protocol (groupProtocolOf); without it they run the library's default, 'auto': KIP-848 on a
+// broker that offers it.
+import type { BroadcastGroupProtocol, BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
 
 export type { BroadcastKafkaClient };
 
@@ -23,4 +26,17 @@ export function kafkaClients(): BroadcastKafkaClient[] {
  */
 export function clientScoped(name: string, client: BroadcastKafkaClient | undefined): string {
   return client && client !== 'kafkajs' ? `${name}-${client.slice(0, 4)}` : name;
+}
+
+/**
+ * kafka.groupProtocol for an engine on `client`: BROADCAST_GROUP_PROTOCOL (classic, consumer or
+ * auto) picks the @platformatic/kafka rows' group protocol; without it, or on kafkajs (classic
+ * only), the library's default. Child processes (instance.mjs, child-engine.mjs) read the same
+ * variable from the environment they inherit.
+ */
+export function groupProtocolOf(client: BroadcastKafkaClient | undefined): {
+  groupProtocol?: BroadcastGroupProtocol;
+} {
+  const wanted = process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol | undefined;
+  return client === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
 }

@@ -19,14 +19,15 @@ import {
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { AssignerProtocol, Kafka, logLevel, type Admin } from 'kafkajs';
 import pg from 'pg';
 import { onTestFinished } from 'vitest';
 import { type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
 import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { BroadcastTransport } from 'nestjs-kafka-broadcast/microservices';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
-import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
+import { consumerGroupView } from './consumer-groups.js';
+import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
 import { kafkaBrokers, runId, testPrefix } from './kafka.js';
 
 export const PG_CONNECTION = {
@@ -184,6 +185,14 @@ export async function heldLocks(
 // ---------------------------------------------------------------------------------------------
 // Applications
 
+/** A consumer group of either protocol, as NestHarness.describeGroup sees it. */
+export interface DescribedGroup {
+  groupId: string;
+  /** 'Stable', 'Empty', 'Dead', ... (KIP-848 states capitalised the same way). */
+  state: string;
+  members: { memberId: string; topics: string[] }[];
+}
+
 export interface CreateOptions {
   /** Connect BroadcastTransport as a microservice (hybrid app) before init. Default false. */
   transport?: boolean;
@@ -218,6 +227,7 @@ export class NestHarness {
         brokers: this.brokers,
         clientId: `nest-test-${runId()}`,
         ...(this.client && { client: this.client }),
+        ...groupProtocolOf(this.client),
       },
       topicPrefix: this.prefix,
       consumer: FAST_CONSUMER,
@@ -277,6 +287,29 @@ export class NestHarness {
       .map((g) => g.groupId)
       .filter((id) => id.startsWith(this.prefix))
       .sort();
+  }
+
+  /**
+   * One group as DescribeGroups shows it (state, members and the topics assigned to each), or, for
+   * a KIP-848 group (DescribeGroups answers 'Dead' and no members), as ConsumerGroupDescribe does
+   * (the topics each member subscribed to).
+   */
+  async describeGroup(groupId: string): Promise<DescribedGroup> {
+    const { groups } = await (await this.admin()).describeGroups([groupId]);
+    const group = groups.find((g) => g.groupId === groupId);
+    if (group && group.state !== 'Dead')
+      return {
+        groupId,
+        state: group.state,
+        members: group.members.map((m) => ({
+          memberId: m.memberId,
+          topics: Object.keys(
+            AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {},
+          ),
+        })),
+      };
+    const kip848 = await consumerGroupView(this.brokers, groupId);
+    return { groupId, state: kip848?.state ?? 'Dead', members: kip848?.members ?? [] };
   }
 
   /** Runs `fn` during cleanup, after the apps are closed (LIFO among themselves). */

@@ -8,7 +8,7 @@ import type { Admin, Producer } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { describe1 } from './faults.js';
-import { clientScoped, type BroadcastKafkaClient } from './kafka-clients.js';
+import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
 import { CapturingLogger } from './capturing-logger.js';
 import { createTopics, testPrefix, waitFor } from './kafka.js';
 import type { ProxiedBroker } from './proxied-broker.mjs';
@@ -112,6 +112,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
         brokers: spec.broker.proxied,
         clientId: `seams-${spec.seed}`,
         client: spec.client,
+        ...groupProtocolOf(spec.client),
         requestTimeoutMs: 5_000,
       },
       topicPrefix: prefix,

@@ -15,6 +15,7 @@ import {
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
 import { startSecuredCluster } from '../../scripts/kafka/security.mjs';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
+import { groupProtocolOf } from './kafka-clients.js';
 
 type BroadcastKafkaOptions = BroadcastModuleOptions['kafka'];
 
@@ -43,6 +44,7 @@ export function securedKafka(
     clientId: `secured-${username}`,
     ssl: { ca: [cluster.ca] },
     sasl: { mechanism: 'scram-sha-512', username, password },
+    ...groupProtocolOf(overrides.client),
     ...overrides,
   };
 }
@@ -78,6 +80,7 @@ export function oauthKafka(
         return Promise.resolve({ value: token() });
       },
     },
+    ...groupProtocolOf(overrides.client),
     ...overrides,
   };
   return { kafka, logins: () => logins };

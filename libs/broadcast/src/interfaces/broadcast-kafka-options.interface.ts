@@ -76,7 +76,11 @@ export interface BroadcastKafkaOptions {
    * client and a broker that offers ConsumerGroupHeartbeat (Apache Kafka 4.0+); it has no
    * initial rebalance delay, so a start on production broker settings is ~3 s shorter. 'auto'
    * uses it when the broker offers it and the client speaks it, else 'classic'.
-   * Default: 'classic'.
+   * On KIP-848 a crashed member stays in its group for the broker's
+   * group.consumer.session.timeout.ms (45 s by default), not consumer.sessionTimeoutMs: size
+   * maxGroups for the instances plus those that crashed within that time (docs/DEPLOYMENT.md).
+   * Default: 'auto' (so KIP-848 with @platformatic/kafka on a broker that offers it; kafkajs
+   * speaks only classic).
    */
   groupProtocol?: BroadcastGroupProtocol;
   /** Bootstrap brokers as "host:port", or a function that returns them. */

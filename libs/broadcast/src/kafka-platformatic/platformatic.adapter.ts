@@ -78,11 +78,11 @@ export class PlatformaticAdapter implements KafkaPort {
   }
 
   /**
-   * kafka.groupProtocol resolved once: 'auto' is KIP-848 when the broker offers it, else classic;
-   * 'consumer' on a broker without it is a startup error naming the option.
+   * kafka.groupProtocol resolved once: 'auto' (the default) is KIP-848 when the broker offers it,
+   * else classic; 'consumer' on a broker without it is a startup error naming the option.
    */
   groupProtocol(groupId: string): Promise<'classic' | 'consumer'> {
-    const wanted = this.options.kafka.groupProtocol ?? 'classic';
+    const wanted = this.options.kafka.groupProtocol ?? 'auto';
     this.protocol ??= (async () => {
       if (wanted === 'classic') return 'classic';
       const offered = await this.admin.offersConsumerProtocol(groupId);
