@@ -28,6 +28,7 @@ import { FAULTS } from './soak/faults.mjs';
 import { Slot } from './soak/fleet.mjs';
 import { SeqProducer } from './soak/producer.mjs';
 import { seededRandom } from './soak/random.mjs';
+import { consumerGroupDescriber } from './soak/consumer-groups.mjs';
 import { startGroupSampler } from './soak/sampler.mjs';
 import { TARGETED_TOPIC, TargetedPublisher } from './soak/targeted.mjs';
 import { TxnProducer } from './soak/transactions.mjs';
@@ -190,8 +191,10 @@ const ctx = {
   receiptsTopic,
   receiptsPrefix: prefix,
 };
+const kip848 = await consumerGroupDescriber(broker.direct);
 const sampler = startGroupSampler(admin, prefix, {
   isLockFree: (groupId) => groupId.startsWith(`${prefix}search-`),
+  describeConsumer: kip848.describe,
 });
 const faultLog = [];
 const problems = [];
@@ -302,6 +305,7 @@ try {
       Object.entries(report.maxGroupsPerPool).map(([pool, n]) => [pool.slice(prefix.length), n]),
     ),
     describeSamples: report.samples,
+    kip848GroupSamples: report.consumerGroupSamples,
     twoInstancesInOneGroup: report.violations.length,
     lockFreeOverlaps: report.lockFreeOverlaps.length,
     longestLockFreeOverlapMs: Math.max(0, ...report.lockFreeOverlaps.map((o) => o.ms)),
@@ -328,6 +332,7 @@ try {
   exitCode = 1;
 } finally {
   await sampler.stop().catch(() => undefined);
+  await kip848.close().catch(() => undefined);
   await targeted.stop().catch(() => undefined);
   await txn.stop().catch(() => undefined);
   await producer.stop().catch(() => undefined);

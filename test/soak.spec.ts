@@ -34,6 +34,8 @@ interface SoakSummary {
   gaps: number;
   replayed: number;
   twoInstancesInOneGroup: number;
+  describeSamples: number;
+  kip848GroupSamples: number;
   shapes: {
     targeted: Record<'expected' | 'received' | 'missed' | 'offTarget' | 'twice', number>;
     receipts: { resolved: number };
@@ -90,6 +92,10 @@ describe.each(kafkaClients())('seeded chaos soak on the %s client', (client) => 
     expect(summary.gaps).toBe(0);
     expect(summary.replayed).toBe(0);
     expect(summary.twoInstancesInOneGroup).toBe(0);
+    // ...and that check saw the groups: on @platformatic/kafka they are KIP-848 groups (its
+    // default on this broker), which only ConsumerGroupDescribe lists.
+    expect(summary.describeSamples).toBeGreaterThan(0);
+    expect(summary.kip848GroupSamples > 0).toBe(client === 'platformatic');
     expect(summary.deliveries).toBeGreaterThan(summary.acked);
     // Every traffic shape ran, and each held.
     const { shapes } = summary;

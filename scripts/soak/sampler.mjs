@@ -3,7 +3,8 @@
 // With locks that must never happen. Lock-free, two simultaneous claims of one id can overlap
 // briefly by design (the newcomer sees the other member and leaves, the holder waits up to one
 // session for it to go; see README "How a group is claimed"), so there only an overlap that
-// lasts longer than `lockFreeOverlapMs` counts.
+// lasts longer than `lockFreeOverlapMs` counts. `describeConsumer(groupId)` (optional) lists the
+// members of a KIP-848 group, which DescribeGroups answers as 'Dead' with none.
 export function startGroupSampler(
   admin,
   prefix,
@@ -11,6 +12,7 @@ export function startGroupSampler(
     intervalMs = 500,
     lockFreeOverlapMs = 10_000,
     isLockFree = (groupId) => groupId.includes('LFConsumer'),
+    describeConsumer,
   } = {},
 ) {
   const overlaps = new Map(); // `${groupId}|${clients}` -> the current { first, last }
@@ -27,6 +29,8 @@ export function startGroupSampler(
     lockFreeOverlaps: [],
     /** one process with two members in a group (an old member the broker kept across a restart) */
     sameInstanceDoubles: 0,
+    /** samples of KIP-848 groups (through describeConsumer) */
+    consumerGroupSamples: 0,
   };
   let stopped = false;
   const running = (async () => {
@@ -45,7 +49,16 @@ export function startGroupSampler(
           report.maxGroupsPerPool[pool] = Math.max(report.maxGroupsPerPool[pool] ?? 0, n);
         if (ids.length > 0) {
           const described = await admin.describeGroups(ids);
-          for (const group of described.groups) {
+          const groups = await Promise.all(
+            described.groups.map(async (group) => {
+              if (group.state !== 'Dead' || !describeConsumer) return group;
+              const kip848 = await describeConsumer(group.groupId);
+              if (!kip848) return group;
+              report.consumerGroupSamples++;
+              return { groupId: group.groupId, ...kip848 };
+            }),
+          );
+          for (const group of groups) {
             const ours = group.members.map((m) => m.clientId).filter((c) => c.startsWith('bcast-'));
             const distinct = new Set(ours);
             if (distinct.size > 1) {

@@ -101,11 +101,18 @@ export function ensureLibBuilt(): string {
       { cwd: REPO_ROOT, stdio: 'pipe', timeout: 300_000 },
     );
     writeFileSync(join(building, 'complete'), new Date().toISOString());
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(building, dir);
-    // Earlier versions: no child process of this run uses them.
+    // Two workers of one run may build the same version at once: the first to finish wins, and
+    // the other keeps its hands off that build (child processes may already be running from it).
+    if (existsSync(join(dir, 'complete'))) rmSync(building, { recursive: true, force: true });
+    else {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(building, dir);
+    }
+    // Earlier versions: no child process of this run uses them (another worker's build of this
+    // version, `<version>.<pid>.tmp`, is left to it).
     for (const old of readdirSync(libs))
-      if (old !== version) rmSync(join(libs, old), { recursive: true, force: true });
+      if (old !== version && !old.startsWith(`${version}.`))
+        rmSync(join(libs, old), { recursive: true, force: true });
   }
   const url = pathToFileURL(entry).href;
   process.env.BROADCAST_LIB = url;
@@ -173,7 +180,15 @@ export interface GroupView {
   memberIds: string[];
 }
 
-export async function describe1(admin: Admin, groupId: string): Promise<GroupView> {
+/**
+ * A group's state and member ids, of either protocol. `brokers`: the cluster `admin` talks to
+ * (ConsumerGroupDescribe goes through a client of its own), the test broker unless given.
+ */
+export async function describe1(
+  admin: Admin,
+  groupId: string,
+  brokers: readonly string[] = kafkaBrokers(),
+): Promise<GroupView> {
   const { groups } = await admin.describeGroups([groupId]);
   const group = groups.find((g) => g.groupId === groupId);
   const view = {
@@ -182,7 +197,7 @@ export async function describe1(admin: Admin, groupId: string): Promise<GroupVie
   };
   // A KIP-848 group answers DescribeGroups with 'Dead': ConsumerGroupDescribe has its members.
   if (view.state !== 'Dead') return view;
-  return (await consumerGroupView(kafkaBrokers(), groupId)) ?? view;
+  return (await consumerGroupView(brokers, groupId)) ?? view;
 }
 
 /**
@@ -191,10 +206,14 @@ export async function describe1(admin: Admin, groupId: string): Promise<GroupVie
  * group.consumer.session.timeout.ms (45 s by default, 6 s on scripts/kafka's test brokers), which
  * no client option changes.
  */
-export async function deadMemberSessionMs(admin: Admin, groupId: string): Promise<number> {
+export async function deadMemberSessionMs(
+  admin: Admin,
+  groupId: string,
+  brokers: readonly string[] = kafkaBrokers(),
+): Promise<number> {
   const { groups } = await admin.describeGroups([groupId]);
   const classic = groups.some((g) => g.groupId === groupId && g.state !== 'Dead');
-  if (classic || !(await consumerGroupView(kafkaBrokers(), groupId)))
+  if (classic || !(await consumerGroupView(brokers, groupId)))
     return FAULT_CONSUMER.sessionTimeoutMs;
   return brokerConsumerSessionMs(admin);
 }
