@@ -11,7 +11,7 @@ import { startCluster, type KafkaCluster } from '../scripts/kafka-cluster.mjs';
 import { describeConsumerGroup } from '../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
 import { EngineHarness } from './support/engine.js';
 import { testPrefix } from './support/kafka.js';
-import { brokerState } from '../libs/broadcast/src/kafka-platformatic/platformatic-admin.js';
+import { brokerState } from '../libs/broadcast/src/kafka-platformatic/platformatic-group-state.js';
 
 const TOPIC = 'news';
 let cluster: KafkaCluster;

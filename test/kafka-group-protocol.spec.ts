@@ -11,7 +11,7 @@ import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
 import { describeConsumerGroup } from '../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
 import { type TestEngine, useEngineHarness } from './support/engine.js';
 import { kafkaBrokers, waitFor } from './support/kafka.js';
-import { brokerState } from '../libs/broadcast/src/kafka-platformatic/platformatic-admin.js';
+import { brokerState } from '../libs/broadcast/src/kafka-platformatic/platformatic-group-state.js';
 
 const TOPIC = 'news';
 const KIP848 = { client: 'platformatic', groupProtocol: 'consumer' } as const;

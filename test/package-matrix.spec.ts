@@ -42,6 +42,26 @@ import {
 const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
 const TS = { '@types/node': '^24.0.0' };
 
+/** A Nest 12 ESM app with @platformatic/kafka `range` as its only Kafka client, lock-free. */
+function platformaticOnlyCell(name: string, range: string): AppSpec {
+  return {
+    name,
+    style: 'esm',
+    lock: 'none',
+    terminus: false,
+    microservices: false,
+    dependencies: {
+      '@platformatic/kafka': range,
+      'reflect-metadata': COMMON['reflect-metadata'],
+      rxjs: COMMON.rxjs,
+      ...TS,
+      typescript: '~6.0.3',
+      '@nestjs/common': '^12.0.0',
+      '@nestjs/core': '^12.0.0',
+    },
+  };
+}
+
 const CELLS: AppSpec[] = [
   {
     name: 'nest12-esm-typeorm1-postgres-terminus',
@@ -113,43 +133,12 @@ const CELLS: AppSpec[] = [
       pg: '^8.13.0',
     },
   },
-  {
-    // One client only: kafkajs is not installed (and npm must not add it as a peer), so the
-    // module picks @platformatic/kafka by itself. 2.x, what `npm install @platformatic/kafka` gives
-    // on Node 24.
-    name: 'nest12-platformatic-only',
-    style: 'esm',
-    lock: 'none',
-    terminus: false,
-    microservices: false,
-    dependencies: {
-      '@platformatic/kafka': '^2.12.1',
-      'reflect-metadata': COMMON['reflect-metadata'],
-      rxjs: COMMON.rxjs,
-      ...TS,
-      typescript: '~6.0.3',
-      '@nestjs/common': '^12.0.0',
-      '@nestjs/core': '^12.0.0',
-    },
-  },
-  {
-    // The other line the peer range takes: @platformatic/kafka 1.35 (the 1.x line, still released,
-    // for apps that keep it), alone as above.
-    name: 'nest12-platformatic-1.35',
-    style: 'esm',
-    lock: 'none',
-    terminus: false,
-    microservices: false,
-    dependencies: {
-      '@platformatic/kafka': '~1.35.0',
-      'reflect-metadata': COMMON['reflect-metadata'],
-      rxjs: COMMON.rxjs,
-      ...TS,
-      typescript: '~6.0.3',
-      '@nestjs/common': '^12.0.0',
-      '@nestjs/core': '^12.0.0',
-    },
-  },
+  // One client only: kafkajs is not installed (and npm must not add it as a peer), so the module
+  // picks @platformatic/kafka by itself. 2.x is what `npm install @platformatic/kafka` gives on
+  // Node 24; 1.35 is the other line the peer range takes (the 1.x line, still released, for apps
+  // that keep it).
+  platformaticOnlyCell('nest12-platformatic-only', '^2.12.1'),
+  platformaticOnlyCell('nest12-platformatic-1.35', '~1.35.0'),
   {
     name: 'node-engine-no-nest',
     style: 'node',

@@ -20,6 +20,7 @@ import {
 } from './platformatic-consumer-group-describe.js';
 import { poolMembers } from './platformatic-pool-members.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
+import { brokerState } from './platformatic-group-state.js';
 
 /** ListOffsets timestamps: the high watermark and the log start. */
 const LATEST = -1n;
@@ -251,28 +252,6 @@ export class PlatformaticAdmin implements KafkaAdminPort {
       listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
     );
   }
-}
-
-/** The group states the broker reports, in its own spelling (as kafkajs passes them on). */
-const BROKER_STATES = [
-  'Stable',
-  'Empty',
-  'PreparingRebalance',
-  'CompletingRebalance',
-  'Assigning',
-  'Reconciling',
-  'NotReady',
-  'Dead',
-];
-
-/**
- * A group state in the broker's spelling, however the client passed it on: 1.35 upper-cases
- * DescribeGroups' 'PreparingRebalance' to 'PREPARINGREBALANCE', 2.12 passes it as is, and
- * ConsumerGroupDescribe spells its states in lower case ('stable', 'assigning').
- */
-export function brokerState(state: string): string {
-  const key = state.replaceAll('_', '').toLowerCase();
-  return BROKER_STATES.find((known) => known.toLowerCase() === key) ?? state;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Admin } from '@platformatic/kafka';
 import type { OperatorGroup } from '../interfaces/broadcast-operator.interface.js';
-import { brokerState } from './platformatic-admin.js';
+import { brokerState } from './platformatic-group-state.js';
 import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
 import { hasProtocolError } from './platformatic-errors.js';
 

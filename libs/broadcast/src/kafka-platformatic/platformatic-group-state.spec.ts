@@ -1,4 +1,4 @@
-import { brokerState } from './platformatic-admin.js';
+import { brokerState } from './platformatic-group-state.js';
 
 describe('brokerState', () => {
   it.each([
