@@ -1,11 +1,15 @@
-import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import type {
   GroupConsumerListener,
   GroupConsumerPort,
-  GroupConsumerSpec,
-  KafkaPort,
   RecordSink,
 } from '../../interfaces/kafka-port.interface.js';
+import {
+  HOLD_MS,
+  type MembershipContext,
+  type MembershipVerdict,
+  VERIFY_ATTEMPTS,
+} from './group-membership.types.js';
+import { GroupContest } from './group-contest.js';
 import {
   asError,
   backoffDelay,
@@ -15,39 +19,7 @@ import {
   pause,
 } from '../../shared/async.utils.js';
 
-/** What one join attempt came to. */
-export type MembershipVerdict =
-  { kind: 'ready' } | { kind: 'foreign'; memberIds: string[] } | { kind: 'failed'; error: Error };
-
-export interface MembershipContext {
-  kafka: KafkaPort;
-  topics: readonly string[];
-  sink: RecordSink;
-  logger: BroadcastLogger;
-  /** Where the engine reads a partition from (see ReadPositions); sought on every assignment. */
-  positionOf(topic: string, partition: number): string;
-  /** How far the consumer read, filtered records included (see GroupConsumerSpec.progress). */
-  progress?: GroupConsumerSpec['progress'];
-  /** Where a position the log no longer holds continues (see GroupConsumerSpec.outOfRange). */
-  outOfRange?: GroupConsumerSpec['outOfRange'];
-  /** Test-only hook: called at each startup step, so a test can stop right there. */
-  probe?: StepProbe;
-  /** How long a member that already held the group exclusively waits for a newcomer to leave. */
-  contestGraceMs: number;
-}
-
-const VERIFY_ATTEMPTS = 10;
-
-/**
- * Longest a record fetched before the verification is held back. A verification that takes
- * longer (retries, or an earlier member still expiring) must not block the client's fetch loop
- * beyond this (kafkajs sends heartbeats from it): the record is dropped and its partition
- * sought back to the engine's position, so it is fetched again later.
- */
-const HOLD_MS = 1_000;
-
-/** Internal test hook: called with the name of each startup step as it begins. */
-export type StepProbe = (step: string) => void;
+export type { MembershipContext, MembershipVerdict, StepProbe } from './group-membership.types.js';
 
 /**
  * One consumer in one broadcast group. After every (re)join it checks with describeGroups
@@ -65,7 +37,7 @@ export class GroupMembership implements GroupConsumerListener {
   private established = false;
   /** This generation's leader, as the coordinator chose it (the same answer for every member). */
   private leader = false;
-  private contestTimer: NodeJS.Timeout | undefined;
+  private readonly contest: GroupContest;
   /**
    * Set by the reader once it adopted this membership as ready (handOver): from then on records
    * go to the handlers, in this generation and the later ones.
@@ -84,6 +56,15 @@ export class GroupMembership implements GroupConsumerListener {
     private readonly ctx: MembershipContext,
     private readonly ownMemberIds: Set<string>,
   ) {
+    this.contest = new GroupContest({
+      groupId,
+      logger: ctx.logger,
+      graceMs: ctx.contestGraceMs,
+      foreignNow: async () => (await this.describeMembers())?.filter((id) => !this.ours(id)),
+      current: (generation) => !this.stopped && generation === this.generation,
+      yieldTo: (memberIds) => this.observer({ kind: 'foreign', memberIds }),
+      alone: (generation) => void this.verify(generation),
+    });
     this.consumer = ctx.kafka.createGroupConsumer({
       groupId,
       topics: ctx.topics,
@@ -118,7 +99,7 @@ export class GroupMembership implements GroupConsumerListener {
   stop(): Promise<void> {
     this.stopped = true;
     this.abort.abort();
-    clearTimeout(this.contestTimer);
+    this.contest.cancel();
     this.proof.resolve(false);
     this.observer = () => {};
     return this.consumer.stop();
@@ -173,8 +154,7 @@ export class GroupMembership implements GroupConsumerListener {
     this.leader = leader;
     this.exclusive = false;
     // A contest belongs to the generation that saw the other member: this one is judged anew.
-    clearTimeout(this.contestTimer);
-    this.contestTimer = undefined;
+    this.contest.cancel();
     this.proof.resolve(false);
     this.proof = deferred<boolean>();
     this.seekAll(assignment);
@@ -201,47 +181,6 @@ export class GroupMembership implements GroupConsumerListener {
     }
   }
 
-  /**
-   * Gives the other members `graceMs` to leave (see collided); if they are still there then,
-   * we leave instead.
-   */
-  private contest(foreign: string[], graceMs: number): void {
-    if (this.contestTimer) return;
-    const generation = this.generation;
-    this.contestTimer = setTimeout(() => {
-      this.contestTimer = undefined;
-      if (!this.stopped && generation === this.generation)
-        this.observer({ kind: 'foreign', memberIds: foreign });
-    }, graceMs);
-  }
-
-  /**
-   * A newcomer that deleted the group just before we joined it sees an established member and
-   * leaves by itself (it never held the group alone): the established member waits for that
-   * instead of both leaving. Newcomers that joined the same empty group together (lock-free
-   * mass starts; on brokers with an initial rebalance delay, everyone who joins within it): the
-   * generation's leader keeps the group and the others leave at once, so each collision still
-   * places one instance instead of none. The leader waits half as long as an established member
-   * would, so that if the other member is one (it rejoined late and lost the leadership) the
-   * newcomer is the one that gives up. A newcomer hands nothing to the handlers before it is
-   * alone either way (see sink).
-   */
-  private collided(foreign: string[]): void {
-    if (this.established) {
-      this.ctx.logger.warn(
-        `Member(s) ${foreign.join(', ')} of another instance joined ${this.groupId}; waiting for them to leave`,
-        { group: this.groupId, reason: 'foreign member', members: foreign.join(',') },
-      );
-      return this.contest(foreign, this.ctx.contestGraceMs);
-    }
-    if (!this.leader) return this.observer({ kind: 'foreign', memberIds: foreign });
-    this.ctx.logger.debug?.(
-      `Joined ${this.groupId} together with member(s) ${foreign.join(', ')}; as the leader, waiting for them to leave`,
-      { group: this.groupId, reason: 'joined together', members: foreign.join(',') },
-    );
-    this.contest(foreign, this.ctx.contestGraceMs / 2);
-  }
-
   private async verify(generation: number): Promise<void> {
     for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
       if (attempt > 0) await pause(backoffDelay(attempt, 50, 1_000), this.abort.signal);
@@ -249,8 +188,12 @@ export class GroupMembership implements GroupConsumerListener {
       this.ctx.probe?.('verify');
       const members = await this.describeMembers();
       if (this.stopped || generation !== this.generation || !members) continue;
-      const foreign = members.filter((id) => id !== this.memberId && !this.ownMemberIds.has(id));
-      if (foreign.length > 0) return this.collided(foreign);
+      const foreign = members.filter((id) => !this.ours(id));
+      if (foreign.length > 0)
+        return this.contest.collided(foreign, generation, {
+          established: this.established,
+          leader: this.leader,
+        });
       // A describe that does not list us yet saw the group before our join completed.
       if (!members.includes(this.memberId!)) continue;
       if (members.length > 1) {
@@ -261,8 +204,7 @@ export class GroupMembership implements GroupConsumerListener {
       }
       this.exclusive = true;
       this.established = true;
-      clearTimeout(this.contestTimer);
-      this.contestTimer = undefined;
+      this.contest.cancel();
       return this.announceIfReady();
     }
     if (!this.stopped && generation === this.generation) {
@@ -271,6 +213,10 @@ export class GroupMembership implements GroupConsumerListener {
         error: new Error(`could not confirm exclusive use of ${this.groupId}`),
       });
     }
+  }
+
+  private ours(memberId: string): boolean {
+    return memberId === this.memberId || this.ownMemberIds.has(memberId);
   }
 
   private async describeMembers(): Promise<string[] | undefined> {

@@ -84,6 +84,31 @@ describe('BroadcastReader: exclusivity before handlers', () => {
     }
   });
 
+  it('a leader whose fellow newcomer left during the contest keeps the group: the contest describes again before it concludes', async () => {
+    // Issue #31, defect 1: under KIP-848 the other member's leave can move this member's epoch
+    // without a new assignment, so no new generation reaches the membership; its contest alone
+    // must notice that the group is now its own.
+    const s = fakeReaderOnceAt('joined', (s) => s.kafka.members('p.bc-0').add('stranger'), {
+      contestGraceMs: 400,
+    });
+    const describe = s.kafka.admin.describeGroup.bind(s.kafka.admin);
+    let described = 0;
+    s.kafka.admin.describeGroup = async (groupId) => {
+      const answer = await describe(groupId);
+      described++;
+      return answer;
+    };
+    const starting = s.reader.start();
+    // The first verification saw [ours, stranger]: ours is the leader (it joined first) and waits.
+    await until(() => described >= 1, 'first verification');
+    s.kafka.expire('p.bc-0', 'stranger');
+    await starting;
+    expect(s.reader.groupId).toBe('p.bc-0');
+    expect(s.kafka.consumers.map((c) => c.groupId)).toEqual(['p.bc-0']);
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
   it('a rejoined member hands nothing over next to its own expiring predecessor, then reads from its position', async () => {
     const s = fakeReader();
     await s.reader.start();
