@@ -16,6 +16,8 @@ export declare const ApiKey: Readonly<{
   ApiVersions: 18;
   CreateTopics: 19;
   DeleteGroups: 42;
+  ConsumerGroupHeartbeat: 68;
+  ConsumerGroupDescribe: 69;
 }>;
 
 export interface RequestHeader {

@@ -23,6 +23,8 @@ export const ApiKey = Object.freeze({
   ApiVersions: 18,
   CreateTopics: 19,
   DeleteGroups: 42,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
 });
 
 /** Reads the request header of a whole frame (size prefix included). */

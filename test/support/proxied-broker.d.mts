@@ -17,4 +17,6 @@ export interface ProxiedBroker {
 
 export declare function startProxiedBroker(options?: {
   dirPrefix?: string;
+  /** server properties on top of the test broker's (scripts/kafka/config.mjs) */
+  properties?: Record<string, string | number | boolean>;
 }): Promise<ProxiedBroker>;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startCluster } from '../../scripts/kafka-cluster.mjs';
 import { TcpProxy } from './tcp-proxy.mjs';
 
-export async function startProxiedBroker({ dirPrefix = 'proxied-kafka-' } = {}) {
+export async function startProxiedBroker({ dirPrefix = 'proxied-kafka-', properties = {} } = {}) {
   const cluster = await startCluster({
     nodes: 1,
     quiet: true,
@@ -22,6 +22,7 @@ export async function startProxiedBroker({ dirPrefix = 'proxied-kafka-' } = {}) 
       'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.port},PROXIED://127.0.0.1:${node.extraPorts[1]}`,
       'listener.security.protocol.map':
         'PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT',
+      ...properties,
     }),
   });
   const node = cluster.nodes[0];

@@ -63,6 +63,13 @@ export type RecordSink = (
 
 export interface GroupConsumerListener {
   /**
+   * The member is joining with this id, before the broker answers (KIP-848: the client makes its
+   * member id). The broker may hold the member from then on, so the id is the engine's own even
+   * if no answer ever comes (a stop or a crash during the join). Clients whose broker makes the
+   * id (classic) report it only through `joined`.
+   */
+  joining?(memberId: string): void;
+  /**
    * The member (re)joined the group and received this assignment; `leader` when the
    * coordinator made it this generation's leader (every member of a generation agrees on it).
    */

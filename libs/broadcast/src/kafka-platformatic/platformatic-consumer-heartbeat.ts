@@ -44,6 +44,8 @@ export class ConsumerProtocolHeartbeat {
   /** KIP-848 v1: the member makes its own id and keeps it for its whole life. */
   readonly memberId = randomUUID();
   private epoch = 0;
+  /** A join went out (answered or not): the broker may hold this member, so stop must leave. */
+  private joinSent = false;
   private owned: OwnedPartitions = [];
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
@@ -57,6 +59,7 @@ export class ConsumerProtocolHeartbeat {
   /** The first heartbeat (epoch 0): resolves once the coordinator took the member in. */
   async join(): Promise<void> {
     for (;;) {
+      if (this.stopped) return;
       try {
         return this.handle(await this.send(0, []));
       } catch (error) {
@@ -67,12 +70,16 @@ export class ConsumerProtocolHeartbeat {
     }
   }
 
-  /** Stops heartbeating and leaves (epoch -1); errors are ignored, the broker expires it anyway. */
+  /**
+   * Stops heartbeating and leaves (epoch -1), a join in flight included: the broker removes a
+   * member that leaves whatever its epoch, and it reads a connection's requests in order, so the
+   * leave sent behind an unanswered join still removes the member that join creates. Errors are
+   * ignored (the broker expires the member anyway).
+   */
   async leave(): Promise<void> {
-    const joined = this.epoch > 0;
     this.stop();
     await this.beating?.catch(() => undefined);
-    if (!joined) return;
+    if (!this.joinSent) return;
     await this.send(LEAVE_EPOCH, []).catch(() => undefined);
   }
 
@@ -86,27 +93,27 @@ export class ConsumerProtocolHeartbeat {
     const { groupId, topics, rebalanceTimeoutMs, rackId } = this.spec;
     const fresh = this.freshCoordinator;
     this.freshCoordinator = false;
-    return this.spec
-      .coordinator(fresh)
-      .then((connection) =>
-        consumerGroupHeartbeatV1.api.async(
-          connection,
-          groupId,
-          this.memberId,
-          epoch,
-          null,
-          rackId,
-          epoch === LEAVE_EPOCH ? 0 : rebalanceTimeoutMs,
-          epoch === LEAVE_EPOCH ? [] : [...topics],
-          null,
-          null,
-          owned,
-        ),
+    return this.spec.coordinator(fresh).then((connection) => {
+      if (epoch === 0) this.joinSent = true;
+      return consumerGroupHeartbeatV1.api.async(
+        connection,
+        groupId,
+        this.memberId,
+        epoch,
+        null,
+        rackId,
+        epoch === LEAVE_EPOCH ? 0 : rebalanceTimeoutMs,
+        epoch === LEAVE_EPOCH ? [] : [...topics],
+        null,
+        null,
+        owned,
       );
+    });
   }
 
   /** The first answer: its assignment (perhaps none yet) is reported whatever it is. */
   private handle(response: HeartbeatResponse): void {
+    if (this.stopped) return;
     this.lastSuccess = Date.now();
     this.failures = 0;
     this.epoch = response.memberEpoch;
@@ -143,17 +150,22 @@ export class ConsumerProtocolHeartbeat {
     }
   }
 
-  /** Later answers report only changes (the first one reports whatever it is). */
+  /**
+   * Later answers report every membership change: new partitions, or a new member epoch with the
+   * same ones (another member joined or left; the engine verifies the group again on it).
+   */
   private handleAgain(response: HeartbeatResponse): void {
     const before = this.owned;
+    const epochMoved = response.memberEpoch !== this.epoch;
     this.epoch = response.memberEpoch;
     this.lastSuccess = Date.now();
     this.failures = 0;
     const next = response.assignment?.topicPartitions;
-    if (!next || samePartitions(next, before)) return this.schedule(response.heartbeatIntervalMs);
-    this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
-    this.spec.assigned(this.memberId, this.owned);
-    this.schedule(0);
+    const moved = next !== undefined && next !== null && !samePartitions(next, before);
+    if (moved)
+      this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
+    if (moved || epochMoved) this.spec.assigned(this.memberId, this.owned);
+    this.schedule(moved ? 0 : response.heartbeatIntervalMs);
   }
 
   /**

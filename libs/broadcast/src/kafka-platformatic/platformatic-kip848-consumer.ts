@@ -13,9 +13,6 @@ import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import type { ConsumerTimings } from './platformatic-group-consumer.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
 
-/** How long stop() lets a join in flight finish, so that its member can leave at once. */
-const JOIN_SETTLE_MS = 10_000;
-
 export interface Kip848Deps {
   /** A client for metadata and fetches only: it never joins a group itself. */
   make: () => Consumer;
@@ -107,6 +104,8 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
       },
       lost: (error) => this.crash(error),
     }));
+    // KIP-848: the member makes its own id, so the engine knows it before the broker answers.
+    this.spec.listener.joining?.(heartbeat.memberId);
     this.joining = heartbeat.join().catch((error: unknown) => this.crash(error));
   }
 
@@ -132,11 +131,10 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     if (!consumer) return;
     this.fetcher?.stop();
     await this.fetching;
-    // A join in flight gets the member in; leaving before it ends would leave it for 45 s.
-    if (this.joining)
-      await withTimeout(this.joining, JOIN_SETTLE_MS, 'join').catch(() => undefined);
+    // At once, a join in flight included (see leave); closing then ends that join's wait.
     await this.heartbeat?.leave();
     await consumer.close(true);
+    await this.joining;
   }
 
   /** The coordinator's connection: found once, found again only after it moved (`fresh`). */

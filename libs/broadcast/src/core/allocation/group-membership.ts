@@ -161,6 +161,11 @@ export class GroupMembership implements GroupConsumerListener {
     void this.verify(generation);
   }
 
+  /** Known before the broker answers: a member that join leaves behind is ours, not foreign. */
+  joining(memberId: string): void {
+    this.ownMemberIds.add(memberId);
+  }
+
   /** Positions are sought at every join, so a resolved fetch adds nothing to readiness. */
   positioned(): void {}
 
