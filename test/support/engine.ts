@@ -28,7 +28,7 @@ import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/
 import { CapturingLogger } from './capturing-logger.js';
 import { consumerGroupView } from './consumer-groups.js';
 import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
-import { kafkaBrokers, testPrefix, waitFor } from './kafka.js';
+import { createTopics, kafkaBrokers, testPrefix, waitFor } from './kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
 
@@ -214,7 +214,7 @@ export class EngineHarness {
       topic: this.topic(t.topic),
       numPartitions: t.numPartitions ?? 1,
     }));
-    await admin.createTopics({ topics: configs, waitForLeaders: true });
+    await createTopics(admin, configs);
   }
 
   /** Builds an engine (and its own DataSource) without starting it. */

@@ -41,16 +41,30 @@ export async function newAdmin(): Promise<Admin> {
 /**
  * Creates topics and waits until every partition has a leader. Use it instead of kafkajs
  * `createTopics({ waitForLeaders: true })`: on KRaft that polls the metadata of one broker
- * and gives up on UNKNOWN_TOPIC_OR_PARTITION when that broker has not caught up with the
- * controller yet (seen with Kafka 3.9.1 on 3 nodes).
+ * and gives up on UNKNOWN_TOPIC_OR_PARTITION ("This server does not host this topic-partition")
+ * when that broker has not caught up with the controller yet (seen with Kafka 3.9.1 on 3 nodes,
+ * and on one loaded node in a CI run). The library tolerates that answer; so does this: a
+ * retriable answer to the create is asked again, and the leaders are polled, until the deadline.
  */
 export async function createTopics(
   admin: Admin,
   topics: ITopicConfig[],
   { timeoutMs = 30_000 } = {},
 ): Promise<void> {
-  await admin.createTopics({ topics, waitForLeaders: false });
+  const deadline = Date.now() + timeoutMs;
   const names = topics.map((t) => t.topic);
+  await waitFor(
+    async () => {
+      try {
+        await admin.createTopics({ topics, waitForLeaders: false });
+        return true;
+      } catch (error) {
+        if (!isRetriable(error)) throw new FatalCreate(error);
+        throw error;
+      }
+    },
+    { timeoutMs, intervalMs: 100, message: `could not create ${names.join(', ')}`, fatal },
+  );
   await waitFor(
     async () => {
       const { topics: found } = await admin.fetchTopicMetadata({
@@ -61,17 +75,35 @@ export async function createTopics(
       );
     },
     {
-      timeoutMs,
+      timeoutMs: Math.max(deadline - Date.now(), 0),
       intervalMs: 100,
       message: `no leaders for ${names.join(', ')}`,
     },
   );
 }
 
+/** kafkajs marks UNKNOWN_TOPIC_OR_PARTITION, a moving controller and the like as retriable. */
+function isRetriable(error: unknown): boolean {
+  return (error as { retriable?: boolean } | undefined)?.retriable === true;
+}
+
+/** An answer the create must not be retried on (a bad config, a refused ACL). */
+class FatalCreate extends Error {
+  constructor(readonly original: unknown) {
+    super(original instanceof Error ? original.message : String(original));
+  }
+}
+
+function fatal(error: unknown): unknown {
+  return error instanceof FatalCreate ? error.original : undefined;
+}
+
 export interface WaitForOptions {
   timeoutMs?: number;
   intervalMs?: number;
   message?: string;
+  /** An error for which this returns something ends the wait at once, rejecting with that. */
+  fatal?: (error: unknown) => unknown;
 }
 
 /**
@@ -80,7 +112,12 @@ export interface WaitForOptions {
  */
 export async function waitFor<T>(
   predicate: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 50, message = 'condition not met' }: WaitForOptions = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 50,
+    message = 'condition not met',
+    fatal,
+  }: WaitForOptions = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -89,6 +126,8 @@ export async function waitFor<T>(
       const value = await predicate();
       if (value) return value as NonNullable<T>;
     } catch (error) {
+      const stop = fatal?.(error);
+      if (stop !== undefined) throw stop;
       lastError = error;
     }
     if (Date.now() >= deadline) break;

@@ -16,6 +16,7 @@ import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
 import { startSecuredCluster } from '../../scripts/kafka/security.mjs';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
 import { groupProtocolOf } from './kafka-clients.js';
+import { createTopics } from './kafka.js';
 
 type BroadcastKafkaOptions = BroadcastModuleOptions['kafka'];
 
@@ -170,7 +171,10 @@ export async function createTopicsAsAdmin(cluster: SecuredCluster, topics: strin
   const admin = adminKafka(cluster).admin();
   await admin.connect();
   try {
-    await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic })) });
+    await createTopics(
+      admin,
+      topics.map((topic) => ({ topic })),
+    );
   } finally {
     await admin.disconnect();
   }
