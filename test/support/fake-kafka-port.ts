@@ -93,6 +93,17 @@ export class FakeGroupConsumer implements GroupConsumerPort {
   }
 
   /**
+   * A join the broker took in but never answered (KIP-848: the client made the member id and
+   * told the listener first): the member is in the group, `joined` never comes.
+   */
+  joinUnanswered(): void {
+    if (!this.running) throw new Error(`${this.groupId}: join while ${this.state}`);
+    this.memberId ??= this.broker.nextMemberId();
+    this.spec.listener.joining?.(this.memberId);
+    this.broker.members(this.groupId).add(this.memberId);
+  }
+
+  /**
    * The consumer stops on an error. With `memberLingers`, its member stays in the group (as a
    * crashed process's does until its session expires) until the test calls `broker.expire()`.
    */

@@ -109,6 +109,33 @@ describe('BroadcastReader: exclusivity before handlers', () => {
     expectClean(s, 'after stop');
   });
 
+  it('a member whose join was never answered is ours: the next rejoin waits for it to expire instead of moving away', async () => {
+    // Issue #31, defect 2: a KIP-848 member id is known before the broker answers the join.
+    const s = fakeReader({ joinTimeoutMs: 5_000 });
+    await s.reader.start();
+    const first = s.kafka.latest();
+    s.kafka.autoJoin = false;
+    first.crash(new Error('boom'), true);
+    await until(() => s.kafka.consumers.length === 2 && s.kafka.latest().running, 'rejoining');
+    const unanswered = s.kafka.latest();
+    unanswered.joinUnanswered();
+    s.kafka.autoJoin = true;
+    unanswered.crash(new Error('boom again'), true);
+    await until(() => s.kafka.consumers.length >= 3, 'rejoined');
+    await until(
+      () => s.logs.some((l) => l.includes('to expire before reading') || l.startsWith('Giving up')),
+      'verified',
+    );
+    expect(s.logs.filter((l) => l.startsWith('Giving up'))).toEqual([]);
+    s.kafka.expire('p.bc-0', first.memberId!);
+    s.kafka.expire('p.bc-0', unanswered.memberId!);
+    s.kafka.latest().join();
+    await until(() => s.reader.status().state === 'ready', 'ready again');
+    expect(s.reader.groupId).toBe('p.bc-0');
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
   it('a rejoined member hands nothing over next to its own expiring predecessor, then reads from its position', async () => {
     const s = fakeReader();
     await s.reader.start();
