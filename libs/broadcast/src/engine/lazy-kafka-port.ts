@@ -37,6 +37,11 @@ export class LazyKafkaPort implements KafkaPort {
         if (!loaded.liveMembers) throw new Error('this Kafka adapter cannot list group members');
         return loaded.liveMembers(groupPrefix);
       },
+      occupiedGroups: async (groupPrefix) => {
+        const loaded = await admin();
+        if (!loaded.occupiedGroups) throw new Error('this Kafka adapter cannot list groups');
+        return loaded.occupiedGroups(groupPrefix);
+      },
       disconnect: async () => (this.port ? (await this.loaded()).admin.disconnect() : undefined),
     };
   }
