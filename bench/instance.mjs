@@ -11,6 +11,7 @@
 //   import-lib / import-kafkajs / import-platformatic   Node after importing nestjs-kafka-broadcast /
 //             kafkajs / @platformatic/kafka, idle (memory references)
 //
+//   --gap-ms  ours: ms between registering the handler and start() (an app's other init)
 //   --client  the engine's adapter (`kafka.client`) in lock and lockfree, the raw client in raw
 //             (default kafkajs). Nothing of the bench's own libraries is imported: they load kafkajs.
 //
@@ -31,6 +32,9 @@ const { values: args } = parseArgs({
     'session-timeout': { type: 'string', default: '10000' },
     'heartbeat-ms': { type: 'string' },
     client: { type: 'string', default: 'kafkajs' },
+    // Ours: what the app does between registering its handlers and start() (Nest: the other
+    // modules' init), in ms; 0 starts at once, as before.
+    'gap-ms': { type: 'string', default: '0' },
   },
 });
 const sessionTimeoutMs = Number(args['session-timeout']);
@@ -178,6 +182,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
     { dataSource, logger },
   );
   engine.on(args.topic, (payload) => say(`GOT ${JSON.stringify(payload)}`));
+  if (Number(args['gap-ms']) > 0) await new Promise((r) => setTimeout(r, Number(args['gap-ms'])));
   stop = async () => {
     await engine.stop();
     await dataSource?.destroy();

@@ -17,7 +17,16 @@ export class LazyKafkaPort implements KafkaPort {
   memberUserData: (() => string) | undefined;
   private port: Promise<KafkaPort> | undefined;
 
-  constructor(private readonly load: () => Promise<KafkaPort>) {
+  private preloading: Promise<unknown> | undefined;
+
+  /**
+   * @param preload begins importing the client without making it (see warm); the default does
+   *   nothing.
+   */
+  constructor(
+    private readonly load: () => Promise<KafkaPort>,
+    private readonly preload: () => Promise<unknown> = async () => undefined,
+  ) {
     const admin = async () => (await this.loaded()).admin;
     this.admin = {
       ensureTopics: async (topics, signal) => (await admin()).ensureTopics(topics, signal),
@@ -44,6 +53,16 @@ export class LazyKafkaPort implements KafkaPort {
       },
       disconnect: async () => (this.port ? (await this.loaded()).admin.disconnect() : undefined),
     };
+  }
+
+  /**
+   * Begins importing the client in the background, once (the engine calls it when the first
+   * handler is registered): an app that registers handlers is about to start, and the import
+   * then no longer falls inside its first start(). An engine never given a handler, and never
+   * started, imports nothing.
+   */
+  warm(): void {
+    if (!this.port) this.preloading ??= this.preload();
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
