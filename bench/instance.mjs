@@ -10,6 +10,8 @@
 //   bare      nothing but Node itself (memory reference)
 //   import-lib / import-kafkajs / import-platformatic   Node after importing nestjs-kafka-broadcast /
 //             kafkajs / @platformatic/kafka, idle (memory references)
+//   import-lib-kafkajs / import-lib-platformatic   Node after importing the library and that client
+//             (what an engine on that client has loaded once started: ours' own import)
 //
 //   --gap-ms  ours: ms between registering the handler and start() (an app's other init)
 //   --client  the engine's adapter (`kafka.client`) in lock and lockfree, the raw client in raw
@@ -71,7 +73,11 @@ function libSpecifier() {
 const t0 = performance.now();
 if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   // Memory references: Node alone, or Node after importing one package and doing nothing else.
-  if (args.mode === 'import-lib') await import(libSpecifier());
+  if (args.mode === 'import-lib' || args.mode.startsWith('import-lib-'))
+    await import(libSpecifier());
+  // The library and the client its engine loads at start: ours' own import, as R's is its client's.
+  if (args.mode === 'import-lib-kafkajs') await import('kafkajs');
+  if (args.mode === 'import-lib-platformatic') await import('@platformatic/kafka');
   if (args.mode === 'import-kafkajs') await import('kafkajs');
   if (args.mode === 'import-platformatic') await import('@platformatic/kafka');
   say(`READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000 })}`);
