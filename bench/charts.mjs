@@ -3,7 +3,8 @@
 // to SVG in Node, no browser or canvas): time to all-ready, client CPU per start, heartbeats per
 // interval and memory per instance against N, ours and R.
 //
-//   node bench/charts.mjs [bench/results/fleet-single.json ...]   -> bench/results/charts/*.svg
+//   node bench/charts.mjs [--out-dir=dir] [bench/results/fleet-single.json ...]
+//        -> bench/results/charts/*.svg (or dir/*.svg)
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import * as vega from 'vega';
@@ -14,12 +15,22 @@ const SERIES = {
   lockfree: 'ours, lock-free',
   postgres: 'ours, PostgreSQL locks',
   mariadb: 'ours, MariaDB locks',
-  raw: 'R (raw kafkajs, random group)',
+  raw: 'R (raw client, random group)',
 };
+/** The series of a row: its mode's, "(before)" for a run of the --before-lib build. */
+const seriesOf = (mode) =>
+  mode.endsWith('-before')
+    ? `${SERIES[mode.slice(0, -7)] ?? mode.slice(0, -7)} (before)`
+    : (SERIES[mode] ?? mode);
 
 const CHARTS = [
   { field: 'allReadyMs', title: 'Time until all N are ready (ms)', file: 'all-ready' },
   { field: 'clientCpuMsPerStart', title: 'Client CPU per start (ms)', file: 'cpu-per-start' },
+  {
+    field: 'requestsPerStart',
+    title: 'Kafka requests per start (the whole fleet while it starts, / N)',
+    file: 'requests-per-start',
+  },
   {
     field: 'heartbeatsPerInterval',
     title: 'Heartbeats per interval, whole fleet (R sends none)',
@@ -37,19 +48,26 @@ async function render(spec) {
   return view.toSVG();
 }
 
-const files = process.argv.slice(2);
+const outArg = process.argv.find((a) => a.startsWith('--out-dir='));
+const files = process.argv.slice(2).filter((a) => a !== outArg);
 if (files.length === 0) files.push(join(BENCH_DIR, 'results', 'fleet-single.json'));
-const outDir = join(BENCH_DIR, 'results', 'charts');
+const outDir = outArg
+  ? resolve(outArg.slice('--out-dir='.length))
+  : join(BENCH_DIR, 'results', 'charts');
 await mkdir(outDir, { recursive: true });
 for (const file of files) {
   const report = JSON.parse(await readFile(resolve(file), 'utf8'));
-  const cluster =
+  const broker =
     report.cluster?.kind === 'three' ? '3-node cluster, broker defaults' : 'one broker';
+  const client = report.args?.client ?? 'kafkajs';
+  const protocol = report.args?.protocol ?? (client === 'kafkajs' ? 'classic' : 'auto');
+  const cluster = `${broker}; ${client === 'platformatic' ? '@platformatic/kafka' : client} ${protocol}`;
   const stem = basename(file, '.json');
   for (const chart of CHARTS) {
     const values = report.rows
+      .map((r) => ({ ...r, requestsPerStart: r.startRequests / r.n }))
       .filter((r) => r[chart.field] !== null && r[chart.field] !== undefined)
-      .map((r) => ({ n: r.n, value: r[chart.field], series: SERIES[r.mode] ?? r.mode }));
+      .map((r) => ({ n: r.n, value: r[chart.field], series: seriesOf(r.mode) }));
     if (values.length === 0) continue;
     const svg = await render({
       $schema: 'https://vega.github.io/schema/vega-lite/v6.json',

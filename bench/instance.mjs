@@ -10,7 +10,10 @@
 //   bare      nothing but Node itself (memory reference)
 //   import-lib / import-kafkajs / import-platformatic   Node after importing nestjs-kafka-broadcast /
 //             kafkajs / @platformatic/kafka, idle (memory references)
+//   import-lib-kafkajs / import-lib-platformatic   Node after importing the library and that client
+//             (what an engine on that client has loaded once started: ours' own import)
 //
+//   --gap-ms  ours: ms between registering the handler and start() (an app's other init)
 //   --client  the engine's adapter (`kafka.client`) in lock and lockfree, the raw client in raw
 //             (default kafkajs). Nothing of the bench's own libraries is imported: they load kafkajs.
 //
@@ -31,6 +34,9 @@ const { values: args } = parseArgs({
     'session-timeout': { type: 'string', default: '10000' },
     'heartbeat-ms': { type: 'string' },
     client: { type: 'string', default: 'kafkajs' },
+    // Ours: what the app does between registering its handlers and start() (Nest: the other
+    // modules' init), in ms; 0 starts at once, as before.
+    'gap-ms': { type: 'string', default: '0' },
   },
 });
 const sessionTimeoutMs = Number(args['session-timeout']);
@@ -67,7 +73,11 @@ function libSpecifier() {
 const t0 = performance.now();
 if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   // Memory references: Node alone, or Node after importing one package and doing nothing else.
-  if (args.mode === 'import-lib') await import(libSpecifier());
+  if (args.mode === 'import-lib' || args.mode.startsWith('import-lib-'))
+    await import(libSpecifier());
+  // The library and the client its engine loads at start: ours' own import, as R's is its client's.
+  if (args.mode === 'import-lib-kafkajs') await import('kafkajs');
+  if (args.mode === 'import-lib-platformatic') await import('@platformatic/kafka');
   if (args.mode === 'import-kafkajs') await import('kafkajs');
   if (args.mode === 'import-platformatic') await import('@platformatic/kafka');
   say(`READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000 })}`);
@@ -178,6 +188,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
     { dataSource, logger },
   );
   engine.on(args.topic, (payload) => say(`GOT ${JSON.stringify(payload)}`));
+  if (Number(args['gap-ms']) > 0) await new Promise((r) => setTimeout(r, Number(args['gap-ms'])));
   stop = async () => {
     await engine.stop();
     await dataSource?.destroy();

@@ -4,7 +4,13 @@
 //   node bench/benchmarks/b11-fleet.mjs --cluster=single|three --modes=lockfree,raw,postgres,mariadb
 //        --sizes=1,10,50,100,200 [--lock-sizes=200] [--processes=10] [--heartbeat-ms=2000] [--window-ms=12000]
 //        [--lockfree-max-groups=N]   (maxGroups for lock-free fleets; the engine's default otherwise)
+//        [--client=kafkajs|platformatic] [--protocol=classic|consumer]   (ours and R alike)
+//        [--before-lib=path/to/esm/index.js]   (modes named <mode>-before run that build)
+//        [--lib=path/to/esm/index.js]   (the other modes of ours; default the built package)
 //        [--out=bench/results/fleet-single.json]
+//
+// cluster env: the brokers of KAFKA_BROKERS (broker CPU is then not measured, and the broker is
+//   shared with whatever else runs).
 //
 // cluster single: a fresh 1-node broker with the test settings (initial rebalance delay 0, one
 //   offsets partition); three: a fresh 3-node cluster with broker defaults (initial rebalance
@@ -32,10 +38,20 @@ import {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const brokerCpu = (cluster) =>
   cluster.nodes.reduce((s, n) => s + (n.pid ? processCpuMs(n.pid) : 0), 0);
+/** The brokers of KAFKA_BROKERS as a cluster whose CPU is not measured (no pids). */
+const envCluster = () => ({
+  brokers: process.env.KAFKA_BROKERS.split(','),
+  nodes: [],
+  stop: async () => undefined,
+});
 
 async function measure({
   cluster,
-  mode,
+  mode: label,
+  client,
+  protocol,
+  beforeLib,
+  lib,
   n,
   processes,
   heartbeatMs,
@@ -44,7 +60,8 @@ async function measure({
   runId,
   maxGroups,
 }) {
-  const prefix = `${runId}-${mode}-${n}-`;
+  const mode = label.replace(/-before$/, '');
+  const prefix = `${runId}-${label}-${n}-`;
   // All three topics an engine reads exist before the clock starts, for ours and R alike.
   await createTopics(cluster.brokers, engineTopics(prefix, 'events'));
   const fleet = await prepareFleet({
@@ -58,6 +75,9 @@ async function measure({
     db,
     maxGroups,
     startupTimeoutMs: 180_000,
+    client,
+    ...(protocol && { groupProtocol: protocol }),
+    ...(label.endsWith('-before') ? { lib: beforeLib } : lib ? { lib } : {}),
   });
   try {
     const cpu0 = brokerCpu(cluster);
@@ -77,7 +97,9 @@ async function measure({
     await fleet.stop();
     const left = await groupsWithPrefix(cluster.brokers, prefix);
     return {
-      mode,
+      mode: label,
+      client,
+      protocol: protocol ?? (client === 'kafkajs' ? 'classic' : 'auto'),
       n,
       processes: Math.min(processes, n),
       ...(maxGroups && { maxGroups }),
@@ -118,6 +140,10 @@ async function main() {
       'heartbeat-ms': { type: 'string', default: '2000' },
       'window-ms': { type: 'string', default: '12000' },
       'lockfree-max-groups': { type: 'string' },
+      client: { type: 'string', default: 'kafkajs' },
+      protocol: { type: 'string' },
+      'before-lib': { type: 'string' },
+      lib: { type: 'string' },
       out: { type: 'string' },
     },
   });
@@ -140,23 +166,26 @@ async function main() {
     errors: [],
   };
   const t0 = Date.now();
-  const cluster = await benchCluster(args.cluster);
+  const cluster = args.cluster === 'env' ? envCluster() : await benchCluster(args.cluster);
   report.cluster = {
     kind: args.cluster,
     nodes: cluster.nodes.length,
     properties:
       args.cluster === 'three'
         ? PRODUCTION_DEFAULTS
-        : 'test settings (rebalance delay 0, 1 offsets partition)',
+        : args.cluster === 'env'
+          ? 'the shared broker of KAFKA_BROKERS'
+          : 'test settings (rebalance delay 0, 1 offsets partition)',
   };
   const dbs = {};
   try {
-    if (modes.includes('postgres')) dbs.postgres = await startPrivatePostgres();
-    if (modes.includes('mariadb')) dbs.mariadb = await startPrivateMariadb();
+    const uses = (m) => modes.includes(m) || modes.includes(`${m}-before`);
+    if (uses('postgres')) dbs.postgres = await startPrivatePostgres();
+    if (uses('mariadb')) dbs.mariadb = await startPrivateMariadb();
     const lockSizes = args['lock-sizes']?.split(',').map(Number);
     for (const n of [...new Set([...sizes, ...(lockSizes ?? [])])].sort((a, b) => a - b))
       for (const mode of modes) {
-        const locked = mode === 'postgres' || mode === 'mariadb';
+        const locked = /^(postgres|mariadb)/.test(mode);
         if (!(locked && lockSizes ? lockSizes : sizes).includes(n)) continue;
         const label = `${mode} N=${n}`;
         process.stderr.write(`[b9] ${label} ... (load ${machineInfo().loadavg.join(' ')})\n`);
@@ -168,10 +197,14 @@ async function main() {
             processes: Number(args.processes),
             heartbeatMs: Number(args['heartbeat-ms']),
             windowMs: Number(args['window-ms']),
-            db: dbs[mode]?.db,
+            db: dbs[mode.replace(/-before$/, '')]?.db,
+            client: args.client,
+            protocol: args.protocol,
+            beforeLib: args['before-lib'] && resolve(args['before-lib']),
+            lib: args.lib && resolve(args.lib),
             runId,
             maxGroups:
-              mode === 'lockfree' && args['lockfree-max-groups']
+              mode.startsWith('lockfree') && args['lockfree-max-groups']
                 ? Number(args['lockfree-max-groups'])
                 : undefined,
           });

@@ -3,30 +3,48 @@
 //
 //   node bench/lib/fleet-child.mjs '<json config>'
 //   config: { mode: 'lockfree'|'postgres'|'mariadb'|'raw', count, brokers: [..], prefix, topic,
-//             heartbeatMs?, maxGroups?, db?: { host, port, user, password?, database } }
+//             heartbeatMs?, maxGroups?, db?: { host, port, user, password?, database },
+//             client?: 'kafkajs'|'platformatic', groupProtocol?: 'classic'|'consumer',
+//             lib?: another build's index.js (ours; default the built package) }
 //
 // stdin commands, one per line; stdout answers, one JSON line each:
 //   (on start)  PREPARED {}                 DataSources initialized, nothing started yet
 //   GO          READY {readyAt:[epoch ms], cpuMs, requests, groups:[..], rssKiB}
 //   STATS       STATS {requests, heartbeatsSent, rssKiB, cpuMs}
 //   STOP        STOPPED {cpuMs, requests}   then exits
-// Requests are counted for every kafkajs connection of this process (ours and R alike) by
-// wrapping kafkajs's Connection.send: the client-side request rate the broker serves.
+// Requests are counted for every connection of this process (ours and R alike): on kafkajs by
+// wrapping Connection.send, on @platformatic/kafka from its plt:kafka:connections:api channel.
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { tracingChannel } from 'node:diagnostics_channel';
+import { pathToFileURL } from 'node:url';
 
 const config = JSON.parse(process.argv[2]);
-const require = createRequire(import.meta.url);
-const Connection = require('kafkajs/src/network/connection.js');
+/** The Kafka client of this fleet, ours and R alike: 'kafkajs' (default) or 'platformatic'. */
+const client = config.client ?? 'kafkajs';
 let requests = 0;
-const send = Connection.prototype.send;
-Connection.prototype.send = function (...args) {
-  requests++;
-  return send.apply(this, args);
-};
-const { default: kafkajs } = await import('kafkajs');
+let kafkajs;
+if (client === 'kafkajs') {
+  const require = createRequire(import.meta.url);
+  const Connection = require('kafkajs/src/network/connection.js');
+  const send = Connection.prototype.send;
+  Connection.prototype.send = function (...args) {
+    requests++;
+    return send.apply(this, args);
+  };
+  ({ default: kafkajs } = await import('kafkajs'));
+} else {
+  // @platformatic/kafka traces every request it sends on this channel (no import needed here).
+  tracingChannel('plt:kafka:connections:api').subscribe({
+    start: () => requests++,
+    end() {},
+    asyncStart() {},
+    asyncEnd() {},
+    error() {},
+  });
+}
 const say = (tag, data = {}) => process.stdout.write(`${tag} ${JSON.stringify(data)}\n`);
 const quiet = { log() {}, debug() {}, warn() {}, error: (m) => process.stderr.write(`${m}\n`) };
 // FLEET_LOG_DIR=dir: every instance's warnings and errors also go to dir/<pid>.log (for diagnosis).
@@ -71,6 +89,31 @@ async function dataSourceFor(mode) {
 
 /** One instance: start() resolves when ready, stop() cleans up; groupId once ready. */
 async function prepareInstance(i) {
+  const topics = [
+    config.prefix + config.topic,
+    config.prefix + HEARTBEAT_TOPIC,
+    config.prefix + RECEIPTS_TOPIC,
+  ];
+  if (config.mode === 'raw' && client === 'platformatic') {
+    const { startRawPlatformaticConsumer } = await import('./raw-platformatic.mjs');
+    let raw;
+    return {
+      groupId: () => raw?.groupId,
+      heartbeatsSent: () => 0,
+      state: () => 'ready',
+      start: async () => {
+        raw = startRawPlatformaticConsumer({
+          brokers: config.brokers,
+          prefix: config.prefix,
+          topics,
+          clientId: `fleet-raw-${i}`,
+          groupProtocol: config.groupProtocol,
+        });
+        await raw.ready;
+      },
+      stop: () => raw?.stop(),
+    };
+  }
   if (config.mode === 'raw') {
     const kafka = new kafkajs.Kafka({
       brokers: config.brokers,
@@ -117,11 +160,20 @@ async function prepareInstance(i) {
       stop: () => consumer.disconnect(),
     };
   }
-  const { BroadcastEngine } = await import('nestjs-kafka-broadcast');
+  const { BroadcastEngine } = await import(
+    config.lib ? pathToFileURL(config.lib).href : 'nestjs-kafka-broadcast'
+  );
   const dataSource = await dataSourceFor(config.mode);
   const engine = new BroadcastEngine(
     {
-      kafka: { brokers: config.brokers, clientId: `fleet-${config.mode}-${i}` },
+      kafka: {
+        brokers: config.brokers,
+        clientId: `fleet-${config.mode}-${i}`,
+        client,
+        ...(config.groupProtocol && client === 'platformatic'
+          ? { groupProtocol: config.groupProtocol }
+          : {}),
+      },
       topicPrefix: config.prefix,
       lock: config.mode === 'lockfree' ? false : {},
       ...(config.heartbeatMs ? { heartbeat: { intervalMs: config.heartbeatMs } } : {}),

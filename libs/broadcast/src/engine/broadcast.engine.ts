@@ -15,7 +15,7 @@ import type { BroadcastEngineDeps } from './broadcast-engine.deps.js';
 import { consoleLogger } from './console-logger.js';
 import { withContextFields } from './contextual-logger.js';
 import { EngineFeatures } from './engine-features.js';
-import { loadKafkaPort } from './kafka-client.loader.js';
+import { loadKafkaPort, preloadKafkaClient } from './kafka-client.loader.js';
 import { LazyKafkaPort } from './lazy-kafka-port.js';
 import { bindEngineLocks } from './engine-locks.js';
 import { instrumentEngine, type InstrumentedParts } from './engine-telemetry.js';
@@ -81,7 +81,12 @@ export class BroadcastEngine {
       lockId: this.reader?.status().lockId,
     })));
     // The client (kafka.client, or whichever is installed) is imported when first used.
-    this.kafka = deps.kafka ?? new LazyKafkaPort(() => loadKafkaPort(o, logger));
+    this.kafka =
+      deps.kafka ??
+      new LazyKafkaPort(
+        () => loadKafkaPort(o, logger),
+        () => preloadKafkaClient(o.kafka.client),
+      );
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
     this.allocator = new BroadcastGroupAllocator(
@@ -181,6 +186,8 @@ export class BroadcastEngine {
     });
     if (typeof topic !== 'string' && topic.schema) this.features.schemas.set(logical, topic.schema);
     this.registry.add(logical, handler as BroadcastHandler, name, policy);
+    // An app that registers handlers starts next: its client's import need not wait for start().
+    if (this.kafka instanceof LazyKafkaPort) this.kafka.warm();
     return this;
   }
 

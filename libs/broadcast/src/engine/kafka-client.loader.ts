@@ -17,16 +17,22 @@ export type AdapterImport = (
   logger: BroadcastLogger,
 ) => Promise<KafkaPort>;
 
+/** Each adapter's module, which imports its client (nothing is made or connected). */
+const MODULE_IMPORTS = {
+  kafkajs: () => import('../kafka/kafkajs.adapter.js'),
+  platformatic: () => import('../kafka-platformatic/platformatic.adapter.js'),
+};
+
 /** Each adapter, imported on demand with its client (so the other client is never loaded). */
 export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = {
   kafkajs: async (o, logger) => {
     const began = Date.now();
-    const { KafkajsAdapter } = await import('../kafka/kafkajs.adapter.js');
+    const { KafkajsAdapter } = await MODULE_IMPORTS.kafkajs();
     return new KafkajsAdapter(withinStartup(o, began), logger);
   },
   platformatic: async (o, logger) => {
     const began = Date.now();
-    const { PlatformaticAdapter } = await import('../kafka-platformatic/platformatic.adapter.js');
+    const { PlatformaticAdapter } = await MODULE_IMPORTS.platformatic();
     // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
     const { brokers } = o.kafka;
     const list = typeof brokers === 'function' ? await brokers() : brokers;
@@ -42,6 +48,19 @@ export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = {
  */
 function withinStartup(o: ResolvedBroadcastOptions, began: number): ResolvedBroadcastOptions {
   return { ...o, startupTimeoutMs: Math.max(0, o.startupTimeoutMs - (Date.now() - began)) };
+}
+
+/**
+ * Begins importing the adapter of the client `kafka.client` names (the rule of loadKafkaPort) in
+ * the background, and with it the client: @platformatic/kafka compiles its option schemas when
+ * imported (0.8 s of CPU on this box), which the first start() would otherwise wait for. Makes no
+ * client and opens no socket; a failure is left for start() to report.
+ */
+export function preloadKafkaClient(chosen: BroadcastKafkaClient | undefined): Promise<unknown> {
+  const fail = () => new Error('not installed');
+  return loadForClient<unknown>(chosen, MODULE_IMPORTS, { missing: fail, none: fail }).catch(
+    () => undefined,
+  );
 }
 
 /**

@@ -17,7 +17,16 @@ export class LazyKafkaPort implements KafkaPort {
   memberUserData: (() => string) | undefined;
   private port: Promise<KafkaPort> | undefined;
 
-  constructor(private readonly load: () => Promise<KafkaPort>) {
+  private preloading: Promise<unknown> | undefined;
+
+  /**
+   * @param preload begins importing the client without making it (see warm); the default does
+   *   nothing.
+   */
+  constructor(
+    private readonly load: () => Promise<KafkaPort>,
+    private readonly preload: () => Promise<unknown> = async () => undefined,
+  ) {
     const admin = async () => (await this.loaded()).admin;
     this.admin = {
       ensureTopics: async (topics, signal) => (await admin()).ensureTopics(topics, signal),
@@ -37,8 +46,23 @@ export class LazyKafkaPort implements KafkaPort {
         if (!loaded.liveMembers) throw new Error('this Kafka adapter cannot list group members');
         return loaded.liveMembers(groupPrefix);
       },
+      occupiedGroups: async (groupPrefix) => {
+        const loaded = await admin();
+        if (!loaded.occupiedGroups) throw new Error('this Kafka adapter cannot list groups');
+        return loaded.occupiedGroups(groupPrefix);
+      },
       disconnect: async () => (this.port ? (await this.loaded()).admin.disconnect() : undefined),
     };
+  }
+
+  /**
+   * Begins importing the client in the background, once (the engine calls it when the first
+   * handler is registered): an app that registers handlers is about to start, and the import
+   * then no longer falls inside its first start(). An engine never given a handler, and never
+   * started, imports nothing.
+   */
+  warm(): void {
+    if (!this.port) this.preloading ??= this.preload();
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {

@@ -43,6 +43,12 @@ export interface KafkaAdminPort {
   offsetsForTimestamp?(topic: string, timestamp: number): Promise<Map<number, string>>;
   /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster); optional. */
   liveMembers?(groupPrefix: string): Promise<LiveGroupMember[]>;
+  /**
+   * The groups named `<groupPrefix>…` that have members now, from one listing (ListGroups, and
+   * the describes the client needs to count members); optional. A hint for choosing a lock-free
+   * group: the engine never relies on it for exclusivity.
+   */
+  occupiedGroups?(groupPrefix: string): Promise<string[]>;
   disconnect(): Promise<void>;
 }
 

@@ -18,7 +18,7 @@ import {
   describeConsumerGroup,
   listsConsumerGroupApis,
 } from './platformatic-consumer-group-describe.js';
-import { poolMembers } from './platformatic-pool-members.js';
+import { occupiedPoolGroups, poolMembers } from './platformatic-pool-members.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 import { brokerState } from './platformatic-group-state.js';
 
@@ -225,6 +225,11 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
     return poolMembers(this.admin, groupPrefix, kip848);
+  }
+
+  async occupiedGroups(groupPrefix: string): Promise<string[]> {
+    const kip848 = await this.listsConsumerProtocol().catch(() => false);
+    return occupiedPoolGroups(this.admin, groupPrefix, kip848);
   }
 
   async disconnect(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Admin } from '@platformatic/kafka';
 import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
 import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
+import { brokerState } from './platformatic-group-state.js';
 
 const POOL_GROUP = /-\d+$/;
 
@@ -51,3 +52,25 @@ export async function poolMembers(
   }
   return members;
 }
+
+/**
+ * The groups named `<groupPrefix>…` that have members, from one ListGroups (one request per
+ * broker): its group states tell empty groups apart, of both protocols (KIP-848 groups listed
+ * when `kip848`).
+ */
+export async function occupiedPoolGroups(
+  admin: Admin,
+  groupPrefix: string,
+  kip848: boolean,
+): Promise<string[]> {
+  const listed = await admin.listGroups({
+    types: kip848 ? ['classic', 'consumer'] : ['classic'],
+  });
+  return [...listed.values()]
+    .filter((g) => g.id.startsWith(groupPrefix))
+    .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer')
+    .filter((g) => !EMPTY_STATES.has(brokerState(g.state)))
+    .map((g) => g.id);
+}
+
+const EMPTY_STATES = new Set(['Empty', 'Dead']);

@@ -2,7 +2,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
 import type { LiveGroupMember } from '../interfaces/broadcast-roster.interface.js';
-import { listLiveMembers } from './kafkajs-live-members.js';
+import { listLiveMembers, listOccupiedGroups } from './kafkajs-live-members.js';
 import {
   adminWithCluster,
   readHighWatermarks,
@@ -155,6 +155,10 @@ export class KafkajsAdmin implements KafkaAdminPort {
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     return this.withAdmin((admin) => listLiveMembers(admin, groupPrefix));
+  }
+
+  async occupiedGroups(groupPrefix: string): Promise<string[]> {
+    return this.withAdmin((admin) => listOccupiedGroups(admin, groupPrefix));
   }
 
   /** Disconnects for good: later calls are refused instead of connecting a new client. */

@@ -35,3 +35,18 @@ export async function listLiveMembers(
   }
   return members;
 }
+
+/**
+ * The consumer groups named `<groupPrefix>…` that have members: one ListGroups (one request per
+ * broker) and, for the listed ones, one DescribeGroups per coordinator (kafkajs's listing carries
+ * no group state, and an empty group lingers until its offsets expire).
+ */
+export async function listOccupiedGroups(admin: Admin, groupPrefix: string): Promise<string[]> {
+  const { groups } = await admin.listGroups();
+  const ids = groups
+    .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
+    .map((g) => g.groupId);
+  if (ids.length === 0) return [];
+  const described = await admin.describeGroups(ids);
+  return described.groups.filter((g) => g.members.length > 0).map((g) => g.groupId);
+}

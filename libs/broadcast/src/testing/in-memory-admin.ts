@@ -60,5 +60,10 @@ export class InMemoryAdmin implements KafkaAdminPort {
       }));
   }
 
+  async occupiedGroups(groupPrefix: string): Promise<string[]> {
+    const groups = this.broker.allMembers().map((m) => m.groupId);
+    return [...new Set(groups)].filter((groupId) => groupId.startsWith(groupPrefix));
+  }
+
   async disconnect(): Promise<void> {}
 }

@@ -48,3 +48,98 @@ describe('BroadcastGroupAllocator', () => {
     expect(join).not.toHaveBeenCalled();
   });
 });
+
+/** A lock-free allocator over `maxGroups` ids whose admin lists `occupied()` as the pool's members. */
+function lockFree(
+  maxGroups: number,
+  occupied: () => Promise<number[]>,
+  deleteGroup: (groupId: string) => string = () => 'deleted',
+) {
+  const listings: number[] = [];
+  const admin = {
+    deleteGroup: async (groupId: string) => deleteGroup(groupId),
+    occupiedGroups: async (prefix: string) => {
+      listings.push(Date.now());
+      return (await occupied()).map((id) => `${prefix}${id}`);
+    },
+  } as unknown as KafkaAdminPort;
+  const { provider } = countingLocks('none', false);
+  const allocator = new BroadcastGroupAllocator(
+    { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'lf', maxGroups },
+    provider,
+    admin,
+    silent,
+  );
+  return { allocator, listings };
+}
+
+const poolId = (groupId: string) => Number(groupId.slice('p.lf-'.length));
+
+describe('BroadcastGroupAllocator, lock-free', () => {
+  it('joins only an id that the listing of the pool saw without members', async () => {
+    const taken = Array.from({ length: 199 }, (_, id) => id);
+    const { allocator } = lockFree(200, async () => taken);
+    const joined: number[] = [];
+    const join = vi.fn(async (groupId: string) => {
+      joined.push(poolId(groupId));
+      return { accepted: true as const, value: 1 };
+    });
+    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    expect(joined).toEqual([199]);
+    expect(claim.groupId).toBe('p.lf-199');
+  });
+
+  it('lists the pool again after a refused join, and joins a group the new listing saw free', async () => {
+    // Before the first join nobody is there; then every id but the one after the first joined is
+    // taken (a mass start).
+    const joined: number[] = [];
+    const free = () => (joined[0] + 1) % 50;
+    let round = 0;
+    const { allocator, listings } = lockFree(50, async () =>
+      round++ === 0 ? [] : Array.from({ length: 50 }, (_, id) => id).filter((id) => id !== free()),
+    );
+    const join = vi.fn(async (groupId: string) => {
+      joined.push(poolId(groupId));
+      return joined.length === 1
+        ? { accepted: false as const, reason: 'shared with member(s) x' }
+        : { accepted: true as const, value: 1 };
+    });
+    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    expect(listings).toHaveLength(2);
+    expect(joined).toHaveLength(2);
+    expect(claim.groupId).toBe(`p.lf-${free()}`);
+  });
+
+  it('still claims an id the listing saw taken when it is free after all (the listing is a hint)', async () => {
+    const { allocator } = lockFree(
+      5,
+      async () => [0, 1, 2, 3, 4],
+      (groupId) => (groupId === 'p.lf-3' ? 'deleted' : 'non-empty'),
+    );
+    const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
+    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    expect(claim.groupId).toBe('p.lf-3');
+    expect(join).toHaveBeenCalledTimes(1);
+  });
+
+  it('allocates without a hint when the listing fails', async () => {
+    const { allocator } = lockFree(3, () => Promise.reject(new Error('ListGroups refused')));
+    const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
+    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    expect(claim.groupId).toMatch(/^p\.lf-[0-2]$/);
+  });
+
+  it('still refuses a group the listing saw free when the join finds another member there', async () => {
+    const { allocator } = lockFree(2, async () => []);
+    const joined: string[] = [];
+    const join = vi.fn(async (groupId: string) => {
+      joined.push(groupId);
+      return joined.length === 1
+        ? { accepted: false as const, reason: 'shared with member(s) x' }
+        : { accepted: true as const, value: 1 };
+    });
+    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    expect(new Set(joined).size).toBe(2);
+    expect(claim.groupId).toBe(joined[1]);
+  });
+});

@@ -1,15 +1,14 @@
 import { BroadcastAllocationError } from '../../errors/broadcast-allocation.error.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
-import {
-  BroadcastStartupError,
-  isBroadcastStartupError,
-} from '../../errors/broadcast-startup.error.js';
+import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type { AdvisoryLockProvider, HeldLock } from '../../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
 import type { StepProbe } from './group-membership.js';
-import { createIdStrategy } from './id-strategy.js';
+import { createIdStrategy, type IdStrategy } from './id-strategy.js';
+import { LockDatabaseFailures } from './lock-database-failures.js';
+import { occupiedPoolIds, spreadIds } from './pool-occupancy.js';
 
 export interface AllocatorSettings {
   topicPrefix: string;
@@ -36,8 +35,9 @@ export interface GroupClaim<T> {
 /**
  * Finds a free broadcast group: lock the id, delete the group so it starts fresh, join,
  * verify. Lock mode walks ids lowest first (a probe is one cheap query, and the pool stays
- * as small as the peak number of instances); lock-free mode draws at random from a growing
- * pool, because there every probe costs a delete and a join.
+ * as small as the peak number of instances); lock-free mode draws at random over the whole pool,
+ * the ids a listing saw without members first (see spreadIds), because there a collision costs a
+ * join.
  */
 export class BroadcastGroupAllocator {
   /** True while the latest full pass over the pool found no id to claim; a claim clears it. */
@@ -63,7 +63,12 @@ export class BroadcastGroupAllocator {
 
   /** `<prefix><base>-<id>`, with the base of the current lock mode. */
   groupName(id: number): string {
-    return `${this.settings.topicPrefix}${this.base}-${id}`;
+    return `${this.poolPrefix}${id}`;
+  }
+
+  /** `<prefix><base>-`: what every group of the pool's name starts with. */
+  private get poolPrefix(): string {
+    return `${this.settings.topicPrefix}${this.base}-`;
   }
 
   /**
@@ -123,7 +128,7 @@ export class BroadcastGroupAllocator {
           );
       }
       // A lock-mode pass is one cheap statement, so it retries sooner; a lock-free pass costs
-      // a delete per id. The first id freed is found at the next pass.
+      // a listing and a delete per id. The first id freed is found at the next pass.
       const capMs = this.locks.mode === 'none' ? 5_000 : 2_000;
       await pause(
         Math.min(backoffDelay(pass, 250, capMs), Math.max(0, deadline - Date.now())),
@@ -141,11 +146,15 @@ export class BroadcastGroupAllocator {
     this.probe?.('lock');
     const lowest = this.locks.mode === 'none' ? undefined : this.locks.tryLockLowest;
     if (lowest) return yield* this.lowestFreeIds(lowest.bind(this.locks), signal);
-    const strategy = createIdStrategy(
-      this.locks.mode === 'none' ? 'random' : 'lowest-first',
-      this.settings.maxGroups,
-    );
-    for (let id = strategy.next(); id !== undefined && !signal.aborted; id = strategy.next()) {
+    const { maxGroups } = this.settings;
+    const ids =
+      this.locks.mode === 'none'
+        ? spreadIds(maxGroups, () =>
+            occupiedPoolIds(this.admin, this.poolPrefix, this.logger, signal),
+          )
+        : idsOf(createIdStrategy('lowest-first', maxGroups));
+    for await (const id of ids) {
+      if (signal.aborted) return;
       try {
         const lock = await this.locks.tryLock(id);
         yield lock ? { id, lock } : { id, reason: LOCKED };
@@ -210,6 +219,10 @@ export class BroadcastGroupAllocator {
 
 const LOCKED = 'locked by another instance';
 
+function* idsOf(strategy: IdStrategy): Generator<number> {
+  for (let id = strategy.next(); id !== undefined; id = strategy.next()) yield id;
+}
+
 type Candidate =
   | { id: number; lock: HeldLock; reason?: undefined; lockFailure?: undefined }
   | { id: number; lock?: undefined; reason: string; lockFailure?: string };
@@ -217,44 +230,6 @@ type Candidate =
 function lockFailure(id: number, error: unknown): Candidate {
   const message = errorMessage(error);
   return { id, reason: `lock query failed: ${message}`, lockFailure: message };
-}
-
-/** Lock queries that failed in a row: one warning, then one error naming lock.dataSource. */
-class LockDatabaseFailures {
-  private attempts = 0;
-  private last = '';
-
-  constructor(
-    private readonly logger: BroadcastLogger,
-    private readonly started: number,
-  ) {}
-
-  get failing(): boolean {
-    return this.attempts > 0;
-  }
-
-  failed(message: string): void {
-    if (this.attempts++ === 0)
-      this.logger.warn(
-        `${BroadcastMessages.lockQueryFailed(message)} Retrying until startupTimeoutMs.`,
-      );
-    this.last = message;
-  }
-
-  answered(): void {
-    this.attempts = 0;
-  }
-
-  error(): BroadcastStartupError {
-    return new BroadcastStartupError(
-      'lock.dataSource',
-      BroadcastMessages.lockDatabaseUnreachable(
-        this.attempts,
-        Date.now() - this.started,
-        this.last,
-      ),
-    );
-  }
 }
 
 function toAttempts(refused: Map<string, string>) {

@@ -1,7 +1,7 @@
 import {
   createIdStrategy,
   LowestFirstIdStrategy,
-  RandomGrowingIdStrategy,
+  SpreadIdStrategy,
   type IdStrategy,
 } from './id-strategy.js';
 
@@ -28,38 +28,43 @@ function seeded(seed: number): () => number {
 
 const ALMOST_ONE = 1 - Number.EPSILON;
 
-describe('RandomGrowingIdStrategy', () => {
-  it('grows the pool 10 → 20 → 40 → 80 → 161 → 200 with the default limit', () => {
-    const strategy = new RandomGrowingIdStrategy(undefined, seeded(1));
-    const sizes: number[] = [];
-    for (let i = 0; i < 8; i++) {
-      strategy.next();
-      sizes.push(strategy.poolSize);
-    }
-    expect(sizes).toEqual([10, 20, 40, 80, 161, 200, 200, 200]);
-  });
-
-  it('draws from the current pool only (largest-untried pick reveals the pool bounds)', () => {
-    // random ≈ 1 always takes the largest untried id of the current pool.
-    const strategy = new RandomGrowingIdStrategy(200, () => ALMOST_ONE);
-    const first = Array.from({ length: 8 }, () => strategy.next());
-    expect(first).toEqual([9, 19, 39, 79, 160, 199, 198, 197]);
+describe('SpreadIdStrategy', () => {
+  it('draws the first id from the whole pool, not from its lowest ids', () => {
+    // random ≈ 1 takes the largest untried id: the pool's last one at once.
+    expect(new SpreadIdStrategy(200, () => ALMOST_ONE).next()).toBe(199);
   });
 
   it('picks the k-th smallest untried id with k = floor(random × untried)', () => {
     const values = [0.5, 0, 0.25];
-    const strategy = new RandomGrowingIdStrategy(200, () => values.shift() ?? 0);
-    // Draw 1: pool 0..9 (10 untried) → index 5 → 5.
-    expect(strategy.next()).toBe(5);
-    // Draw 2: pool 0..19 minus {5} (19 untried) → index 0 → 0.
+    const strategy = new SpreadIdStrategy(200, () => values.shift() ?? 0);
+    expect(strategy.next()).toBe(100);
     expect(strategy.next()).toBe(0);
-    // Draw 3: pool 0..39 minus {0,5} (38 untried) → index floor(9.5) = 9 → [1,2,3,4,6,7,8,9,10,11][9] = 11.
-    expect(strategy.next()).toBe(11);
+    // 198 untried (1..99, 101..199): index floor(49.5) = 49 → 50.
+    expect(strategy.next()).toBe(50);
+  });
+
+  it('tries the ids a listing saw with members only after every other untried id', () => {
+    const strategy = new SpreadIdStrategy(6, seeded(3));
+    strategy.hint(new Set([0, 1, 2, 3]));
+    expect(strategy.freeLeft).toBe(2);
+    const ids = drain(strategy);
+    expect(ids.slice(0, 2).sort()).toEqual([4, 5]);
+    expect(ids.slice(2).sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('takes a newer listing into account for the ids not tried yet', () => {
+    const strategy = new SpreadIdStrategy(4, () => 0);
+    strategy.hint(new Set([0, 1]));
+    expect(strategy.next()).toBe(2);
+    // Id 0 lost its member, id 3 got one: 0 comes first now, 3 last.
+    strategy.hint(new Set([1, 3]));
+    expect(drain(strategy)).toEqual([0, 1, 3]);
   });
 
   it('tries every id exactly once and is exhausted after exactly `limit` draws', () => {
     for (const limit of [200, 57, 10, 7, 3, 1]) {
-      const strategy = new RandomGrowingIdStrategy(limit, seeded(limit));
+      const strategy = new SpreadIdStrategy(limit, seeded(limit));
+      strategy.hint(new Set([0, 2, 5]));
       const ids = drain(strategy);
       expect(ids).toHaveLength(limit);
       expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, i) => i));
@@ -68,25 +73,11 @@ describe('RandomGrowingIdStrategy', () => {
     }
   });
 
-  it('caps the first pool at a limit smaller than 10', () => {
-    const strategy = new RandomGrowingIdStrategy(4, () => ALMOST_ONE);
-    expect(drain(strategy)).toEqual([3, 2, 1, 0]);
-    expect(strategy.poolSize).toBe(4);
-  });
-
-  it('with limit 1 yields only 0', () => {
-    const strategy = new RandomGrowingIdStrategy(1, seeded(7));
-    expect(drain(strategy)).toEqual([0]);
-  });
-
-  it('is roughly uniform over the first pool', () => {
-    const counts = Array.from({ length: 10 }, () => 0);
+  it('is roughly uniform over the whole pool', () => {
+    const counts = Array.from({ length: 20 }, () => 0);
     const random = seeded(42);
-    const passes = 20_000;
-    for (let i = 0; i < passes; i++) {
-      const id = new RandomGrowingIdStrategy(200, random).next();
-      counts[id!]++;
-    }
+    const passes = 40_000;
+    for (let i = 0; i < passes; i++) counts[new SpreadIdStrategy(20, random).next()!]++;
     // Expected 2000 per id; ±10% is > 7 standard deviations, so this is not flaky.
     for (const count of counts) {
       expect(count).toBeGreaterThan(1800);
@@ -96,13 +87,13 @@ describe('RandomGrowingIdStrategy', () => {
 
   it('tolerates a random source returning values outside [0, 1)', () => {
     const bad = [1, -0.5, Number.NaN, 2];
-    const strategy = new RandomGrowingIdStrategy(3, () => bad.shift() ?? 0);
+    const strategy = new SpreadIdStrategy(3, () => bad.shift() ?? 0);
     expect(drain(strategy).sort()).toEqual([0, 1, 2]);
   });
 
   it('rejects a non-positive or fractional limit', () => {
-    expect(() => new RandomGrowingIdStrategy(0)).toThrow(RangeError);
-    expect(() => new RandomGrowingIdStrategy(2.5)).toThrow(RangeError);
+    expect(() => new SpreadIdStrategy(0)).toThrow(RangeError);
+    expect(() => new SpreadIdStrategy(2.5)).toThrow(RangeError);
   });
 });
 
@@ -129,7 +120,7 @@ describe('createIdStrategy', () => {
 
   it('creates the random strategy and passes the random source through', () => {
     const strategy = createIdStrategy('random', 50, () => 0);
-    expect(strategy).toBeInstanceOf(RandomGrowingIdStrategy);
+    expect(strategy).toBeInstanceOf(SpreadIdStrategy);
     // random = 0 always takes the smallest untried id.
     expect(drain(strategy)).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });

@@ -4,7 +4,7 @@ export interface IdStrategy {
   next(): number | undefined;
 }
 
-/** Order in which candidate ids are tried: ascending (lock mode) or random in a growing pool (lock-free mode). */
+/** Order in which candidate ids are tried: ascending (lock mode) or spread at random over the pool (lock-free mode). */
 export type IdStrategyMode = 'lowest-first' | 'random';
 
 /** A source of uniform numbers in [0, 1), like `Math.random`. */
@@ -12,10 +12,6 @@ export type RandomSource = () => number;
 
 /** Default number of group ids in the pool: ids 0..199. */
 export const DEFAULT_ID_LIMIT = 200;
-
-const INITIAL_POOL_SIZE = 10;
-const MIN_GROWTH = 3;
-const GROWTH_FACTOR = 1.02;
 
 function assertLimit(limit: number): void {
   if (!Number.isSafeInteger(limit) || limit < 1) {
@@ -31,45 +27,46 @@ function pickIndex(random: RandomSource, count: number): number {
 }
 
 /**
- * Lock-free mode: draws uniformly among the untried ids of a pool that grows on every draw.
+ * Lock-free mode: every id of the pool once, drawn uniformly at random, the ids that the latest
+ * listing of the pool saw without members before those it saw with members.
  *
- * The first draw's pool is ids 0..9; each later draw first grows the pool by
- * `max(3, floor(size × 1.02))` ids, capped at `limit` (10 → 20 → 40 → 80 → 161 → 200).
- * Each draw takes the k-th smallest untried id, with k = floor(random() × untried count).
+ * Instances that start together (a rolling deploy, a fleet on one signal) draw over the whole pool,
+ * not over its lowest ids, so two of them rarely pick the same group: each such collision costs a
+ * join (and on a classic broker the 3 s initial rebalance delay). The listing is only a hint, taken
+ * before the instances that start with us joined: an id it saw taken is still tried (last, and
+ * its delete is refused at once while it has a member), and every claim is still proven by the
+ * join and the member-id check. Each draw takes the k-th smallest untried id of its group, with
+ * k = floor(random() × its size).
  */
-export class RandomGrowingIdStrategy implements IdStrategy {
+export class SpreadIdStrategy implements IdStrategy {
   // Kept sorted so the k-th pick is well defined (and testable); the pool is small, so splicing is cheap.
-  readonly #untried: number[] = [];
-  #poolSize = 0;
+  #free: number[];
+  #busy: number[] = [];
 
   constructor(
     private readonly limit: number = DEFAULT_ID_LIMIT,
     private readonly random: RandomSource = Math.random,
   ) {
     assertLimit(limit);
+    this.#free = Array.from({ length: limit }, (_, id) => id);
   }
 
-  /** Number of ids (0..poolSize-1) drawn from so far. */
-  get poolSize(): number {
-    return this.#poolSize;
+  /** Untried ids that the latest listing saw without members. */
+  get freeLeft(): number {
+    return this.#free.length;
+  }
+
+  /** A new listing: of the untried ids, those in `occupied` are tried after all the others. */
+  hint(occupied: ReadonlySet<number>): void {
+    const untried = [...this.#free, ...this.#busy].sort((a, b) => a - b);
+    this.#free = untried.filter((id) => !occupied.has(id));
+    this.#busy = untried.filter((id) => occupied.has(id));
   }
 
   next(): number | undefined {
-    this.#grow();
-    if (this.#untried.length === 0) return undefined;
-    const index = pickIndex(this.random, this.#untried.length);
-    return this.#untried.splice(index, 1)[0];
-  }
-
-  #grow(): void {
-    const current = this.#poolSize;
-    const target =
-      current === 0
-        ? INITIAL_POOL_SIZE
-        : current + Math.max(MIN_GROWTH, Math.floor(current * GROWTH_FACTOR));
-    const size = Math.min(this.limit, target);
-    for (let id = current; id < size; id++) this.#untried.push(id);
-    this.#poolSize = Math.max(current, size);
+    const from = this.#free.length > 0 ? this.#free : this.#busy;
+    if (from.length === 0) return undefined;
+    return from.splice(pickIndex(this.random, from.length), 1)[0];
   }
 }
 
@@ -97,7 +94,7 @@ export function createIdStrategy(
     case 'lowest-first':
       return new LowestFirstIdStrategy(limit);
     case 'random':
-      return new RandomGrowingIdStrategy(limit, random);
+      return new SpreadIdStrategy(limit, random);
     default:
       throw new RangeError(`unknown id strategy mode: ${String(mode)}`);
   }
