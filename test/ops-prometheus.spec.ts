@@ -18,7 +18,7 @@ import { REPO_ROOT, startCluster, type KafkaCluster } from '../scripts/kafka-clu
 import { ensureLibBuilt, FAULT_CONSUMER, FAULT_LOCK_CHECK_MS } from './support/faults.js';
 import { Instances, type Instance, type InstanceConfig } from './support/instances.js';
 import { testPrefix, waitFor } from './support/kafka.js';
-import { Prometheus, type PrometheusAlert } from './support/prometheus.js';
+import { firing, listed, Prometheus } from './support/prometheus.js';
 
 const RULES = join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml');
 const DASHBOARD = join(REPO_ROOT, 'libs/broadcast/ops/grafana/broadcast-fleet.dashboard.json');
@@ -71,42 +71,6 @@ function unscrape(name: string): void {
   prometheus!.setTargets([...targets.values()]);
 }
 
-function firing(alerts: PrometheusAlert[], alertname: string, label?: [string, string]) {
-  return alerts.filter(
-    (a) =>
-      a.state === 'firing' &&
-      a.labels.alertname === alertname &&
-      (!label || a.labels[label[0]] === label[1]),
-  );
-}
-
-function listed(alerts: PrometheusAlert[], alertname: string, label?: [string, string]) {
-  return alerts.filter(
-    (a) => a.labels.alertname === alertname && (!label || a.labels[label[0]] === label[1]),
-  );
-}
-
-/** Polls /api/v1/alerts until `done` holds; returns the ms from `since`. */
-async function alertsUntil(
-  done: (alerts: PrometheusAlert[]) => boolean,
-  since: number,
-  message: string,
-  timeoutMs = 60_000,
-): Promise<number> {
-  let last: PrometheusAlert[] = [];
-  try {
-    await waitFor(async () => done((last = await prometheus!.alerts())), {
-      timeoutMs,
-      intervalMs: 200,
-      message,
-    });
-  } catch (error) {
-    const seen = last.map((a) => `${JSON.stringify(a.labels)} ${a.state}`).join('\n  ');
-    throw new Error(`${(error as Error).message}\nlast alerts:\n  ${seen}`);
-  }
-  return Date.now() - since;
-}
-
 function record(name: string, ms: number): void {
   figures[name] = ms;
   console.log(`[ops-prometheus] ${name}: ${ms} ms`);
@@ -155,7 +119,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
 
   it('broker stopped: every instance goes stale and alerts; broker back: every alert resolves', async () => {
     const names = instances.map((i) => i.name);
-    await alertsUntil(
+    await prometheus!.alertsUntil(
       (alerts) => listed(alerts, 'BroadcastInstanceStale').length === 0,
       Date.now(),
       'stale alerts before the outage',
@@ -166,7 +130,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     record('broker controlled shutdown (stopNode)', downAt - stopBegan);
     record(
       'broker stopped -> BroadcastInstanceStale firing for all 3',
-      await alertsUntil(
+      await prometheus!.alertsUntil(
         (alerts) =>
           names.every(
             (n) => firing(alerts, 'BroadcastInstanceStale', ['broadcast_instance', n]).length,
@@ -181,7 +145,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     record('broker restart until it answers (startNode)', upAt - startBegan);
     record(
       'broker answering again -> every BroadcastInstanceStale resolved',
-      await alertsUntil(
+      await prometheus!.alertsUntil(
         (alerts) => listed(alerts, 'BroadcastInstanceStale').length === 0,
         upAt,
         'stale alerts resolved',
@@ -198,7 +162,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     try {
       record(
         'SIGSTOP -> BroadcastInstanceDown firing',
-        await alertsUntil(
+        await prometheus!.alertsUntil(
           (alerts) => firing(alerts, 'BroadcastInstanceDown', ['instance', target]).length === 1,
           stoppedAt,
           `${target} down`,
@@ -212,7 +176,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     const resumedAt = Date.now();
     record(
       'SIGCONT -> BroadcastInstanceDown resolved',
-      await alertsUntil(
+      await prometheus!.alertsUntil(
         (alerts) => listed(alerts, 'BroadcastInstanceDown').length === 0,
         resumedAt,
         'down alert resolved',
@@ -226,7 +190,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     const fourth = await spawnScraped('d');
     record(
       'fourth instance spawned -> BroadcastPoolExhausted firing',
-      await alertsUntil(
+      await prometheus!.alertsUntil(
         (alerts) => firing(alerts, 'BroadcastPoolExhausted', ['broadcast_pool', pool]).length === 1,
         spawnedAt,
         `pool ${pool} exhausted`,
@@ -244,7 +208,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     unscrape('d');
     record(
       'fourth instance stopped -> BroadcastPoolExhausted resolved',
-      await alertsUntil(
+      await prometheus!.alertsUntil(
         (alerts) => listed(alerts, 'BroadcastPoolExhausted').length === 0,
         stoppedAt,
         'pool alert resolved',

@@ -21,6 +21,18 @@ export interface PrometheusSample {
   value: [number, string];
 }
 
+/** The alerts named `alertname` (with `label` = value, if given) that are firing. */
+export function firing(alerts: PrometheusAlert[], alertname: string, label?: [string, string]) {
+  return listed(alerts, alertname, label).filter((a) => a.state === 'firing');
+}
+
+/** The alerts named `alertname` (with `label` = value, if given), pending or firing. */
+export function listed(alerts: PrometheusAlert[], alertname: string, label?: [string, string]) {
+  return alerts.filter(
+    (a) => a.labels.alertname === alertname && (!label || a.labels[label[0]] === label[1]),
+  );
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -113,6 +125,30 @@ export class Prometheus {
     const response = await fetch(`${this.url}/api/v1/alerts`);
     const body = (await response.json()) as { data: { alerts: PrometheusAlert[] } };
     return body.data.alerts;
+  }
+
+  /**
+   * Polls /api/v1/alerts until `done` holds and returns the ms from `since`; at the deadline,
+   * throws with the alerts it last saw.
+   */
+  async alertsUntil(
+    done: (alerts: PrometheusAlert[]) => boolean,
+    since: number,
+    message: string,
+    timeoutMs = 60_000,
+  ): Promise<number> {
+    let last: PrometheusAlert[] = [];
+    try {
+      await waitFor(async () => done((last = await this.alerts())), {
+        timeoutMs,
+        intervalMs: 200,
+        message,
+      });
+    } catch (error) {
+      const seen = last.map((a) => `${JSON.stringify(a.labels)} ${a.state}`).join('\n  ');
+      throw new Error(`${(error as Error).message}\nlast alerts:\n  ${seen}`);
+    }
+    return Date.now() - since;
   }
 
   /** The last lines Prometheus logged, for failure messages. */
