@@ -49,6 +49,8 @@ export interface InstanceConfig {
   groupBaseName?: string;
   /** The engine's replay option: a window in ms per logical topic. */
   replay?: Record<string, number>;
+  /** Node options before the runner, e.g. ['--import', <preload>] (metrics-preload.mjs). */
+  nodeArgs?: string[];
 }
 
 export interface InstanceEvent {
@@ -112,7 +114,7 @@ export class Instance {
   private statusSeq = 0;
 
   constructor(readonly config: InstanceConfig) {
-    this.child = spawn(process.execPath, [RUNNER], {
+    this.child = spawn(process.execPath, [...(config.nodeArgs ?? []), RUNNER], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

@@ -1,3 +1,7 @@
+import {
+  DEFAULT_LOCK_FREE_GROUP_BASE,
+  DEFAULT_LOCKED_GROUP_BASE,
+} from '../core/options/broadcast.defaults.js';
 import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
@@ -34,6 +38,17 @@ export async function instrumentEngine(
       groupId: () => reader.groupId,
       status: () => reader.status(),
       heartbeats: () => ({ sent: heartbeat.sent, received: dispatcher.heartbeats }),
+      // The allocator's base: it depends on the lock mode, known once the locks are bound.
+      pool: () => ({
+        name:
+          o.topicPrefix +
+          (o.groupBaseName ??
+            (reader.status().lockMode === 'none'
+              ? DEFAULT_LOCK_FREE_GROUP_BASE
+              : DEFAULT_LOCKED_GROUP_BASE)),
+        maxGroups: o.maxGroups,
+      }),
+      maxStalenessMs: o.heartbeat ? o.maxStalenessMs : undefined,
     },
     logger,
     o.telemetry,

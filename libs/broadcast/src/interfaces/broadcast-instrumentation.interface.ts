@@ -45,4 +45,8 @@ export interface BroadcastTelemetrySource {
   groupId(): string | undefined;
   status(): BroadcastStatus;
   heartbeats(): { sent: number; received: number };
+  /** The pool the reader claims from (`<prefix><base>`, in the current lock mode) and its size. */
+  pool?(): { name: string; maxGroups: number };
+  /** health.maxStalenessMs; undefined with heartbeat: false (staleness is then unbounded). */
+  readonly maxStalenessMs?: number;
 }

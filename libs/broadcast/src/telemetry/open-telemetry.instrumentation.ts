@@ -24,6 +24,7 @@ import type { BroadcastMessage } from '../interfaces/broadcast-message.interface
 import { errorMessage } from '../shared/async.utils.js';
 import { NO_INSTRUMENTATION } from '../interfaces/no-instrumentation.js';
 import { BroadcastMetrics, type HandlerSeries } from './broadcast-metrics.js';
+import { FleetMetrics } from './fleet-metrics.js';
 import { RecheckedValue } from './rechecked-value.js';
 import { injectTraceContext, TraceContextExtractor } from './trace-context.js';
 
@@ -45,6 +46,7 @@ export const TELEMETRY_SCOPE = 'nestjs-kafka-broadcast';
 export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
   private readonly tracer: Tracer;
   private readonly metrics: BroadcastMetrics;
+  private readonly fleet: FleetMetrics;
   /**
    * Whether to trace: the `telemetry.traces` option, and a tracer provider registered by the
    * application (without one every span would be the API's no-op). Looked up again on calls
@@ -67,6 +69,7 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
     // Without metrics the series still count outcomes in plain numbers; nothing reads them.
     const meter = signals.metrics ? metrics.getMeter(TELEMETRY_SCOPE) : createNoopMeter();
     this.metrics = new BroadcastMetrics(meter, source);
+    this.fleet = new FleetMetrics(meter, source);
   }
 
   publish(fullTopic: string, headers: Record<string, string>): PublishObservation {
@@ -149,6 +152,7 @@ export class OpenTelemetryInstrumentation implements BroadcastInstrumentation {
 
   close(): void {
     this.metrics.close();
+    this.fleet.close();
   }
 }
 

@@ -1,0 +1,173 @@
+// A real Prometheus server (Debian's `prometheus` package; .ci/run installs it) for one test:
+// 127.0.0.1 on a free port, its own temporary data dir, file-based service discovery (targets
+// can come and go), short scrape and evaluation intervals, and the given rules files.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from './kafka.js';
+
+/** One alert as /api/v1/alerts lists it (pending or firing; resolved ones are not listed). */
+export interface PrometheusAlert {
+  labels: Record<string, string>;
+  state: 'pending' | 'firing';
+  activeAt: string;
+  value: string;
+}
+
+export interface PrometheusSample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+/** The alerts named `alertname` (with `label` = value, if given) that are firing. */
+export function firing(alerts: PrometheusAlert[], alertname: string, label?: [string, string]) {
+  return listed(alerts, alertname, label).filter((a) => a.state === 'firing');
+}
+
+/** The alerts named `alertname` (with `label` = value, if given), pending or firing. */
+export function listed(alerts: PrometheusAlert[], alertname: string, label?: [string, string]) {
+  return alerts.filter(
+    (a) => a.labels.alertname === alertname && (!label || a.labels[label[0]] === label[1]),
+  );
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export class Prometheus {
+  private output = '';
+
+  private constructor(
+    readonly url: string,
+    private readonly dir: string,
+    private readonly child: ChildProcess,
+  ) {
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => this.keep(c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => this.keep(c));
+  }
+
+  /** Starts Prometheus with `rules` (file name → YAML text) and no targets yet. */
+  static async start(
+    rules: Record<string, string>,
+    { intervalSeconds = 1, job = 'broadcast' } = {},
+  ): Promise<Prometheus> {
+    const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
+    for (const [name, text] of Object.entries(rules)) writeFileSync(join(dir, name), text);
+    writeFileSync(join(dir, 'targets.json'), '[]');
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      [
+        'global:',
+        `  scrape_interval: ${intervalSeconds}s`,
+        `  scrape_timeout: ${Math.round(intervalSeconds * 800)}ms`,
+        `  evaluation_interval: ${intervalSeconds}s`,
+        'rule_files:',
+        ...Object.keys(rules).map((name) => `  - ${join(dir, name)}`),
+        'scrape_configs:',
+        `  - job_name: ${job}`,
+        '    file_sd_configs:',
+        `      - files: [${join(dir, 'targets.json')}]`,
+        `        refresh_interval: ${intervalSeconds}s`,
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    const child = spawn(
+      'prometheus',
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const prometheus = new Prometheus(`http://127.0.0.1:${port}`, dir, child);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`prometheus exited: ${prometheus.output}`);
+        return (await fetch(`${prometheus.url}/-/ready`)).ok;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, message: 'Prometheus /-/ready' },
+    );
+    return prometheus;
+  }
+
+  /** Replaces the scrape targets (host:port); written atomically, read on the next refresh. */
+  setTargets(targets: string[]): void {
+    const file = join(this.dir, 'targets.json');
+    writeFileSync(`${file}.tmp`, JSON.stringify([{ targets }]));
+    renameSync(`${file}.tmp`, file);
+  }
+
+  /** An instant query; throws on a Prometheus error. */
+  async query(expr: string): Promise<PrometheusSample[]> {
+    const response = await fetch(`${this.url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data: { resultType: string; result: PrometheusSample[] | [number, string] };
+    };
+    if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+    const { resultType, result } = body.data;
+    if (resultType === 'scalar') return [{ metric: {}, value: result as [number, string] }];
+    return result as PrometheusSample[];
+  }
+
+  async alerts(): Promise<PrometheusAlert[]> {
+    const response = await fetch(`${this.url}/api/v1/alerts`);
+    const body = (await response.json()) as { data: { alerts: PrometheusAlert[] } };
+    return body.data.alerts;
+  }
+
+  /**
+   * Polls /api/v1/alerts until `done` holds and returns the ms from `since`; at the deadline,
+   * throws with the alerts it last saw.
+   */
+  async alertsUntil(
+    done: (alerts: PrometheusAlert[]) => boolean,
+    since: number,
+    message: string,
+    timeoutMs = 60_000,
+  ): Promise<number> {
+    let last: PrometheusAlert[] = [];
+    try {
+      await waitFor(async () => done((last = await this.alerts())), {
+        timeoutMs,
+        intervalMs: 200,
+        message,
+      });
+    } catch (error) {
+      const seen = last.map((a) => `${JSON.stringify(a.labels)} ${a.state}`).join('\n  ');
+      throw new Error(`${(error as Error).message}\nlast alerts:\n  ${seen}`);
+    }
+    return Date.now() - since;
+  }
+
+  /** The last lines Prometheus logged, for failure messages. */
+  diagnostics(): string {
+    return `--- prometheus ${this.url} ---\n${this.output.slice(-3_000)}`;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private keep(chunk: string): void {
+    this.output = (this.output + chunk).slice(-8_000);
+  }
+}
