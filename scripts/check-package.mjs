@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // Packs the library as `npm publish` would and lints the tarball: publint (package.json, exports,
-// files) and @arethetypeswrong/cli (types under node10, node16 from CJS and ESM, and bundler).
-// Exits non-zero on any error of either tool. Part of .ci/run.
+// files), @arethetypeswrong/cli (types under node10, node16 from CJS and ESM, and bundler), and
+// the links of its Markdown, unpacked as a user gets it: every link in the README and the shipped
+// docs resolves inside the tarball (scripts/package-links.mjs). Exits non-zero on any error.
+// Part of .ci/run.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { packLibrary } from './pack-lib.mjs';
+import { checkPackageLinks } from './package-links.mjs';
 
 const tarball = packLibrary();
 console.log(
@@ -14,3 +20,16 @@ const run = (bin, args) =>
   execFileSync('npx', ['--no-install', bin, ...args], { stdio: 'inherit' });
 run('publint', ['run', tarball.path, '--strict']);
 run('attw', [tarball.path, '--format', 'table-flipped']);
+
+const unpacked = mkdtempSync(join(tmpdir(), 'nkb-check-package-'));
+try {
+  execFileSync('tar', ['-xzf', tarball.path, '-C', unpacked]);
+  const problems = checkPackageLinks(join(unpacked, 'package'));
+  if (problems.length > 0) {
+    console.error(`links in the packed Markdown that do not resolve inside the tarball:`);
+    for (const problem of problems) console.error(`  ${problem}`);
+    process.exitCode = 1;
+  } else console.log('every link in the packed README and docs resolves inside the tarball');
+} finally {
+  rmSync(unpacked, { recursive: true, force: true });
+}
