@@ -18,6 +18,7 @@ import {
   checkNode,
   parseJavaMajor,
 } from '../scripts/setup/prerequisites.mjs';
+import { cannotStart } from '../scripts/setup/services.mjs';
 import { REPO_ROOT } from './support/package-apps.js';
 
 describe('setup checks', () => {
@@ -46,6 +47,29 @@ describe('setup checks', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the databases step', () => {
+  it('says why a stopped server cannot be started here', () => {
+    const tools = { pg_ctlcluster: '/usr/bin/pg_ctlcluster', '/etc/postgresql/<version>': '15' };
+    expect(cannotStart('PostgreSQL', { root: true, tools })).toBeUndefined();
+    expect(cannotStart('PostgreSQL', { root: false, tools })).toBe(
+      'PostgreSQL does not answer, and starting it needs root (this user is not)',
+    );
+    expect(
+      cannotStart('MariaDB', { root: true, tools: { 'start-stop-daemon': undefined, x: 'y' } }),
+    ).toBe('MariaDB does not answer, and start-stop-daemon (to start it) is not installed');
+  });
+
+  it('finds both servers answering (what .ci/run and npm test run first)', () => {
+    const run = spawnSync(process.execPath, ['scripts/setup.mjs', 'services'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toMatch(/setup: PostgreSQL: (running|started)/);
+    expect(run.stderr).toMatch(/setup: MariaDB: (running|started)/);
+    expect(run.status).toBe(0);
   });
 });
 
