@@ -1,16 +1,12 @@
 /**
- * The package README's quick start, made as a new user makes it (#21, #28): in an empty folder, the
- * README's `npx @nestjs/cli@<tag> new <name>` (the CLI from the registry, which also runs the
- * scaffold's `npm install`), its npm commands (the packed tarball in place of the package name),
- * its titled blocks written at their paths in the generated app (over the generated
- * `src/app.module.ts` and `src/main.ts`, beside the rest), then the app's own scripts as its run
- * block names them (`npm test`, `npm run build`) and instances of its start script. Nothing of the
- * app comes from here: a quick start that is not enough fails test/package-matrix.spec.ts. What
- * the README must look like: test/support/readme-quick-start.ts.
- *
- * Every npm and npx call goes through the matrix's cache (.cache/npm, npm_config_cache) with
- * --prefer-offline, as the other cells' installs do: a CI machine that keeps .cache/ downloads
- * nothing on later runs (and then takes the `@latest` it resolved first).
+ * The package README's quick start, made as a new user makes it (#21, #28): the README's
+ * `npx @nestjs/cli@<tag> new <name>` (the CLI from the registry; it runs the scaffold's
+ * `npm install`), its npm commands (the tarball in place of the package name), its titled blocks
+ * written over or beside the generated files, then the app's own scripts (`npm test`,
+ * `npm run build`) and instances of its start script. Nothing of the app comes from here. What
+ * the README must look like: test/support/readme-quick-start.ts. Every npm and npx call goes
+ * through the matrix's cache (.cache/npm) with --prefer-offline, as the other cells' installs do:
+ * a CI machine that keeps .cache/ downloads nothing later (and keeps the `@latest` it resolved).
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
