@@ -3,7 +3,7 @@
  * not-found, describeGroup lists the live member, and the requests on the wire are the clients'
  * own admin calls. kafkajs: its admin re-reads the cluster's metadata before every DeleteGroups
  * and looks the coordinator up for every call (until #22 the adapter went straight to a
- * coordinator found once through kafkajs internals; see docs/RELIABILITY.md); the adapter's
+ * coordinator found once through kafkajs internals; see libs/broadcast/docs/RELIABILITY.md); the adapter's
  * requests (by its client id) are counted by wrapping kafkajs's Connection.send.
  * @platformatic/kafka: the same answers; its admin finds the coordinator before every group call
  * (no metadata); its requests are counted on the client's own diagnostics channel

@@ -33,11 +33,14 @@ import {
 import {
   createReadmeApp,
   freePort,
-  readQuickStart,
   ReadmeAppInstance,
-  runReadmeUnitTest,
+  runAppScript,
+  runAppTest,
+  scaffoldVersions,
+  startScriptEntry,
   type ReadmeAppTimings,
 } from './support/readme-app.js';
+import { readQuickStart } from './support/readme-quick-start.js';
 
 const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
 const TS = { '@types/node': '^24.0.0' };
@@ -264,46 +267,63 @@ describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
 });
 
 /**
- * The package README's quick start, as a new user follows it (#21): an empty folder, its npm
- * commands with the tarball, its titled blocks as the app's only source, its build; then its unit
- * test on nestjs-kafka-broadcast/testing without a broker, and two instances that both log the
- * broadcast its curl publishes. Everything about the app is read from the README
- * (test/support/readme-app.ts): a quick start that does not work fails here.
+ * The package README's quick start, as a new user follows it (#21, #28): the app `nest new` makes
+ * (the CLI from the registry), the README's npm commands with the tarball, its titled blocks
+ * merged into the generated app; then the app's own `npm test` (Vitest) without a broker, its own
+ * build script, and two instances of its start script that both log the broadcast the README's
+ * curl publishes. Everything about the app is read from the README (test/support/readme-app.ts,
+ * readme-quick-start.ts): a quick start that does not work fails here.
  */
 describe(`package matrix: readme-quick-start on Node ${process.version}`, () => {
   const prefix = testPrefix('matrix.readme-quick-start');
-  let dir: string | undefined;
+  let root: string | undefined;
   const instances: ReadmeAppInstance[] = [];
 
   afterAll(async () => {
     for (const i of instances) i.kill();
     await Promise.all(instances.map((i) => i.exited));
     await deletePrefix(admin, prefix);
-    await removeApp(dir);
+    await removeApp(root);
   });
 
-  it('builds from the README alone; its unit test needs no broker; two instances both handle one publish', async () => {
+  it("nest new, then the README alone: its Vitest spec needs no broker; built by the app's scripts, two instances both handle one publish", async () => {
     const timings: Partial<ReadmeAppTimings> = {};
     const started = Date.now();
     const quickStart = await readQuickStart();
-    dir = await createReadmeApp(quickStart, tarball, timings);
+    const app = await createReadmeApp(quickStart, tarball, timings);
+    root = app.root;
+    const { dir } = app;
+    const versions = await scaffoldVersions(dir);
 
-    // The unit test: no KAFKA_BROKERS, and not one TCP connect (the recorder does see one made on
-    // purpose, so an empty list means none was tried).
-    const unit = await runReadmeUnitTest(dir, quickStart.unitTest);
-    expect(unit.probe).toEqual([{ host: '127.0.0.1', port: 9 }]);
-    expect(unit.stdout).toMatch(/# pass 1\n# fail 0/);
-    expect(unit.connects).toEqual([]);
+    // The scripts before the instances (npm test, npm run build), in the README's order. The test
+    // runs with no KAFKA_BROKERS and every TCP connect recorded: none (the recorder does see one
+    // made on purpose, so an empty list means none was tried).
+    const scriptMs: string[] = [];
+    for (const script of quickStart.scripts) {
+      const t0 = Date.now();
+      if (script === 'test') {
+        const test = await runAppTest(root, dir);
+        expect(test.probe).toEqual([{ host: '127.0.0.1', port: 9 }]);
+        for (const spec of quickStart.specs) expect(test.output).toContain(`✓ ${spec}`);
+        expect(test.output).toMatch(/Tests\s+\d+ passed/);
+        expect(test.connects).toEqual([]);
+      } else await runAppScript(dir, script);
+      scriptMs.push(`${script} ${Date.now() - t0} ms`);
+    }
+    const entry = await startScriptEntry(dir, quickStart.startScript);
 
     const env = { KAFKA_BROKERS: kafkaBrokers().join(','), BROADCAST_TOPIC_PREFIX: prefix };
     const listening = 'Nest application successfully started';
     const group = /Reading broadcasts through consumer group (\S+)/g;
-    const a = new ReadmeAppInstance(dir, quickStart, await freePort(), env);
-    instances.push(a);
-    await a.waitFor(listening);
-    const b = new ReadmeAppInstance(dir, quickStart, await freePort(), env);
-    instances.push(b);
-    await b.waitFor(listening);
+    const start = async () => {
+      const port = await freePort();
+      const instance = new ReadmeAppInstance(dir, entry, quickStart.portVariable, port, env);
+      instances.push(instance);
+      await instance.waitFor(listening);
+      return instance;
+    };
+    const a = await start();
+    const b = await start();
     // The group each reads through once ready (the last one it logged: a lock-free instance that
     // met another in a group moves on).
     const groups = [a, b].map((i) => [...i.log.matchAll(group)].at(-1)?.[1]);
@@ -320,12 +340,14 @@ describe(`package matrix: readme-quick-start on Node ${process.version}`, () => 
     // @opentelemetry/api is an optional peer the README does not install: no word about it.
     for (const i of [a, b]) expect(i.log).not.toMatch(/telemetry is off/);
 
+    // Members of either protocol (KIP-848 groups on @platformatic/kafka): one each, then none.
     expect(await memberCounts(groups as string[])).toEqual([1, 1]);
     expect(await Promise.all([a.terminate(), b.terminate()])).toEqual(['SIGTERM', 'SIGTERM']);
     expect(await memberCounts(groups as string[])).toEqual([0, 0]);
     console.log(
-      `[matrix] readme-quick-start (Node ${process.version}): npm ${timings.installMs} ms, ` +
-        `build ${timings.buildMs} ms, total ${Date.now() - started} ms`,
+      `[matrix] readme-quick-start (Node ${process.version}, ${JSON.stringify(versions)}): ` +
+        `nest new ${timings.scaffoldMs} ms, npm ${timings.installMs} ms, ${scriptMs.join(', ')}, ` +
+        `total ${Date.now() - started} ms`,
     );
   }, 600_000);
 });

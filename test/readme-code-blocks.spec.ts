@@ -49,6 +49,33 @@ const NEST_CONFIG_SHIM = `declare module '@nestjs/config' {
 }
 `;
 
+/**
+ * The files of the `nest new` app (@nestjs/cli 12) that the quick start keeps and imports without
+ * showing them: written beside the titled blocks, as the scaffold makes them, unless a block is
+ * that file.
+ */
+const SCAFFOLD_FILES: Record<string, string> = {
+  'src/app.service.ts': `import { Injectable } from '@nestjs/common';
+@Injectable()
+export class AppService {
+  getHello(): string {
+    return 'Hello World!';
+  }
+}
+`,
+  'src/app.controller.ts': `import { Controller, Get } from '@nestjs/common';
+import { AppService } from './app.service.js';
+@Controller()
+export class AppController {
+  constructor(private readonly appService: AppService) {}
+  @Get()
+  getHello(): string {
+    return this.appService.getHello();
+  }
+}
+`,
+};
+
 function isInstalled(name: string): boolean {
   try {
     import.meta.resolve(name);
@@ -91,6 +118,13 @@ describe('README code blocks', () => {
           files.set(file, block);
         });
       const roots = [...files.keys()];
+      for (const [path, source] of Object.entries(SCAFFOLD_FILES)) {
+        const file = join(dir, path);
+        if (files.has(file)) continue;
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, source);
+        roots.push(file);
+      }
       if (!isInstalled('@nestjs/config')) {
         writeFileSync(join(dir, 'nestjs-config.d.ts'), NEST_CONFIG_SHIM);
         roots.push(join(dir, 'nestjs-config.d.ts'));

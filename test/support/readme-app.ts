@@ -1,140 +1,127 @@
 /**
- * The package README's quick start, made as a new user makes it (#21): in an empty folder, the
- * README's setup commands (npm init, npm install, with the packed tarball in place of the package
- * name), its titled blocks written at their paths (```ts title="src/main.ts"```), its build command,
- * then instances started and asked as its run block says. Nothing of the app comes from here: a
- * quick start that is not enough to make a working app fails test/package-matrix.spec.ts.
- *
- * The README's shape this reads, in its `## Quick start…` section: the first ```bash block holds
- * only `npm …` commands; the last holds `npx tsc`, `PORT=<n> node <entry> &` lines, one
- * `curl -X <METHOD> localhost:<n><path>` and `# both instances log: <text>`. Any other line fails
- * with the line named, so that a README change is met here on purpose.
+ * The package README's quick start, made as a new user makes it (#21, #28): the README's
+ * `npx @nestjs/cli@<tag> new <name>` (the CLI from the registry; it runs the scaffold's
+ * `npm install`), its npm commands (the tarball in place of the package name), its titled blocks
+ * written over or beside the generated files, then the app's own scripts (`npm test`,
+ * `npm run build`) and instances of its start script. Nothing of the app comes from here. What
+ * the README must look like: test/support/readme-quick-start.ts. Every npm and npx call goes
+ * through the matrix's cache (.cache/npm) with --prefer-offline, as the other cells' installs do:
+ * a CI machine that keeps .cache/ downloads nothing later (and keeps the `@latest` it resolved).
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
-import { NPM_CACHE, REPO_ROOT } from './package-apps.js';
-import { readmeBlocks } from './readme-blocks.js';
+import { NPM_CACHE } from './package-apps.js';
+import type { QuickStart } from './readme-quick-start.js';
 
 const run = promisify(execFile);
-export const PACKAGE_README = join(REPO_ROOT, 'libs', 'broadcast', 'README.md');
 const PACKAGE_NAME = 'nestjs-kafka-broadcast';
-
-/** What the README's quick start says to do, read from its blocks. */
-export interface QuickStart {
-  /** The setup commands, as npm arguments (`['install', '-D', 'typescript', …]`). */
-  npm: string[][];
-  /** path (relative to the app folder) → content, from the titled blocks. */
-  files: Map<string, string>;
-  /** The environment variable that sets an instance's HTTP port (`PORT`). */
-  portVariable: string;
-  /** The compiled entry each instance runs (`dist/main.js`). */
-  entry: string;
-  /** The request that publishes: sent to the first instance. */
-  request: { method: string; path: string };
-  /** What every instance logs once the broadcast reached it. */
-  expectedLog: string;
-  /** The compiled unit test (`dist/app.test.js`), from the titled `src/*.test.ts` block. */
-  unitTest: string;
-}
-
-function fail(line: string, why: string): never {
-  throw new Error(`README quick start: ${why}: ${JSON.stringify(line)}`);
-}
-
-/** Reads the quick start from the package README. */
-export async function readQuickStart(readme = PACKAGE_README): Promise<QuickStart> {
-  const blocks = readmeBlocks(readme, await readFile(readme, 'utf8'));
-  const bash = blocks.filter((b) => b.lang === 'bash' && /^Quick start\b/.test(b.section));
-  if (bash.length < 2)
-    throw new Error('README quick start: expected a setup and a run ```bash block');
-  const commands = (code: string) =>
-    code
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '');
-
-  const npm = commands(bash[0].code).map((line) => {
-    const [tool, ...args] = line.split(/\s+/);
-    if (tool !== 'npm') fail(line, 'a setup line that is not an npm command');
-    return args;
-  });
-
-  const files = new Map<string, string>();
-  for (const block of blocks.filter((b) => b.title)) {
-    if (files.has(block.title!)) fail(block.title!, 'two blocks titled');
-    files.set(block.title!, `${block.code}\n`);
-  }
-
-  let entry = '';
-  let portVariable = '';
-  let request: QuickStart['request'] | undefined;
-  let expectedLog = '';
-  for (const line of commands(bash[bash.length - 1].code)) {
-    let m: RegExpExecArray | null;
-    if (line === 'npx tsc') continue;
-    if ((m = /^(\w+)=\d+ node (\S+) &$/.exec(line))) [portVariable, entry] = [m[1], m[2]];
-    else if ((m = /^curl -X (\w+) localhost:\d+(\/\S*)$/.exec(line)))
-      request = { method: m[1], path: m[2] };
-    else if ((m = /^# both instances log: (.+)$/.exec(line))) expectedLog = m[1];
-    else fail(line, 'a run line this test does not know');
-  }
-  if (!entry || !request || !expectedLog) {
-    throw new Error('README quick start: the run block lacks an instance, a curl or the log line');
-  }
-  const test = [...files.keys()].find((path) => /^src\/.*\.test\.ts$/.test(path));
-  if (!test) throw new Error('README: no block titled src/….test.ts (the unit test)');
-  const unitTest = test.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js');
-  return { npm, files, portVariable, entry, request, expectedLog, unitTest };
-}
 
 /** How long each step of createReadmeApp() took, in ms. */
 export interface ReadmeAppTimings {
+  scaffoldMs: number;
   installMs: number;
-  buildMs: number;
 }
 
 /**
- * An empty folder, then the README's npm commands (the package from `tarball`; npm's cache shared
- * with the other cells), its files, and `tsc` (what `npx tsc` runs). Returns the folder.
+ * The environment of every npm, npx and app process of the cell: npm's cache shared with the
+ * other cells, no update check, and none of the running Vitest's own variables (the app's
+ * `vitest run` is a run of its own).
+ */
+export function appEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // The Node running the tests first: npm, npx, nest and vitest start through `env node`.
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+    npm_config_cache: NPM_CACHE,
+    npm_config_prefer_offline: 'true',
+    npm_config_update_notifier: 'false',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    ...extra,
+  };
+  for (const key of Object.keys(env)) if (/^VITEST|^VITE_/.test(key)) delete env[key];
+  delete env.NODE_ENV;
+  delete env.TEST;
+  return env;
+}
+
+/**
+ * `nest new` in a temp folder (with --skip-git: no repository needed), then the README's npm
+ * commands in the app. Returns the folder holding the app folder (remove it when done) and the app.
  */
 export async function createReadmeApp(
   quickStart: QuickStart,
   tarball: string,
   timings: Partial<ReadmeAppTimings> = {},
-): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'nkb-matrix-readme-quick-start-'));
+): Promise<{ root: string; dir: string }> {
+  const root = await mkdtemp(join(tmpdir(), 'nkb-matrix-readme-quick-start-'));
+  const dir = join(root, quickStart.appName);
   try {
     let t0 = Date.now();
-    for (const args of quickStart.npm) {
-      const [command] = args;
-      const extra =
-        command === 'install' || command === 'i'
-          ? ['--no-audit', '--no-fund', '--prefer-offline', '--cache', NPM_CACHE]
-          : [];
-      const withTarball = args.map((a) => (a === PACKAGE_NAME ? tarball : a));
-      await run('npm', [...withTarball, ...extra], { cwd: dir, maxBuffer: 16 << 20 });
+    const args = ['--yes', quickStart.cli, 'new', ...quickStart.newArgs, '--skip-git'];
+    await run('npx', args, { cwd: root, env: appEnv(), maxBuffer: 16 << 20 }).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`npx ${args.join(' ')} failed:\n${error.stdout}\n${error.stderr}`);
+      },
+    );
+    timings.scaffoldMs = Date.now() - t0;
+    t0 = Date.now();
+    for (const npmArgs of quickStart.npm) {
+      const withTarball = npmArgs.map((a) => (a === PACKAGE_NAME ? tarball : a));
+      await run('npm', withTarball, { cwd: dir, env: appEnv(), maxBuffer: 16 << 20 });
     }
     timings.installMs = Date.now() - t0;
     for (const [path, content] of quickStart.files) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
       await writeFile(join(dir, path), content);
     }
-    t0 = Date.now();
-    await run(join(dir, 'node_modules', '.bin', 'tsc'), [], { cwd: dir }).catch(
-      (error: { stdout?: string }) => {
-        throw new Error(`README quick start: tsc failed:\n${error.stdout ?? String(error)}`);
-      },
-    );
-    timings.buildMs = Date.now() - t0;
-    return dir;
+    return { root, dir };
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The versions the scaffold brought: `@nestjs/cli`, `@nestjs/core`, `typescript`, `vitest`. */
+export async function scaffoldVersions(dir: string): Promise<Record<string, string>> {
+  const versions: Record<string, string> = {};
+  for (const name of ['@nestjs/cli', '@nestjs/core', 'typescript', 'vitest']) {
+    const file = join(dir, 'node_modules', name, 'package.json');
+    versions[name] = (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version;
+  }
+  return versions;
+}
+
+/** `npm test` / `npm run <script>` in the app; rejects with its output if it fails. */
+export async function runAppScript(
+  dir: string,
+  script: string,
+  env: NodeJS.ProcessEnv = appEnv(),
+): Promise<string> {
+  const args = script === 'test' ? ['test'] : ['run', script];
+  try {
+    const { stdout, stderr } = await run('npm', args, { cwd: dir, env, maxBuffer: 16 << 20 });
+    return stripVTControlCharacters(`${stdout}\n${stderr}`);
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`npm ${args.join(' ')} failed:\n${stdout}\n${stderr}`);
+  }
+}
+
+/** The entry a start script runs: `node dist/main` → `dist/main`; anything else is refused. */
+export async function startScriptEntry(dir: string, script: string): Promise<string> {
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const command = pkg.scripts?.[script];
+  const m = /^node (\S+)$/.exec(command ?? '');
+  if (!m)
+    throw new Error(`the app's script ${script} is ${JSON.stringify(command)}, not node <entry>`);
+  return m[1];
 }
 
 /** A TCP port nothing listens on right now, for an instance's HTTP server. */
@@ -164,9 +151,9 @@ net.Socket.prototype.connect = function (...args) {
 };
 `;
 
-export interface UnitTestRun {
-  /** node --test's TAP output (--test-reporter=tap: Node 24's default reporter is spec even without a TTY). */
-  stdout: string;
+export interface AppTestRun {
+  /** What `npm test` printed (stdout and stderr), colours removed. */
+  output: string;
   /** TCP connects the test's processes attempted: none, for a test that needs no broker. */
   connects: { host?: string; port: number }[];
   /** What the recorder saw of a connect made on purpose: proves it records. */
@@ -174,18 +161,14 @@ export interface UnitTestRun {
 }
 
 /**
- * Runs the README's unit test (`node --test dist/….test.js`) with no KAFKA_BROKERS (the app then
- * points at localhost:9092, closed here) and every TCP connect recorded. Rejects if it fails.
+ * Runs the app's `npm test` with no KAFKA_BROKERS (the app then points at localhost:9092, closed
+ * here) and every TCP connect of npm, Vitest and its workers recorded. Rejects if it fails.
  */
-export async function runReadmeUnitTest(dir: string, unitTest: string): Promise<UnitTestRun> {
-  const recorder = join(dir, 'connect-recorder.cjs');
-  const log = join(dir, 'connects.jsonl');
+export async function runAppTest(root: string, dir: string): Promise<AppTestRun> {
+  const recorder = join(root, 'connect-recorder.cjs');
+  const log = join(root, 'connects.jsonl');
   await writeFile(recorder, CONNECT_RECORDER);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_OPTIONS: `--require ${recorder}`,
-    NKB_CONNECT_LOG: log,
-  };
+  const env = appEnv({ NODE_OPTIONS: `--require ${recorder}`, NKB_CONNECT_LOG: log });
   delete env.KAFKA_BROKERS;
   delete env.BROADCAST_TOPIC_PREFIX;
   const read = async () =>
@@ -198,17 +181,14 @@ export async function runReadmeUnitTest(dir: string, unitTest: string): Promise<
   await run(process.execPath, ['-e', probeScript], { cwd: dir, env });
   const probe = await read();
   await rm(log, { force: true });
-
-  const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap', unitTest], {
-    cwd: dir,
-    env,
-  }).catch((error: { stdout?: string; stderr?: string }) => {
-    throw new Error(`README unit test failed:\n${error.stdout}\n${error.stderr}`);
-  });
-  return { stdout, connects: await read(), probe };
+  const output = await runAppScript(dir, 'test', env);
+  return { output, connects: await read(), probe };
 }
 
-/** One instance of the README app (`PORT=<n> node dist/main.js`), its output collected. */
+/**
+ * One instance of the README app: its start script's `node <entry>` (`PORT=<n> npm run start:prod`
+ * without npm in between, so that SIGTERM reaches the app itself), its output collected.
+ */
 export class ReadmeAppInstance {
   private readonly child: ChildProcessWithoutNullStreams;
   private output = '';
@@ -217,13 +197,14 @@ export class ReadmeAppInstance {
 
   constructor(
     dir: string,
-    quickStart: QuickStart,
+    entry: string,
+    portVariable: string,
     readonly port: number,
     env: Record<string, string>,
   ) {
-    this.child = spawn(process.execPath, [quickStart.entry], {
+    this.child = spawn(process.execPath, [entry], {
       cwd: dir,
-      env: { ...process.env, ...env, [quickStart.portVariable]: String(port) },
+      env: appEnv({ ...env, [portVariable]: String(port) }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const collect = (chunk: Buffer) => (this.output += stripVTControlCharacters(chunk.toString()));

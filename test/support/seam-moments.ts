@@ -94,7 +94,7 @@ export async function runMoments(
   return { results, violations };
 }
 
-/** One line of figures per moment, for docs/RELIABILITY.md. */
+/** One line of figures per moment, for libs/broadcast/docs/RELIABILITY.md. */
 export function summarize(results: readonly TrialResult[]): Record<string, unknown> {
   const byMoment = new Map<string, TrialResult[]>();
   for (const r of results) byMoment.set(r.moment, [...(byMoment.get(r.moment) ?? []), r]);

@@ -78,7 +78,7 @@ export interface BroadcastKafkaOptions {
    * uses it when the broker offers it and the client speaks it, else 'classic'.
    * On KIP-848 a crashed member stays in its group for the broker's
    * group.consumer.session.timeout.ms (45 s by default), not consumer.sessionTimeoutMs: size
-   * maxGroups for the instances plus those that crashed within that time (docs/DEPLOYMENT.md).
+   * maxGroups for the instances plus those that crashed within that time (libs/broadcast/docs/DEPLOYMENT.md).
    * Default: 'auto' (so KIP-848 with @platformatic/kafka on a broker that offers it; kafkajs
    * speaks only classic).
    */

@@ -77,7 +77,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
       try {
         // kafkajs's own call (Metadata, FindCoordinator, DeleteGroups): going straight to a
         // coordinator found once saved one request per call, too little to keep an internal for
-        // (docs/RELIABILITY.md, "kafkajs internals still used").
+        // (libs/broadcast/docs/RELIABILITY.md, "kafkajs internals still used").
         await this.withAdmin((admin) => admin.deleteGroups([groupId]));
         return 'deleted';
       } catch (error) {

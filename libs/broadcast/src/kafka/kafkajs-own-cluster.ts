@@ -10,7 +10,7 @@ const CREATE_CLUSTER = 'private:Kafka:createCluster';
  * kafkajs without that factory gives the client alone (cluster undefined).
  *
  * One of the kafkajs internals the adapter still uses, for the offsets snapshot and the
- * out-of-range hook: why each is kept is in ./README.md and docs/RELIABILITY.md.
+ * out-of-range hook: why each is kept is in ./README.md and libs/broadcast/docs/RELIABILITY.md.
  */
 export function withOwnCluster<T>(kafka: Kafka, make: () => T): { client: T; cluster: unknown } {
   const { holder, key, create } = clusterFactory(kafka);
