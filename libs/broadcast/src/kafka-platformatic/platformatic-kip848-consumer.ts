@@ -150,6 +150,8 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     const consumer = this.consumer;
     if (!consumer) return;
     this.fetcher?.stop();
+    // A record held for the next heartbeat answer is let go (sought back): the fetch loop ends now.
+    this.heartbeat?.stop();
     await this.fetching;
     // At once, a join in flight included (see leave); closing then ends that join's wait.
     await this.heartbeat?.leave();
