@@ -7,70 +7,13 @@
  * - the member id is reported before the broker answers the join (a member left behind by a
  *   crash is then recognised as ours), and a stop while the join is unanswered leaves no member:
  *   the broker removes a member that leaves with epoch -1 whatever its epoch.
+ * Defect 3 (a member the broker may have expired reads on): port-kip848-expiry.spec.ts.
  */
 import { Admin } from '@platformatic/kafka';
-import { PlatformaticAdapter } from '../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
-import { describeConsumerGroup } from '../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
-import type {
-  GroupConsumerListener,
-  GroupConsumerPort,
-} from '../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { createTopics, newAdmin, testPrefix, waitFor, kafkaBrokers } from './support/kafka.js';
 import { startProxiedBroker, type ProxiedBroker } from './support/proxied-broker.mjs';
 import { ApiKey } from './support/tcp-proxy.js';
-
-const SILENT = { log: () => undefined, warn: () => undefined, error: () => undefined };
-
-function kip848Adapter(brokers: string[], clientId: string): PlatformaticAdapter {
-  return new PlatformaticAdapter(
-    {
-      kafka: { brokers, clientId, groupProtocol: 'consumer' },
-      consumer: {
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 500,
-        maxWaitTimeMs: 100,
-        metadataMaxAgeMs: 300_000,
-      },
-      topics: { numPartitions: 1, replicationFactor: 1 },
-    },
-    brokers,
-    SILENT,
-  );
-}
-
-/** What one group consumer told its listener. */
-interface Heard {
-  joins: { memberId: string; assignment: Record<string, number[]> }[];
-  joining: string[];
-  crashes: Error[];
-}
-
-function member(adapter: PlatformaticAdapter, groupId: string, topic: string) {
-  const heard: Heard = { joins: [], joining: [], crashes: [] };
-  const listener: GroupConsumerListener = {
-    joining: (memberId) => heard.joining.push(memberId),
-    joined: (memberId, assignment) =>
-      heard.joins.push({
-        memberId,
-        assignment: Object.fromEntries([...assignment].map(([t, p]) => [t, [...p]])),
-      }),
-    positioned: () => undefined,
-    crashed: (error) => heard.crashes.push(error),
-  };
-  const consumer: GroupConsumerPort = adapter.createGroupConsumer({
-    groupId,
-    topics: [topic],
-    fromBeginning: true,
-    sink: () => undefined,
-    listener,
-  });
-  return { consumer, heard };
-}
-
-async function membersOf(admin: Admin, groupId: string): Promise<string[]> {
-  const described = await describeConsumerGroup(admin, groupId);
-  return described.kind === 'consumer' ? described.members.map((m) => m.memberId).sort() : [];
-}
+import { kip848Adapter, member, membersOf } from './support/kip848-port.js';
 
 describe('KIP-848 group consumer (@platformatic/kafka) through the port', () => {
   it('reports a new member epoch with the same partitions: a member alone again after another left hears of it', async () => {

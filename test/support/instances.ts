@@ -256,6 +256,16 @@ export class Instance {
     });
   }
 
+  /** Freezes the process (SIGSTOP): no timer fires, no socket is read, as in a paused VM. */
+  freeze(): void {
+    if (this.alive) this.child.kill('SIGSTOP');
+  }
+
+  /** Lets a frozen process run again (SIGCONT). */
+  thaw(): void {
+    if (this.alive) this.child.kill('SIGCONT');
+  }
+
   /** A crash: SIGKILL, resolves once the process is gone. No LeaveGroup, no unlock. */
   async kill9(): Promise<ExitInfo> {
     if (this.alive) this.child.kill('SIGKILL');

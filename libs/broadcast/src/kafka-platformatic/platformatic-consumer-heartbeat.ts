@@ -53,6 +53,10 @@ export class ConsumerProtocolHeartbeat {
   private lastSuccess = Date.now();
   private failures = 0;
   private freshCoordinator = false;
+  /** When the last heartbeat the broker answered was sent, and the interval it asks for. */
+  private answeredSentAt = 0;
+  private intervalMs = 0;
+  private waiters: ((inGroup: boolean) => void)[] = [];
 
   constructor(private readonly spec: HeartbeatSpec) {}
 
@@ -87,15 +91,39 @@ export class ConsumerProtocolHeartbeat {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.settle(false);
+  }
+
+  /**
+   * The broker surely still holds the member: less than one heartbeat interval passed since the
+   * last answered heartbeat was sent. The broker's session (group.consumer.session.timeout.ms,
+   * which no client setting changes) is longer than that interval, as Kafka requires; past it,
+   * the member may have expired and its group been taken by another instance.
+   */
+  surelyInGroup(): boolean {
+    return !this.stopped && Date.now() - this.answeredSentAt < this.intervalMs;
+  }
+
+  /** Resolves true at the next answered heartbeat, false once the member is out or stopped. */
+  nextAnswer(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private settle(inGroup: boolean): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve(inGroup);
   }
 
   private send(epoch: number, owned: OwnedPartitions): Promise<HeartbeatResponse> {
     const { groupId, topics, rebalanceTimeoutMs, rackId } = this.spec;
     const fresh = this.freshCoordinator;
     this.freshCoordinator = false;
-    return this.spec.coordinator(fresh).then((connection) => {
+    return this.spec.coordinator(fresh).then(async (connection) => {
       if (epoch === 0) this.joinSent = true;
-      return consumerGroupHeartbeatV1.api.async(
+      const sentAt = Date.now();
+      const response = await consumerGroupHeartbeatV1.api.async(
         connection,
         groupId,
         this.memberId,
@@ -108,6 +136,8 @@ export class ConsumerProtocolHeartbeat {
         null,
         owned,
       );
+      if (epoch !== LEAVE_EPOCH) this.answeredSentAt = sentAt;
+      return response;
     });
   }
 
@@ -116,10 +146,12 @@ export class ConsumerProtocolHeartbeat {
     if (this.stopped) return;
     this.lastSuccess = Date.now();
     this.failures = 0;
+    this.intervalMs = response.heartbeatIntervalMs;
     this.epoch = response.memberEpoch;
     const next = response.assignment?.topicPartitions ?? [];
     this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
     this.spec.assigned(this.memberId, this.owned);
+    this.settle(true);
     // An assignment is acknowledged at once: the fetcher already reads exactly these.
     this.schedule(next.length > 0 ? 0 : response.heartbeatIntervalMs);
   }
@@ -160,11 +192,13 @@ export class ConsumerProtocolHeartbeat {
     this.epoch = response.memberEpoch;
     this.lastSuccess = Date.now();
     this.failures = 0;
+    this.intervalMs = response.heartbeatIntervalMs;
     const next = response.assignment?.topicPartitions;
     const moved = next !== undefined && next !== null && !samePartitions(next, before);
     if (moved)
       this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
     if (moved || epochMoved) this.spec.assigned(this.memberId, this.owned);
+    this.settle(true);
     this.schedule(moved ? 0 : response.heartbeatIntervalMs);
   }
 

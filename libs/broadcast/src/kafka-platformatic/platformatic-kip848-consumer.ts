@@ -1,6 +1,10 @@
 import type { Connection, Consumer } from '@platformatic/kafka';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+  RecordSink,
+} from '../interfaces/kafka-port.interface.js';
 import { errorMessage, withTimeout } from '../shared/async.utils.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
@@ -88,7 +92,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     const { timings } = this.deps;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
       consumer,
-      this.spec,
+      { ...this.spec, sink: this.whileInGroup },
       timings.maxWaitTimeMs,
     ));
     this.fetching = fetcher.run().catch((error: unknown) => this.crash(error));
@@ -108,6 +112,22 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     this.spec.listener.joining?.(heartbeat.memberId);
     this.joining = heartbeat.join().catch((error: unknown) => this.crash(error));
   }
+
+  /**
+   * Records reach the engine only while the broker surely holds the member (see
+   * ConsumerProtocolHeartbeat.surelyInGroup): a member the broker may have expired could share
+   * its group with an instance that took it. A record that comes later waits for the next
+   * answered heartbeat; if the membership ends first it is dropped and its partition sought back
+   * to it (the batch stops there), so nothing is skipped.
+   */
+  private readonly whileInGroup: RecordSink = (topic, partition, record) => {
+    const heartbeat = this.heartbeat;
+    if (heartbeat?.surelyInGroup()) return this.spec.sink(topic, partition, record);
+    return (heartbeat?.nextAnswer() ?? Promise.resolve(false)).then((inGroup) => {
+      if (inGroup) return this.spec.sink(topic, partition, record);
+      this.fetcher?.seek(topic, partition, record.offset);
+    });
+  };
 
   seek(topic: string, partition: number, offset: string): void {
     this.fetcher?.seek(topic, partition, offset);
@@ -130,6 +150,8 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     const consumer = this.consumer;
     if (!consumer) return;
     this.fetcher?.stop();
+    // A record held for the next heartbeat answer is let go (sought back): the fetch loop ends now.
+    this.heartbeat?.stop();
     await this.fetching;
     // At once, a join in flight included (see leave); closing then ends that join's wait.
     await this.heartbeat?.leave();

@@ -32,6 +32,8 @@ export interface ContestHost {
  */
 export class GroupContest {
   private timer: NodeJS.Timeout | undefined;
+  /** The other members of an open contest: until this member left or was verified alone. */
+  private open: string[] | undefined;
 
   constructor(private readonly host: ContestHost) {}
 
@@ -64,8 +66,22 @@ export class GroupContest {
     this.timer = undefined;
   }
 
+  /** The group was verified this member's alone: an open contest ends with it keeping the group. */
+  won(): void {
+    this.cancel();
+    const { groupId, logger } = this.host;
+    if (this.open)
+      logger.log(`Member(s) ${this.open.join(', ')} left ${groupId}; keeping it`, {
+        group: groupId,
+        reason: 'foreign member left',
+        members: this.open.join(','),
+      });
+    this.open = undefined;
+  }
+
   private start(foreign: string[], generation: number, graceMs: number): void {
     if (this.timer) return;
+    this.open = foreign;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.decide(foreign, generation);
@@ -78,7 +94,8 @@ export class GroupContest {
     if (!this.host.current(generation)) return;
     // A describe that failed proves nothing: the members seen at the start count.
     const staying = now ?? seen;
-    if (staying.length > 0) return this.host.yieldTo(staying);
-    this.host.alone(generation);
+    if (staying.length === 0) return this.host.alone(generation);
+    this.open = undefined;
+    this.host.yieldTo(staying);
   }
 }

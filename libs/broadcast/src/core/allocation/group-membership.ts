@@ -30,7 +30,6 @@ export class GroupMembership implements GroupConsumerListener {
   memberId: string | undefined;
   private readonly consumer: GroupConsumerPort;
   private generation = 0;
-  private exclusive = false;
   private stopped = false;
   private readonly abort = new AbortController();
   /** Verified as the only member in some generation: the group is ours, newcomers must yield. */
@@ -150,9 +149,11 @@ export class GroupMembership implements GroupConsumerListener {
     if (this.stopped) return;
     this.ctx.probe?.('joined');
     const generation = ++this.generation;
+    // A new member id: the old one expired or was removed, and an instance that proved itself
+    // alone may hold the group now. This member is a newcomer again (see GroupContest).
+    if (this.memberId !== undefined && memberId !== this.memberId) this.established = false;
     this.memberId = memberId;
     this.leader = leader;
-    this.exclusive = false;
     // A contest belongs to the generation that saw the other member: this one is judged anew.
     this.contest.cancel();
     this.proof.resolve(false);
@@ -207,10 +208,10 @@ export class GroupMembership implements GroupConsumerListener {
         );
         return;
       }
-      this.exclusive = true;
       this.established = true;
-      this.contest.cancel();
-      return this.announceIfReady();
+      this.contest.won();
+      // Positions were sought at the join, before any fetch: exclusivity was all that was missing.
+      return this.observer({ kind: 'ready' });
     }
     if (!this.stopped && generation === this.generation) {
       this.observer({
@@ -234,11 +235,6 @@ export class GroupMembership implements GroupConsumerListener {
       });
       return undefined;
     }
-  }
-
-  /** Positions were sought at the join, before any fetch: exclusivity is all that is missing. */
-  private announceIfReady(): void {
-    if (this.exclusive && !this.stopped) this.observer({ kind: 'ready' });
   }
 }
 
