@@ -9,19 +9,20 @@ import { loadKafkaPort } from '../libs/broadcast/src/engine/kafka-client.loader.
 import type { KafkaPort } from '../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { useEngineHarness } from './support/engine.js';
 import { kafkaBrokers, waitFor } from './support/kafka.js';
-import { clientScoped, kafkaClients } from './support/kafka-clients.js';
+import { type BroadcastKafkaClient, clientScoped, kafkaClients } from './support/kafka-clients.js';
 
 const TOPIC = 'news';
 const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-const rows = kafkaClients().flatMap((client) =>
-  client === 'kafkajs'
-    ? [{ client, groupProtocol: 'classic' as const }]
-    : [
-        { client, groupProtocol: 'classic' as const },
-        { client, groupProtocol: 'consumer' as const },
-      ],
-);
+const rows: { client: BroadcastKafkaClient; groupProtocol: 'classic' | 'consumer' }[] =
+  kafkaClients().flatMap((client) =>
+    client === 'kafkajs'
+      ? [{ client, groupProtocol: 'classic' as const }]
+      : [
+          { client, groupProtocol: 'classic' as const },
+          { client, groupProtocol: 'consumer' as const },
+        ],
+  );
 
 describe.each(rows)('pool listing, $client $groupProtocol', ({ client, groupProtocol }) => {
   let port: KafkaPort | undefined;
