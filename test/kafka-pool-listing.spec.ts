@@ -14,15 +14,15 @@ import { type BroadcastKafkaClient, clientScoped, kafkaClients } from './support
 const TOPIC = 'news';
 const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-const rows: { client: BroadcastKafkaClient; groupProtocol: 'classic' | 'consumer' }[] =
-  kafkaClients().flatMap((client) =>
-    client === 'kafkajs'
-      ? [{ client, groupProtocol: 'classic' as const }]
-      : [
-          { client, groupProtocol: 'classic' as const },
-          { client, groupProtocol: 'consumer' as const },
-        ],
-  );
+type Row = { client: BroadcastKafkaClient; groupProtocol: 'classic' | 'consumer' };
+const rows = kafkaClients().flatMap((client): Row[] =>
+  client === 'kafkajs'
+    ? [{ client, groupProtocol: 'classic' }]
+    : [
+        { client, groupProtocol: 'classic' },
+        { client, groupProtocol: 'consumer' },
+      ],
+);
 
 describe.each(rows)('pool listing, $client $groupProtocol', ({ client, groupProtocol }) => {
   let port: KafkaPort | undefined;
