@@ -32,6 +32,7 @@ import { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { FailureOutlets } from '../core/dispatch/failure-outlets.js';
+import type { HandlerCalls } from '../core/dispatch/handler-calls.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
 import { refuseReadDeadLetterTopic } from '../core/options/failure-options.resolver.js';
 import { ReadPositions } from '../core/positions/read-positions.js';
@@ -239,6 +240,11 @@ export class BroadcastEngine {
       (await this.instrumentation).close?.();
     })();
     return this.stopping;
+  }
+
+  /** @internal The handler calls: their failures and background work (the testing helper's). */
+  get handlerCalls(): HandlerCalls {
+    return this.dispatcher.handlerCalls;
   }
 
   private throwIfStopped(): void {
