@@ -130,11 +130,13 @@ export class BroadcastEngine {
         locks: this.locks,
         logger,
         probe: deps.probe,
-        startOffsets: (topics) => features.replay.startOffsets(topics),
+        startOffsets: (topics) => features.startOffsets(topics),
       },
     );
     this.roster = features.roster;
     this.dispatcher.gate = features.gate(() => this.allocator.base);
+    this.dispatcher.heartbeatFromBeforeStart = (p, o) =>
+      features.newestHeartbeat.fromBeforeStart(p, o);
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,
