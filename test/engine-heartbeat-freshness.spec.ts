@@ -35,10 +35,12 @@ describe.each(kafkaClients())(
       const endBefore = await h.topicEnd(h.heartbeatTopic);
 
       const b = await h.start({ lock: 'none', topics: ['idle'], name: 'b' });
+      const readyAt = Date.now();
       await waitFor(() => b.status().lastLatencyMs !== undefined, {
         timeoutMs: 10_000,
         message: `b has no freshness: ${JSON.stringify(b.status())}`,
       });
+      console.log(`[hb-fresh ${client}] freshness known ${Date.now() - readyAt} ms after ready`);
       const limits = { maxStalenessMs: MAX_STALENESS_MS, maxGroups: 100 };
       expect(notReadyReason(b.status(), limits)).toBeUndefined();
       // Known from a's heartbeat already in the log: b sent none, the topic got nothing new.

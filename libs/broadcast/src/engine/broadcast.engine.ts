@@ -32,7 +32,6 @@ import { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { FailureOutlets } from '../core/dispatch/failure-outlets.js';
-import type { HandlerCalls } from '../core/dispatch/handler-calls.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
 import { refuseReadDeadLetterTopic } from '../core/options/failure-options.resolver.js';
 import { ReadPositions } from '../core/positions/read-positions.js';
@@ -134,9 +133,7 @@ export class BroadcastEngine {
       },
     );
     this.roster = features.roster;
-    this.dispatcher.gate = features.gate(() => this.allocator.base);
-    this.dispatcher.heartbeatFromBeforeStart = (p, o) =>
-      features.newestHeartbeat.fromBeforeStart(p, o);
+    features.attach(this.dispatcher, () => this.allocator.base);
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,
@@ -245,7 +242,7 @@ export class BroadcastEngine {
   }
 
   /** @internal The handler calls: their failures and background work (the testing helper's). */
-  get handlerCalls(): HandlerCalls {
+  get handlerCalls(): BroadcastDispatcher['handlerCalls'] {
     return this.dispatcher.handlerCalls;
   }
 

@@ -1,5 +1,6 @@
 import { BroadcastGate } from '../core/features/broadcast-gate.js';
 import type { BroadcastHandlerRegistry } from '../core/dispatch/broadcast-handler.registry.js';
+import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { encodeMemberInfo } from '../core/features/roster/member-info.js';
@@ -83,6 +84,13 @@ export class EngineFeatures {
       () => ({ instanceId: o.instanceId, service: service() }),
       o.handlerTimeoutMs,
     );
+  }
+
+  /** The dispatcher's gate, and which heartbeat records were read from before the start. */
+  attach(dispatcher: BroadcastDispatcher, service: () => string): void {
+    dispatcher.gate = this.gate(service);
+    dispatcher.heartbeatFromBeforeStart = (partition, offset) =>
+      this.newestHeartbeat.fromBeforeStart(partition, offset);
   }
 
   /** Validation, targeting and receipts for the publisher; `reading`: whether acks can be seen. */
