@@ -187,13 +187,13 @@ describe('an install with neither client', () => {
       error: 'BroadcastStartupError',
       option: 'kafka.client',
       message:
-        'No Kafka client is installed: install kafkajs (npm install kafkajs) or @platformatic/kafka (npm install @platformatic/kafka). The option kafka.client chooses between them when both are.',
+        'No Kafka client is installed: install @platformatic/kafka (npm install @platformatic/kafka) or kafkajs (npm install kafkajs). The option kafka.client chooses between them when both are.',
     });
     expect(await runCli(['pool'], { entry: install.entry })).toEqual({
       code: 1,
       stdout: '',
       stderr:
-        'error: no Kafka client is installed: npm install kafkajs or npm install @platformatic/kafka (--client or KAFKA_CLIENT chooses when both are)\n',
+        'error: no Kafka client is installed: npm install @platformatic/kafka or npm install kafkajs (--client or KAFKA_CLIENT chooses when both are)\n',
     });
     expect(await runCli(['roster', '--client', 'platformatic'], { entry: install.entry })).toEqual({
       code: 1,

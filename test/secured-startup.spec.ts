@@ -214,7 +214,7 @@ function runDemo(env: Record<string, string>) {
   });
 }
 
-// The demo has no client choice: it runs on the library's default client (kafkajs).
+// The demo runs on its default client, @platformatic/kafka (KAFKA_CLIENT unset).
 describe('the demo prints the same message for the same mistakes', () => {
   it.each([
     [

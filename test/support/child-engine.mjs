@@ -31,7 +31,7 @@ export function childEngine(config, clientId, deps) {
         clientId,
         ...(config.client && { client: config.client }),
         // BROADCAST_GROUP_PROTOCOL picks the @platformatic/kafka group protocol (kafka-clients.ts).
-        ...(config.client === 'platformatic' &&
+        ...((config.client ?? 'platformatic') === 'platformatic' &&
           process.env.BROADCAST_GROUP_PROTOCOL && {
             groupProtocol: process.env.BROADCAST_GROUP_PROTOCOL,
           }),

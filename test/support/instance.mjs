@@ -92,7 +92,8 @@ function dataSourceOptions(kind) {
 /** kafka.groupProtocol from BROADCAST_GROUP_PROTOCOL on @platformatic/kafka (kafka-clients.ts). */
 function groupProtocolOf(client) {
   const wanted = process.env.BROADCAST_GROUP_PROTOCOL;
-  return client === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
+  // No client: the library's default, @platformatic/kafka (installed in this repo).
+  return (client ?? 'platformatic') === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
 }
 
 function engineOptions() {

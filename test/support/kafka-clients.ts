@@ -30,13 +30,14 @@ export function clientScoped(name: string, client: BroadcastKafkaClient | undefi
 
 /**
  * kafka.groupProtocol for an engine on `client`: BROADCAST_GROUP_PROTOCOL (classic, consumer or
- * auto) picks the @platformatic/kafka rows' group protocol; without it, or on kafkajs (classic
- * only), the library's default. Child processes (instance.mjs, child-engine.mjs) read the same
+ * auto) picks the @platformatic/kafka rows' group protocol (no client: the library's default
+ * client, @platformatic/kafka, installed here); without it, or on kafkajs (classic only), the
+ * library's default. Child processes (instance.mjs, child-engine.mjs) read the same
  * variable from the environment they inherit.
  */
 export function groupProtocolOf(client: BroadcastKafkaClient | undefined): {
   groupProtocol?: BroadcastGroupProtocol;
 } {
   const wanted = process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol | undefined;
-  return client === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
+  return (client ?? 'platformatic') === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
 }

@@ -19,7 +19,7 @@ const config: DemoConfig = {
   brokers: ['kafka.invalid:9092'],
   ssl: undefined,
   sasl: undefined,
-  kafkaClient: undefined,
+  kafkaClient: 'platformatic',
   startupTimeoutMs: 60_000,
   topicPrefix: 'demo-unit.',
   instanceName: 'unit',

@@ -50,7 +50,7 @@ export class AppModule {
           kafka: {
             brokers: config.brokers,
             clientId: `demo-${config.instanceName}`,
-            ...(config.kafkaClient && { client: config.kafkaClient }),
+            client: config.kafkaClient,
             ...(config.ssl !== undefined && { ssl: config.ssl }),
             ...(config.sasl && { sasl: config.sasl }),
           },

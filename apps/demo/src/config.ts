@@ -14,8 +14,8 @@ export interface DemoConfig {
   ssl: boolean | { ca: string[] } | undefined;
   /** SASL (env KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD). */
   sasl: KafkaSasl | undefined;
-  /** The module's kafka.client (env KAFKA_CLIENT); undefined: the library's default. */
-  kafkaClient: BroadcastKafkaClient | undefined;
+  /** The module's kafka.client (env KAFKA_CLIENT, default 'platformatic', the library's own default). */
+  kafkaClient: BroadcastKafkaClient;
   /** Longest startup may take (env BROADCAST_STARTUP_TIMEOUT_MS, default 60000). */
   startupTimeoutMs: number;
   /** Prefix of every topic and consumer group (env BROADCAST_TOPIC_PREFIX, default 'demo.'). */
@@ -96,10 +96,10 @@ function kafkaSsl(env: NodeJS.ProcessEnv): DemoConfig['ssl'] {
   throw new DemoConfigError(`KAFKA_SSL must be true or false, got '${env.KAFKA_SSL}'`);
 }
 
-/** The same names as the operator CLI's KAFKA_CLIENT; unset or empty: the library's default. */
-function kafkaClient(env: NodeJS.ProcessEnv): BroadcastKafkaClient | undefined {
+/** The same names as the operator CLI's KAFKA_CLIENT; unset or empty: @platformatic/kafka. */
+function kafkaClient(env: NodeJS.ProcessEnv): BroadcastKafkaClient {
   const raw = env.KAFKA_CLIENT;
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined || raw === '') return 'platformatic';
   if (!KAFKA_CLIENTS.includes(raw as BroadcastKafkaClient))
     throw new DemoConfigError(
       `KAFKA_CLIENT must be one of ${KAFKA_CLIENTS.join(', ')}, got '${raw}'`,

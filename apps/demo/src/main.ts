@@ -40,7 +40,7 @@ async function bootstrap(): Promise<void> {
   else await app.listen(config.port);
   const url = await app.getUrl();
   logger.log(
-    `Listening on ${url} (Kafka ${config.brokers.join(',')} via ${config.kafkaClient ?? 'the default client'}, topic prefix '${config.topicPrefix}')`,
+    `Listening on ${url} (Kafka ${config.brokers.join(',')} via ${config.kafkaClient}, topic prefix '${config.topicPrefix}')`,
     'Bootstrap',
   );
 }

@@ -15,7 +15,7 @@ import { loadOperatorPort } from './operator-client.js';
 /** Options every command takes (and --base, for the commands that read the pool). */
 export interface CommonOptions {
   brokers?: string;
-  /** The Kafka client library to use; by default kafkajs when installed, else @platformatic/kafka. */
+  /** The Kafka client library to use; by default @platformatic/kafka when installed, else kafkajs. */
   client?: BroadcastKafkaClient;
   prefix: string;
   base?: string;
@@ -48,7 +48,7 @@ export function addCommonOptions(command: Command): Command {
     .addOption(
       new Option(
         '--client <name>',
-        'Kafka client library (default: kafkajs when installed, else @platformatic/kafka; only platformatic describes KIP-848 groups)',
+        'Kafka client library (default: platformatic (@platformatic/kafka) when installed, else kafkajs; only platformatic describes KIP-848 groups)',
       )
         .choices(['kafkajs', 'platformatic'])
         .env('KAFKA_CLIENT'),

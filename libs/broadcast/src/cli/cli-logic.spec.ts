@@ -362,6 +362,7 @@ describe('formatReceipt / receiptProblem', () => {
     id: 'r-1',
     topic: 'news',
     expected: ['a', 'b', 'c'],
+    unmatched: [],
     ok: ['a'],
     failed: [{ instanceId: 'b', errors: ['H.one: boom', 'H.two: bang'] }],
     missing: ['c'],

@@ -27,20 +27,20 @@ function load(installed: Record<BroadcastKafkaClient, boolean>, client?: Broadca
 }
 
 describe('loadOperatorPort: which client the CLI uses', () => {
-  it('picks kafkajs when both are installed, --client picks platformatic, and without kafkajs platformatic', async () => {
-    expect(await load({ kafkajs: true, platformatic: true })).toMatchObject({ name: 'kafkajs' });
-    expect(await load({ kafkajs: true, platformatic: true }, 'platformatic')).toMatchObject({
-      name: 'platformatic',
-      kafka: { client: 'platformatic', clientId: 'nestjs-kafka-broadcast-cli' },
-    });
-    expect(await load({ kafkajs: false, platformatic: true })).toMatchObject({
+  it('picks @platformatic/kafka when both are installed, --client picks kafkajs, and without platformatic kafkajs', async () => {
+    expect(await load({ kafkajs: true, platformatic: true })).toMatchObject({
       name: 'platformatic',
     });
+    expect(await load({ kafkajs: true, platformatic: true }, 'kafkajs')).toMatchObject({
+      name: 'kafkajs',
+      kafka: { client: 'kafkajs', clientId: 'nestjs-kafka-broadcast-cli' },
+    });
+    expect(await load({ kafkajs: true, platformatic: false })).toMatchObject({ name: 'kafkajs' });
   });
 
   it('names both packages when neither is installed, and the chosen one when it is missing', async () => {
     await expect(load({ kafkajs: false, platformatic: false })).rejects.toThrow(
-      'no Kafka client is installed: npm install kafkajs or npm install @platformatic/kafka (--client or KAFKA_CLIENT chooses when both are)',
+      'no Kafka client is installed: npm install @platformatic/kafka or npm install kafkajs (--client or KAFKA_CLIENT chooses when both are)',
     );
     await expect(load({ kafkajs: false, platformatic: true }, 'kafkajs')).rejects.toThrow(
       "--client kafkajs (or KAFKA_CLIENT) needs the 'kafkajs' package: npm install kafkajs",
@@ -53,7 +53,7 @@ describe('loadOperatorPort: which client the CLI uses', () => {
     };
     const ok: OperatorImport = async () => ({}) as OperatorKafkaPort;
     await expect(
-      loadOperatorPort({ brokers: ['a:1'] }, { kafkajs: broken, platformatic: ok }),
+      loadOperatorPort({ brokers: ['a:1'] }, { kafkajs: ok, platformatic: broken }),
     ).rejects.toThrow(SyntaxError);
   });
 });

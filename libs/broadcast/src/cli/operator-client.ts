@@ -29,8 +29,8 @@ export const OPERATOR_IMPORTS: Record<BroadcastKafkaClient, OperatorImport> = {
 
 /**
  * The CLI's Kafka client, chosen as the engine chooses (engine/kafka-client.loader.ts):
- * `kafka.client` (--client, KAFKA_CLIENT) when given, else kafkajs when it is installed, else
- * @platformatic/kafka; an error naming the package(s) to install when it is not there.
+ * `kafka.client` (--client, KAFKA_CLIENT) when given, else @platformatic/kafka when it is
+ * installed, else kafkajs; an error naming the package(s) to install when it is not there.
  */
 export function loadOperatorPort(
   kafka: BroadcastKafkaOptions,
@@ -47,7 +47,7 @@ export function loadOperatorPort(
         ),
       none: () =>
         new Error(
-          `no Kafka client is installed: npm install ${KAFKA_CLIENT_PACKAGES.kafkajs} or npm install ${KAFKA_CLIENT_PACKAGES.platformatic} (--client or KAFKA_CLIENT chooses when both are)`,
+          `no Kafka client is installed: npm install ${KAFKA_CLIENT_PACKAGES.platformatic} or npm install ${KAFKA_CLIENT_PACKAGES.kafkajs} (--client or KAFKA_CLIENT chooses when both are)`,
         ),
     },
   );

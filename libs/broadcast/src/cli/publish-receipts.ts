@@ -73,6 +73,7 @@ export async function publishWithReceipts(
     roster,
     receipts: tracker,
     reading: () => true,
+    logger,
   });
   let where: { partition: number; offset: string } | undefined;
   try {

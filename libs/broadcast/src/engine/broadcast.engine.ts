@@ -134,11 +134,11 @@ export class BroadcastEngine {
         locks: this.locks,
         logger,
         probe: deps.probe,
-        startOffsets: (topics) => features.replay.startOffsets(topics),
+        startOffsets: (topics) => features.startOffsets(topics),
       },
     );
     this.roster = features.roster;
-    this.dispatcher.gate = features.gate(() => this.allocator.base);
+    features.attach(this.dispatcher, () => this.allocator.base);
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,
@@ -246,6 +246,11 @@ export class BroadcastEngine {
       (await this.instrumentation).close?.();
     })();
     return this.stopping;
+  }
+
+  /** @internal The handler calls: their failures and background work (the testing helper's). */
+  get handlerCalls(): BroadcastDispatcher['handlerCalls'] {
+    return this.dispatcher.handlerCalls;
   }
 
   private throwIfStopped(): void {

@@ -1,13 +1,15 @@
 import { BroadcastGate } from '../core/features/broadcast-gate.js';
 import type { BroadcastHandlerRegistry } from '../core/dispatch/broadcast-handler.registry.js';
+import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { encodeMemberInfo } from '../core/features/roster/member-info.js';
 import { PublishFeatures } from '../core/publishing/publish-features.js';
 import { ReceiptTracker } from '../core/features/receipts/receipt-tracker.js';
 import { ReplayWindow } from '../core/features/replay/replay-window.js';
+import { NewestHeartbeat } from '../core/heartbeat/newest-heartbeat.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { KafkaPort, TopicOffsets } from '../interfaces/kafka-port.interface.js';
 import type { StandardSchemaV1 } from '../interfaces/standard-schema.interface.js';
 
 /**
@@ -24,11 +26,13 @@ export class EngineFeatures {
   readonly replay: ReplayWindow;
   /** Schemas of the topics defined with one (defineBroadcast), by logical topic. */
   readonly schemas = new Map<string, StandardSchemaV1>();
+  /** The newest heartbeat in the log, read at start: freshness known at once. */
+  readonly newestHeartbeat: NewestHeartbeat;
 
   constructor(
     private readonly options: ResolvedBroadcastOptions,
     private readonly kafka: KafkaPort,
-    logger: BroadcastLogger,
+    private readonly logger: BroadcastLogger,
   ) {
     const o = options;
     this.replay = new ReplayWindow(
@@ -36,6 +40,8 @@ export class EngineFeatures {
       kafka.admin,
       logger,
     );
+    const heartbeatTopic = o.heartbeat ? o.topicPrefix + o.heartbeatTopic : undefined;
+    this.newestHeartbeat = new NewestHeartbeat(heartbeatTopic, kafka.admin, logger);
     this.roster = new BroadcastRoster(
       { topicPrefix: o.topicPrefix, intervalMs: o.roster.intervalMs },
       kafka.admin,
@@ -49,6 +55,11 @@ export class EngineFeatures {
           logger,
         )
       : undefined;
+  }
+
+  /** The start snapshot: the replay window's, and the newest heartbeat already in the log. */
+  async startOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    return this.newestHeartbeat.include(await this.replay.startOffsets(topics));
   }
 
   /** Member info for the roster; the receipts topic read through the same group. */
@@ -75,6 +86,13 @@ export class EngineFeatures {
     );
   }
 
+  /** The dispatcher's gate, and which heartbeat records were read from before the start. */
+  attach(dispatcher: BroadcastDispatcher, service: () => string): void {
+    dispatcher.gate = this.gate(service);
+    dispatcher.heartbeatFromBeforeStart = (partition, offset) =>
+      this.newestHeartbeat.fromBeforeStart(partition, offset);
+  }
+
   /** Validation, targeting and receipts for the publisher; `reading`: whether acks can be seen. */
   publishing(reading: () => boolean): PublishFeatures {
     return new PublishFeatures({
@@ -82,6 +100,7 @@ export class EngineFeatures {
       roster: this.roster,
       receipts: this.receipts,
       reading,
+      logger: this.logger,
     });
   }
 }

@@ -36,16 +36,16 @@ const options = (kafka: object) =>
   resolveBroadcastOptions({ kafka: { brokers: ['a:1'], ...kafka }, lock: false });
 
 describe('loadKafkaPort: which client adapter the engine uses', () => {
-  it('defaults to kafkajs when both are installed, and kafka.client picks platformatic', async () => {
+  it('defaults to @platformatic/kafka when both are installed, and kafka.client picks kafkajs', async () => {
     const load = loader({ kafkajs: true, platformatic: true });
-    expect(((await load(options({}))) as unknown as Fake).name).toBe('kafkajs');
-    const chosen = await load(options({ client: 'platformatic' }));
-    expect((chosen as unknown as Fake).name).toBe('platformatic');
+    expect(((await load(options({}))) as unknown as Fake).name).toBe('platformatic');
+    const chosen = await load(options({ client: 'kafkajs' }));
+    expect((chosen as unknown as Fake).name).toBe('kafkajs');
   });
 
-  it('falls back to @platformatic/kafka when kafkajs is not installed', async () => {
-    const load = loader({ kafkajs: false, platformatic: true });
-    expect(await load(options({}))).toMatchObject({ name: 'platformatic' });
+  it('falls back to kafkajs when @platformatic/kafka is not installed', async () => {
+    const load = loader({ kafkajs: true, platformatic: false });
+    expect(await load(options({}))).toMatchObject({ name: 'kafkajs' });
   });
 
   it('fails with a BroadcastStartupError naming kafka.client and both packages when neither is installed', async () => {
@@ -54,7 +54,7 @@ describe('loadKafkaPort: which client adapter the engine uses', () => {
     expect(error).toBeInstanceOf(BroadcastStartupError);
     expect(error).toMatchObject({ option: 'kafka.client' });
     expect((error as Error).message).toMatch(
-      /npm install kafkajs.*npm install @platformatic\/kafka/,
+      /npm install @platformatic\/kafka.*npm install kafkajs/,
     );
   });
 

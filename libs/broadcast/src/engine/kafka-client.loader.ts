@@ -64,8 +64,8 @@ export function preloadKafkaClient(chosen: BroadcastKafkaClient | undefined): Pr
 }
 
 /**
- * The adapter of the client `kafka.client` names, or, without it, of kafkajs when it is installed,
- * else of @platformatic/kafka; a BroadcastStartupError naming kafka.client when it is not there.
+ * The adapter of the client `kafka.client` names, or, without it, of @platformatic/kafka when it
+ * is installed, else of kafkajs; a BroadcastStartupError naming kafka.client when it is not there.
  */
 export async function loadKafkaPort(
   o: ResolvedBroadcastOptions,
@@ -89,6 +89,9 @@ export async function loadKafkaPort(
   );
 }
 
+/** Without `kafka.client`: the first of these that is installed. */
+export const DEFAULT_CLIENT_ORDER = ['platformatic', 'kafkajs'] as const;
+
 /** What to throw when a client package is not installed (the engine and the CLI word it apart). */
 export interface MissingClientErrors {
   /** `client` was chosen, and its package `pkg` is not installed. */
@@ -99,7 +102,8 @@ export interface MissingClientErrors {
 
 /**
  * The one rule that picks a Kafka client, for the engine and the operator CLI alike: `chosen`
- * when given, else kafkajs when it is installed, else @platformatic/kafka. Each `imports` entry
+ * when given, else @platformatic/kafka when it is installed (maintained, KIP-848), else kafkajs
+ * (no release since 2023, but often installed by @nestjs/microservices). Each `imports` entry
  * loads something built on one client (its import fails with the client's package not found);
  * any other failure is rethrown as is.
  */
@@ -116,7 +120,7 @@ export async function loadForClient<T>(
       throw errors.missing(chosen, KAFKA_CLIENT_PACKAGES[chosen]);
     }
   }
-  for (const client of ['kafkajs', 'platformatic'] as const) {
+  for (const client of DEFAULT_CLIENT_ORDER) {
     try {
       return await imports[client]();
     } catch (error) {

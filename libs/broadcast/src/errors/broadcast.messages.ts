@@ -61,7 +61,7 @@ export const BroadcastMessages = {
   scopedHandlers: (handlers: string[]) =>
     `@OnBroadcast handlers must be methods of singleton providers (the default scope): a broadcast is handled outside any request, by the one instance of the provider in the application. Not registered: ${handlers.join('; ')}. Move each to a singleton provider whose dependencies are singletons too; if it needs a request-scoped service, inject ModuleRef and call moduleRef.resolve(Service, ContextIdFactory.create()) per message.`,
   noKafkaClient: () =>
-    'No Kafka client is installed: install kafkajs (npm install kafkajs) or @platformatic/kafka (npm install @platformatic/kafka). The option kafka.client chooses between them when both are.',
+    'No Kafka client is installed: install @platformatic/kafka (npm install @platformatic/kafka) or kafkajs (npm install kafkajs). The option kafka.client chooses between them when both are.',
   /** What kafka.groupProtocol accepts with kafkajs, which cannot speak KIP-848. */
   kafkajsGroupProtocols:
     "'classic' or 'auto' with kafkajs (the KIP-848 protocol 'consumer' needs kafka.client 'platformatic', @platformatic/kafka)",

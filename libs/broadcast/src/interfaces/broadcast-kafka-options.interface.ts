@@ -68,7 +68,7 @@ export type BroadcastGroupProtocol = 'classic' | 'consumer' | 'auto';
 export interface BroadcastKafkaOptions {
   /**
    * Which installed client the engine uses: 'kafkajs' or 'platformatic' (@platformatic/kafka).
-   * Default: kafkajs when it is installed, else @platformatic/kafka. Install one of them.
+   * Default: @platformatic/kafka when it is installed, else kafkajs. Install one of them.
    */
   client?: BroadcastKafkaClient;
   /**

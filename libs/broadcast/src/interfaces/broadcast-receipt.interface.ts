@@ -19,6 +19,12 @@ export interface BroadcastReceipt {
   failed: ReceiptFailure[];
   /** Expected instances that never answered before the timeout (crashed, stuck, partitioned). */
   missing: string[];
+  /**
+   * Names in the publish's `to` (instance ids, services) that no live instance reading the topic
+   * had at publish time: nobody by that name received it. Empty for an untargeted publish. The
+   * publisher also logs a warning for them.
+   */
+  unmatched: string[];
   /** Milliseconds from publish to the last answer (or the timeout). */
   elapsedMs: number;
 }

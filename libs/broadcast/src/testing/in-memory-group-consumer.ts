@@ -2,8 +2,11 @@ import type { GroupConsumerPort, GroupConsumerSpec } from '../interfaces/kafka-p
 import { asError } from '../shared/async.utils.js';
 import type { InMemoryKafka } from './in-memory-kafka.js';
 
+/** The real one, taken at load: a test's fake timers must not stop the in-memory broker. */
+const realSetImmediate = setImmediate;
+
 /** One turn of the event loop: joining and fetching continue in the background, as a client's do. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const turn = () => new Promise<void>((resolve) => realSetImmediate(resolve));
 
 /**
  * A member of an in-memory consumer group. Once started it joins (the broker assigns the

@@ -2,6 +2,7 @@ import type { IncomingRecord, OutgoingRecord } from '../interfaces/kafka-port.in
 import { InMemoryGroupConsumer } from './in-memory-group-consumer.js';
 import { PartitionLog } from './in-memory-log.js';
 import { InMemoryKafkaPort } from './in-memory-kafka.port.js';
+import type { BackgroundWork } from '../shared/background-work.js';
 
 /** Options of an in-memory broker. */
 export interface InMemoryKafkaOptions {
@@ -29,6 +30,8 @@ export class InMemoryKafka {
   private readonly running = new Set<InMemoryGroupConsumer>();
   private memberIds = 0;
   private waiters: (() => void)[] = [];
+  /** The engines' retries, hooks and dead letters: settled() waits for them too. */
+  private readonly background = new Set<BackgroundWork>();
 
   constructor(options: InMemoryKafkaOptions = {}) {
     this.partitionCount = Math.max(1, options.partitions ?? 1);
@@ -146,12 +149,25 @@ export class InMemoryKafka {
 
   /**
    * Resolves once every running member of every group has handed each record of its partitions
-   * to its sink and that call settled: everything appended so far reached the handlers.
+   * to its sink and that call settled, and no engine of this broker has a retry, an
+   * `onHandlerError` call or a dead letter under way: every handler has its final outcome.
    */
   async settled(): Promise<void> {
-    while (![...this.running].every((consumer) => consumer.caughtUp)) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
+    while (!this.quiet()) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** @internal An engine's background work, waited for by settled(). */
+  addBackground(work: BackgroundWork): void {
+    if (this.background.has(work)) return;
+    this.background.add(work);
+    work.onIdle(() => this.changed());
+  }
+
+  private quiet(): boolean {
+    return (
+      [...this.running].every((consumer) => consumer.caughtUp) &&
+      [...this.background].every((work) => work.idle)
+    );
   }
 
   /** @internal Something a waiter of settled() may be waiting for happened. */

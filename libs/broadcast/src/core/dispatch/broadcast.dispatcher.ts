@@ -60,6 +60,8 @@ export class BroadcastDispatcher {
   private readonly calls: HandlerCalls;
   /** Targeting, validation and receipts; set by the engine. */
   gate: DispatchGate | undefined;
+  /** Whether a heartbeat record was in the log before the start (see NewestHeartbeat). */
+  heartbeatFromBeforeStart: ((partition: number, offset: string) => boolean) | undefined;
 
   constructor(
     private readonly registry: BroadcastHandlerRegistry,
@@ -128,7 +130,9 @@ export class BroadcastDispatcher {
     this.positions.advance(fullTopic, partition, record.offset);
     if (fullTopic === this.fullHeartbeatTopic) {
       this.heartbeats++;
-      this.lastHeartbeatAt = Date.now();
+      // One read at start from before it was heard when it was sent, not when it was read.
+      const before = this.heartbeatFromBeforeStart?.(partition, record.offset);
+      this.lastHeartbeatAt = before ? Math.min(timestamp, Date.now()) : Date.now();
       this.lastHeartbeatTimestamp = timestamp;
       return;
     }

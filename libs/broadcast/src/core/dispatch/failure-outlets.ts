@@ -49,11 +49,16 @@ export class FailureOutlets {
     private readonly logger: BroadcastLogger,
   ) {}
 
-  /** Hands the failure to the hook and the dead-letter topic; returns at once. */
-  exhausted(call: ExhaustedCall): void {
+  /**
+   * Hands the failure to the hook and the dead-letter topic; returns at once, with what runs in
+   * the background (undefined: nothing to run).
+   */
+  exhausted(call: ExhaustedCall): Promise<unknown> | undefined {
     const { hook, deadLetterTopic } = this.settings;
-    if (hook) this.track(this.callHook(hook, call));
-    if (deadLetterTopic) this.track(this.deadLetter(deadLetterTopic, call));
+    const running: Promise<void>[] = [];
+    if (hook) running.push(this.track(this.callHook(hook, call)));
+    if (deadLetterTopic) running.push(this.track(this.deadLetter(deadLetterTopic, call)));
+    return running.length > 0 ? Promise.all(running) : undefined;
   }
 
   /** Resolves once every hook call and dead-letter send under way settled, or after `ms`. */
@@ -62,9 +67,10 @@ export class FailureOutlets {
     await withTimeout(Promise.all(this.inFlight), ms, 'failure outlets').catch(() => undefined);
   }
 
-  private track(running: Promise<void>): void {
+  private track(running: Promise<void>): Promise<void> {
     this.inFlight.add(running);
     void running.finally(() => this.inFlight.delete(running));
+    return running;
   }
 
   private async callHook(hook: HandlerErrorHook, call: ExhaustedCall): Promise<void> {

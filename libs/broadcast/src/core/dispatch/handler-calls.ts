@@ -7,19 +7,26 @@ import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interfac
 import type { BroadcastMessage } from '../../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../../shared/async.utils.js';
+import { BackgroundWork } from '../../shared/background-work.js';
 import { NO_INSTRUMENTATION } from '../../interfaces/no-instrumentation.js';
 import type { RegisteredHandler } from './broadcast-handler.registry.js';
 import type { FailureOutlets } from './failure-outlets.js';
 import { DEFAULT_MAX_PENDING_RETRIES } from '../options/failure-options.resolver.js';
 import { type HandlerPolicy, retryDelay } from './handler-policy.js';
 import { isThenable } from './incoming-message.js';
+import type {
+  Call,
+  FailedAttempt,
+  MessageOutcome,
+  MessageSettled,
+  TrackedCall,
+} from './handler-call.types.js';
+
+export type { FailedAttempt, MessageSettled } from './handler-call.types.js';
 import { RetryScheduler } from './retry-scheduler.js';
 
 /** The observation used when the instrumentation itself threw: the call runs unobserved. */
 const UNOBSERVED: HandlerObservation = { run: (call) => call(), end: () => undefined };
-
-/** Called once every handler of a message has its final outcome, with the failed ones. */
-export type MessageSettled = (failures: readonly string[]) => void;
 
 /**
  * Calls a message's handlers, each observed (traces, metrics) and contained: a throw, a
@@ -54,6 +61,10 @@ export class HandlerCalls {
   /** Where final failures go: the hook and the dead-letter topic (set by the engine). */
   outlets: FailureOutlets | undefined;
   readonly scheduler: RetryScheduler;
+  /** Retries, hooks and dead letters under way: what a test waits for after the reads. */
+  readonly background = new BackgroundWork();
+  /** Told of every failed call (the testing helper lists them). */
+  onFailedAttempt: ((failure: FailedAttempt) => void) | undefined;
   /** The policy of handlers registered without one. */
   private readonly defaultPolicy: HandlerPolicy;
 
@@ -63,7 +74,7 @@ export class HandlerCalls {
     maxPendingRetries = DEFAULT_MAX_PENDING_RETRIES,
   ) {
     this.defaultPolicy = { attempts: 1, backoffMs: 1, maxBackoffMs: 1, timeoutMs };
-    this.scheduler = new RetryScheduler(maxPendingRetries);
+    this.scheduler = new RetryScheduler(maxPendingRetries, this.background);
   }
 
   /**
@@ -176,24 +187,34 @@ export class HandlerCalls {
   ): void {
     this.failed++;
     this.end(observed, outcome, error);
-    if (call.attempt < call.policy.attempts) {
-      const delayMs = retryDelay(call.policy, call.attempt);
-      const next: Call = { ...call, attempt: call.attempt + 1 };
-      const stopped = () => new Error(`the engine stopped before attempt ${next.attempt}`);
-      if (
-        this.scheduler.schedule(delayMs, {
-          run: () => this.retry(next),
-          cancel: () => this.exhaust(call, stopped()),
-        })
-      ) {
-        this.retries++;
-        this.report('warn', call, error, `, retrying in ${delayMs} ms`);
-        return;
-      }
-      this.retriesShed++;
-      return this.exhaust(call, error, ' (not retried: maxPendingRetries reached)');
+    const retried = call.attempt < call.policy.attempts && this.retryLater(call, error);
+    try {
+      const { handler, message, attempt } = call;
+      this.onFailedAttempt?.({ handler: handler.name, message, attempt, final: !retried, error });
+    } catch {
+      this.internalErrors++;
     }
-    this.exhaust(call, error);
+    if (call.attempt >= call.policy.attempts) this.exhaust(call, error);
+  }
+
+  /** Schedules the next attempt; when none can be taken, the failure is final at once. */
+  private retryLater(call: Call, error: unknown): boolean {
+    const delayMs = retryDelay(call.policy, call.attempt);
+    const next: Call = { ...call, attempt: call.attempt + 1 };
+    const stopped = () => new Error(`the engine stopped before attempt ${next.attempt}`);
+    if (
+      this.scheduler.schedule(delayMs, {
+        run: () => this.retry(next),
+        cancel: () => this.exhaust(call, stopped()),
+      })
+    ) {
+      this.retries++;
+      this.report('warn', call, error, `, retrying in ${delayMs} ms`);
+      return true;
+    }
+    this.retriesShed++;
+    this.exhaust(call, error, ' (not retried: maxPendingRetries reached)');
+    return false;
   }
 
   private retry(call: Call): void | Promise<void> {
@@ -210,13 +231,14 @@ export class HandlerCalls {
     this.settle(call.outcome);
     const { handler, message, record } = call;
     try {
-      this.outlets?.exhausted({
+      const outlets = this.outlets?.exhausted({
         handler: handler.name,
         message,
         record,
         error,
         attempts: call.attempt,
       });
+      if (outlets) this.background.track(outlets);
     } catch {
       this.internalErrors++;
     }
@@ -254,28 +276,3 @@ export class HandlerCalls {
     }
   }
 }
-
-/** One handler's share of one message: the attempt under way. */
-interface Call {
-  readonly handler: RegisteredHandler;
-  readonly policy: HandlerPolicy;
-  readonly message: BroadcastMessage;
-  /** The record as received, kept for a dead letter. */
-  readonly record: IncomingRecord;
-  readonly outcome: MessageOutcome | undefined;
-  /** 1 for the first call. */
-  readonly attempt: number;
-}
-
-/** The handlers of a message still without a final outcome, and the failures so far. */
-interface MessageOutcome {
-  open: number;
-  readonly failures: string[];
-  readonly settled: MessageSettled;
-}
-
-type TrackedCall = Promise<void> & {
-  state: { settled: boolean };
-  call: Call;
-  observed: HandlerObservation;
-};

@@ -1,4 +1,5 @@
 import { deferred } from '../../shared/async.utils.js';
+import { BackgroundWork } from '../../shared/background-work.js';
 import { RetryScheduler } from './retry-scheduler.js';
 
 describe('RetryScheduler', () => {
@@ -16,6 +17,23 @@ describe('RetryScheduler', () => {
     vi.advanceTimersByTime(200);
     expect(ran).toEqual(['a', 'b']);
     expect(scheduler.pending).toBe(0);
+  });
+
+  it('counts each retry as background work until its attempt settled or it was cancelled', async () => {
+    const background = new BackgroundWork();
+    let idled = 0;
+    background.onIdle(() => idled++);
+    const scheduler = new RetryScheduler(10, background);
+    const attempt = deferred<void>();
+    scheduler.schedule(10, { run: () => attempt.promise, cancel: () => undefined });
+    scheduler.schedule(50, { run: () => undefined, cancel: () => undefined });
+    vi.advanceTimersByTime(10);
+    expect([background.idle, idled]).toEqual([false, 0]);
+    attempt.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect([background.idle, idled]).toEqual([false, 0]);
+    scheduler.stop(); // the second one is cancelled: nothing is left
+    expect([background.idle, idled]).toEqual([true, 1]);
   });
 
   it('takes at most maxPending, holding a slot until the attempt settled', async () => {

@@ -1,3 +1,5 @@
+import { BackgroundWork } from '../../shared/background-work.js';
+
 /** One retry taken by the scheduler: run when its wait is over, or cancelled at stop. */
 export interface ScheduledRetry {
   /** The attempt; its slot is freed once what it returns settled. */
@@ -14,11 +16,15 @@ export interface ScheduledRetry {
  * gives up on that call at once.
  */
 export class RetryScheduler {
-  private readonly waiting = new Map<NodeJS.Timeout, ScheduledRetry>();
+  private readonly waiting = new Map<NodeJS.Timeout, { retry: ScheduledRetry; end: () => void }>();
   private running = 0;
   private stopped = false;
 
-  constructor(private readonly maxPending: number) {}
+  constructor(
+    private readonly maxPending: number,
+    /** Counts each retry from schedule() until its attempt settled or it was cancelled. */
+    private readonly background = new BackgroundWork(),
+  ) {}
 
   /** Retries waiting for their time or running now. */
   get pending(): number {
@@ -28,21 +34,26 @@ export class RetryScheduler {
   /** Takes a retry to run after `delayMs`; false when the bound is reached or after stop(). */
   schedule(delayMs: number, retry: ScheduledRetry): boolean {
     if (this.stopped || this.pending >= this.maxPending) return false;
+    const end = this.background.begin();
     const timer = setTimeout(() => {
       this.waiting.delete(timer);
       this.running++;
+      const release = () => {
+        this.running--;
+        end();
+      };
       let result: void | Promise<void> = undefined;
       try {
         result = retry.run();
       } catch {
         // run() contains its own failures; a throw here only must not keep the slot.
       }
-      if (result) void result.then(this.release, this.release);
-      else this.release();
+      if (result) void result.then(release, release);
+      else release();
     }, delayMs);
     // A waiting retry must not keep a process alive that is otherwise done.
     timer.unref?.();
-    this.waiting.set(timer, retry);
+    this.waiting.set(timer, { retry, end });
     return true;
   }
 
@@ -51,17 +62,14 @@ export class RetryScheduler {
     this.stopped = true;
     const cancelled = [...this.waiting];
     this.waiting.clear();
-    for (const [timer, retry] of cancelled) {
+    for (const [timer, { retry, end }] of cancelled) {
       clearTimeout(timer);
       try {
         retry.cancel();
       } catch {
         // cancel() contains its own failures.
       }
+      end();
     }
   }
-
-  private readonly release = (): void => {
-    this.running--;
-  };
 }

@@ -8,6 +8,11 @@ import { BroadcastHeaders as H } from '../broadcast-headers.js';
 import type { PublishOptions } from './publish-options.js';
 import type { ReceiptTracker } from '../features/receipts/receipt-tracker.js';
 import { targetHeaders, targets } from '../features/targeting/targeting.js';
+import {
+  UnmatchedTargetWarnings,
+  unmatchedTargets,
+} from '../features/targeting/unmatched-targets.js';
+import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 10_000;
 
@@ -18,11 +23,19 @@ export interface PublishFeatureDeps {
   receipts: ReceiptTracker | undefined;
   /** True while this instance reads its group, so it can see acknowledgements. */
   reading: () => boolean;
+  logger: BroadcastLogger;
 }
+
+/** How old a roster a targeted publish without receipts may check its targets against, in ms. */
+const TARGET_CHECK_MAX_AGE_MS = 5_000;
 
 /** Validation, targeting headers and receipts for BroadcastPublisher. */
 export class PublishFeatures {
-  constructor(private readonly deps: PublishFeatureDeps) {}
+  private readonly unmatched: UnmatchedTargetWarnings;
+
+  constructor(private readonly deps: PublishFeatureDeps) {
+    this.unmatched = new UnmatchedTargetWarnings(deps.logger);
+  }
 
   /**
    * Throws when the payload fails the definition's schema. The payload itself is sent, not the
@@ -47,7 +60,11 @@ export class PublishFeatures {
     let headers: Record<string, string> | undefined = options.headers;
     if (options.to !== undefined || except !== undefined)
       headers = { ...headers, ...targetHeaders(options.to, except) };
-    if (!options.receipts) return send(headers);
+    if (!options.receipts) {
+      await send(headers);
+      if (options.to !== undefined) this.checkTargets(topic, options.to);
+      return;
+    }
     const timeoutMs = receiptTimeout(options.receipts);
     const { receipts, roster } = this.deps;
     if (!receipts || !roster.supported) throw new Error(BroadcastMessages.receiptsUnsupported());
@@ -57,8 +74,10 @@ export class PublishFeatures {
     const expected = live
       .filter((i) => i.receipts && i.topics.includes(topic) && targets(options.to, except, i))
       .map((i) => i.instanceId);
+    const unmatched = unmatchedTargets(options.to, live, topic);
+    this.unmatched.warn(topic, unmatched, expected.length > 0);
     const id = receipts.newId();
-    const waiting = receipts.expect(id, topicName(topic), expected, timeoutMs);
+    const waiting = receipts.expect(id, topicName(topic), expected, timeoutMs, unmatched);
     try {
       await send({ ...headers, [H.receipt]: id, [H.from]: instanceId });
     } catch (error) {
@@ -66,6 +85,23 @@ export class PublishFeatures {
       throw error;
     }
     return waiting;
+  }
+
+  /**
+   * After a targeted publish without receipts: warns, in the background, when a name in `to`
+   * matches no live instance (the roster as of a few seconds ago; never delays nor fails it).
+   */
+  private checkTargets(topic: string, to: NonNullable<PublishOptions['to']>): void {
+    const { roster } = this.deps;
+    if (!roster.supported) return;
+    roster.recent(TARGET_CHECK_MAX_AGE_MS).then(
+      (live) => {
+        const unmatched = unmatchedTargets(to, live, topic);
+        const matchedAny = live.some((i) => i.topics.includes(topic) && targets(to, undefined, i));
+        this.unmatched.warn(topic, unmatched, matchedAny);
+      },
+      () => undefined,
+    );
   }
 }
 

@@ -6,11 +6,14 @@ import type {
   BroadcastReceipt,
   ReceiptOptions,
 } from '../../interfaces/broadcast-receipt.interface.js';
-import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
-import { withTimeout } from '../../shared/async.utils.js';
+import type { HandlerCalls } from '../../core/dispatch/handler-calls.js';
+import { errorMessage, withTimeout } from '../../shared/async.utils.js';
 import { InMemoryKafka } from '../../testing/in-memory-kafka.js';
 
-/** A handler call that threw, rejected or timed out, as the engine reported it. */
+/**
+ * A handler call that threw, rejected or timed out: one per call, so a handler with
+ * `retry: { attempts: 3 }` that always throws gives three (attempts 1, 2 and 3, the last final).
+ */
 export interface HandlerFailure {
   /** The handler's name: `Class.method`, or the name given to @OnBroadcast. */
   handler: string;
@@ -20,8 +23,15 @@ export interface HandlerFailure {
   partition: number;
   /** Offset of the record the handler failed on. */
   offset: string;
-  /** The error's message. */
+  /** The error's message (`timed out after <ms> ms` for a call past its timeout). */
   reason: string;
+  /** Which call of the handler on this record failed: 1 for the first, 2 for its first retry… */
+  attempt: number;
+  /**
+   * No retry follows (the last attempt, or no retry could be taken): this failure went to the
+   * receipt, `onHandlerError` and the dead-letter topic.
+   */
+  final: boolean;
 }
 
 /** A record on a topic of the in-memory broker, its value parsed as JSON. */
@@ -40,44 +50,38 @@ export interface PublishedRecord<T = unknown> {
   timestamp: number;
 }
 
-/**
- * @internal The handler failures of one testing module, collected from the engine's log: each
- * failure is logged once with its handler's name as a field.
- */
+/** @internal The failed handler calls of one testing module's engine, oldest first. */
 @Injectable()
 export class HandlerFailureLog {
   readonly failures: HandlerFailure[] = [];
 
-  /** Forwards to `logger` and keeps every handler failure. */
-  recording(logger: BroadcastLogger): BroadcastLogger {
-    return {
-      log: (message, fields) => (fields ? logger.log(message, fields) : logger.log(message)),
-      warn: (message, fields) => (fields ? logger.warn(message, fields) : logger.warn(message)),
-      debug: (message, fields) =>
-        fields ? logger.debug?.(message, fields) : logger.debug?.(message),
-      error: (message, stack, fields) => {
-        if (typeof fields?.handler === 'string') {
-          this.failures.push({
-            handler: fields.handler,
-            topic: String(fields.topic),
-            partition: Number(fields.partition),
-            offset: String(fields.offset),
-            reason: String(fields.reason),
-          });
-        }
-        logger.error(message, stack, fields);
-      },
-    };
+  /** Keeps every failed call of the engine's handlers from now on. */
+  watch(calls: HandlerCalls): void {
+    calls.onFailedAttempt = ({ handler, message, attempt, final, error }) =>
+      this.failures.push({
+        handler,
+        topic: message.topic,
+        partition: message.partition,
+        offset: message.offset,
+        reason: errorMessage(error),
+        attempt,
+        final,
+      });
   }
 }
 
-/** How long waitForHandlers() waits by default, in ms: longer than the default handler timeout. */
-const DEFAULT_WAIT_MS = 10_000;
+/**
+ * How long waitForHandlers() waits by default, in ms: enough for a handler with a few retries
+ * on the default handler timeout. Under fake timers it passes only as the test advances them.
+ */
+const DEFAULT_WAIT_MS = 30_000;
 
 /**
  * Drives broadcasts in a test (from `nestjs-kafka-broadcast/testing`): publishes and resolves once
- * every handler of every engine on the in-memory broker ran, shows what was published and which
- * handler calls failed.
+ * every handler of every engine on the in-memory broker has its final outcome (retries, timeouts,
+ * `onHandlerError` and dead letters included), shows what was published and which handler calls
+ * failed. Retries wait on timers: under `vi.useFakeTimers()`, advance them
+ * (`vi.advanceTimersByTimeAsync`) while the returned promise is pending.
  *
  * ```ts
  * await moduleRef.get(BroadcastTestingHelper).publish('product.changed', { id: 1 });
@@ -100,15 +104,15 @@ export class BroadcastTestingHelper {
 
   /**
    * Publishes through this module's BroadcastPublisher (validation, targeting and receipts
-   * included), then waits until every handler of every engine on the broker ran (see
-   * waitForHandlers). With `receipts`, resolves with the receipt.
+   * included), then waits until every handler of every engine on the broker has its final
+   * outcome (see waitForHandlers). With `receipts`, resolves with the receipt.
    */
   publish<T>(
     topic: BroadcastTopic<T>,
     payload: NoInfer<T>,
     options: PublishOptions & { receipts: ReceiptOptions | true },
   ): Promise<BroadcastReceipt>;
-  /** Publishes as above and resolves once every handler ran. */
+  /** Publishes as above and resolves once every handler has its final outcome. */
   publish<T>(
     topic: BroadcastTopic<T>,
     payload: NoInfer<T>,
@@ -126,7 +130,9 @@ export class BroadcastTestingHelper {
 
   /**
    * Resolves once every record on the broker was handed to the handlers of every running engine
-   * and each call settled (handled, failed or timed out); rejects after `timeoutMs`.
+   * and each handler has its final outcome: handled, or failed after its last retry (each attempt
+   * bounded by its timeout) with its `onHandlerError` call and dead letter done. Rejects after
+   * `timeoutMs`.
    */
   waitForHandlers(timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
     return withTimeout(this.broker.settled(), timeoutMs, 'waiting for the broadcast handlers');
@@ -150,7 +156,10 @@ export class BroadcastTestingHelper {
     );
   }
 
-  /** Handler calls of this module's engine that threw, rejected or timed out, oldest first. */
+  /**
+   * Every handler call of this module's engine that threw, rejected or timed out, oldest first:
+   * one entry per attempt (see HandlerFailure's `attempt` and `final`).
+   */
   get failures(): readonly HandlerFailure[] {
     return [...this.log.failures];
   }

@@ -55,11 +55,15 @@ export class BroadcastTestingModule {
     const engineProvider: Provider = {
       provide: BroadcastEngine,
       inject: [HandlerFailureLog],
-      useFactory: (failures: HandlerFailureLog) =>
-        new BroadcastEngine(moduleOptions, {
+      useFactory: (failures: HandlerFailureLog) => {
+        const engine = new BroadcastEngine(moduleOptions, {
           kafka: broker.port(),
-          logger: failures.recording(new Logger('Broadcast')),
-        }),
+          logger: new Logger('Broadcast'),
+        });
+        failures.watch(engine.handlerCalls);
+        broker.addBackground(engine.handlerCalls.background);
+        return engine;
+      },
     };
     const exported = [
       BroadcastEngine,

@@ -60,6 +60,7 @@ export class ReceiptTracker {
     topic: string,
     expected: readonly string[],
     timeoutMs: number,
+    unmatched: readonly string[] = [],
   ): Promise<BroadcastReceipt> {
     return new Promise((resolve) => {
       const receipt: BroadcastReceipt = {
@@ -69,6 +70,7 @@ export class ReceiptTracker {
         ok: [],
         failed: [],
         missing: [],
+        unmatched: [...unmatched],
         elapsedMs: 0,
       };
       const pending: Pending = {

@@ -6,6 +6,7 @@ import type {
 } from '../../../interfaces/broadcast-roster.interface.js';
 import type { KafkaAdminPort } from '../../../interfaces/kafka-port.interface.js';
 import { errorMessage, pause } from '../../../shared/async.utils.js';
+import { DuplicateInstanceIds } from './duplicate-instances.js';
 import { decodeMemberInfo } from './member-info.js';
 
 export interface RosterSettings {
@@ -38,13 +39,18 @@ export class BroadcastRoster {
   /** Someone read the roster, listened to it or refreshed it: worth polling from then on. */
   private demanded = false;
   private readonly abort = new AbortController();
+  private readonly duplicates: DuplicateInstanceIds;
+  /** The latest look of recent(), which does not count as a refresh. */
+  private looked: { at: number; instances: RosterInstance[] } | undefined;
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly settings: RosterSettings,
     private readonly admin: KafkaAdminPort,
     private readonly logger: BroadcastLogger,
-  ) {}
+  ) {
+    this.duplicates = new DuplicateInstanceIds(logger);
+  }
 
   /** Whether the Kafka client can list group members (the bundled kafkajs adapter can). */
   get supported(): boolean {
@@ -69,6 +75,20 @@ export class BroadcastRoster {
     return () => this.listeners[event].delete(listener);
   }
 
+  /**
+   * The live instances as of at most `maxAgeMs` ago, without starting the roster's polling: the
+   * latest refresh when recent enough, else one look at the broker (kept for the next caller).
+   */
+  async recent(maxAgeMs: number): Promise<readonly RosterInstance[]> {
+    const now = Date.now();
+    if (this.refreshedAt !== undefined && now - this.refreshedAt <= maxAgeMs)
+      return [...this.current.values()];
+    if (this.looked && now - this.looked.at <= maxAgeMs) return this.looked.instances;
+    const { next, seenAt } = await this.read();
+    this.looked = { at: seenAt, instances: [...next.values()] };
+    return this.looked.instances;
+  }
+
   /** Asks the broker now; concurrent callers share one request. */
   refresh(): Promise<readonly RosterInstance[]> {
     this.demand();
@@ -84,6 +104,10 @@ export class BroadcastRoster {
   start(): void {
     this.started = true;
     this.pollIfWanted();
+    // One look once ready, polling or not: another live instance with our id is warned about
+    // at once (see DuplicateInstanceIds). One ListGroups and DescribeGroups per start; the
+    // roster itself (and its join events) is left to the first use.
+    if (this.supported && !this.running) void this.read().catch(() => undefined);
   }
 
   private demand(): void {
@@ -127,22 +151,31 @@ export class BroadcastRoster {
   }
 
   private async query(): Promise<readonly RosterInstance[]> {
-    if (!this.admin.liveMembers) throw new Error('this Kafka client cannot list group members');
-    const members = await this.admin.liveMembers(this.settings.topicPrefix);
-    const seenAt = Date.now();
-    const next = new Map<string, RosterInstance>();
-    for (const member of members) {
-      const instance = this.toInstance(member, seenAt);
-      // An instance moving between groups, or rejoining after a crash, can briefly have two
-      // members: it is still one instance.
-      if (instance && !next.has(instance.instanceId)) next.set(instance.instanceId, instance);
-    }
+    const { next, seenAt } = await this.read();
     const previous = this.current;
     this.current = next;
     this.refreshedAt = seenAt;
     for (const [id, instance] of next) if (!previous.has(id)) this.emit('join', instance);
     for (const [id, instance] of previous) if (!next.has(id)) this.emit('leave', instance);
     return this.instances();
+  }
+
+  /** The live instances by id, from one ListGroups and DescribeGroups. */
+  private async read(): Promise<{ next: Map<string, RosterInstance>; seenAt: number }> {
+    if (!this.admin.liveMembers) throw new Error('this Kafka client cannot list group members');
+    const members = await this.admin.liveMembers(this.settings.topicPrefix);
+    const seenAt = Date.now();
+    const next = new Map<string, RosterInstance>();
+    for (const member of members) {
+      const instance = this.toInstance(member, seenAt);
+      if (!instance) continue;
+      // An instance moving between groups, or rejoining after a crash, can briefly have two
+      // members: it is still one instance. Two instances given one id are warned about.
+      const seen = next.get(instance.instanceId);
+      if (!seen) next.set(instance.instanceId, instance);
+      else this.duplicates.check(seen, instance);
+    }
+    return { next, seenAt };
   }
 
   private toInstance(member: LiveGroupMember, seenAt: number): RosterInstance | undefined {
