@@ -1,0 +1,183 @@
+// Start-up failures as an app meets them: each case runs in standalone child processes (an ESM
+// module with top-level await, a CommonJS script with `void engine.start()`, a Nest app made as
+// `nest new` makes one), on each client, with nothing else keeping the process alive. Each must
+// end non-zero, before its deadline, with the message naming the option on stderr: never a
+// silent exit (issue #28: exit 13 or 0 with nothing printed) while start() was still pending.
+// A SIGTERM while a Nest app waits for a full pool ends it cleanly (no stack), and an engine that
+// starts and stops logs one line for each.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
+import { connectedAdmin, deletePrefix, prefixGroups } from './support/faults.js';
+import {
+  kafkaClients,
+  groupProtocolOf,
+  type BroadcastKafkaClient,
+} from './support/kafka-clients.js';
+import { kafkaBrokers, testPrefix } from './support/kafka.js';
+import { lockKeyOf } from './support/nest.js';
+import { securedKafka, startSecured, type SecuredCluster } from './support/secured-cluster.js';
+import {
+  describeRun,
+  runStartupChild,
+  type StartupChildKind,
+  type StartupChildRun,
+} from './support/startup-children.js';
+
+const PASSWORD = 'sp-S3cret-4a2c9';
+const BARE_PASSWORD = 'sb-S3cret-e71f0';
+const WRONG_PASSWORD = 'sw-r0ng-S3cret-93d1';
+const STARTUP_TIMEOUT_MS = 4_000;
+/**
+ * Import, start-up and exit of a child, several at once on a shared 2-core host: far above what a
+ * failing start takes (startupTimeoutMs and a second), far below "never" (a process held open).
+ */
+const DEADLINE_MS = 45_000;
+const KINDS: readonly StartupChildKind[] = ['esm', 'cjs', 'nest'];
+
+let cluster: SecuredCluster;
+/** Holds the advisory locks that make a pool full (see occupyPool). */
+const holder = new pg.Client({
+  host: '127.0.0.1',
+  port: 5432,
+  user: 'postgres',
+  database: 'test',
+  application_name: 'startup-process-holder',
+});
+const figures: string[] = [];
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  // svc exists with PASSWORD (a wrong password is refused); bare logs in and holds no ACL.
+  cluster = await startSecured({ svc: PASSWORD, bare: BARE_PASSWORD });
+  await holder.connect();
+});
+
+afterAll(async () => {
+  console.log(`start-up failures in child processes:\n  ${figures.join('\n  ')}`);
+  await holder.end().catch(() => undefined);
+  await cluster?.stop();
+  const admin = await connectedAdmin(kafkaBrokers());
+  try {
+    for (const prefix of prefixes) await deletePrefix(admin, prefix);
+  } finally {
+    await admin.disconnect();
+  }
+});
+
+/** Options every child gets: short timings, its own prefix, no database unless a case adds one. */
+function baseOptions(label: string, client: BroadcastKafkaClient) {
+  const topicPrefix = testPrefix(`startup-${label}-${client}`);
+  prefixes.push(topicPrefix);
+  return {
+    topicPrefix,
+    lock: false as const,
+    startupTimeoutMs: STARTUP_TIMEOUT_MS,
+    heartbeat: false as const,
+    consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 },
+    kafka: { brokers: kafkaBrokers(), client, ...groupProtocolOf(client) },
+  };
+}
+
+/** Holds advisory lock 0 of `prefix`'s namespace, so a pool of one group is full. */
+async function occupyPool(prefix: string): Promise<void> {
+  await holder.query('SELECT pg_advisory_lock($1::int4, 0)', [lockKeyOf(prefix)]);
+}
+
+interface FailureCase {
+  name: string;
+  options(client: BroadcastKafkaClient): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** What stderr must say: the cause and the option to check. */
+  expected: RegExp;
+  /** Locks of a `pg` pool (functions cannot cross into the child as JSON). */
+  pgLocks?: boolean;
+  kinds?: readonly StartupChildKind[];
+}
+
+const CASES: FailureCase[] = [
+  {
+    name: 'broker unreachable',
+    options: (client) => {
+      const base = baseOptions('unreachable', client);
+      return {
+        ...base,
+        kafka: { ...base.kafka, brokers: ['127.0.0.1:1'], connectionTimeoutMs: 1_000 },
+      };
+    },
+    expected: /Could not reach Kafka at 127\.0\.0\.1:1: .*Check the option kafka\.brokers/,
+  },
+  {
+    name: 'login refused',
+    options: (client) => ({
+      ...baseOptions('login', client),
+      kafka: securedKafka(cluster, 'svc', WRONG_PASSWORD, { client }),
+    }),
+    expected:
+      /refused the SASL login of user "svc" \(scram-sha-512\).*Check the option kafka\.sasl/,
+  },
+  {
+    name: 'missing ACL',
+    options: (client) => ({
+      ...baseOptions('acl', client),
+      kafka: securedKafka(cluster, 'bare', BARE_PASSWORD, { client }),
+    }),
+    expected: /Kafka denied .* the principal lacks the [A-Z]+ ACL/,
+  },
+  {
+    name: 'bad option',
+    options: (client) => ({ ...baseOptions('bad-option', client), maxGroups: 0 }),
+    expected:
+      /Invalid BroadcastModule option "maxGroups": expected an integer from 1 to 1000000, got 0/,
+  },
+  {
+    name: 'misspelled option key',
+    options: (client) => {
+      const { topicPrefix, ...base } = baseOptions('misspelled', client);
+      return { ...base, topicPrefx: topicPrefix };
+    },
+    expected: /Unknown BroadcastModule option "topicPrefx": did you mean "topicPrefix"\?/,
+    // The issue's case: the key came from a forRootAsync factory.
+    kinds: ['esm', 'cjs', 'nest', 'nest-async'],
+  },
+  {
+    name: 'full pool',
+    options: async (client) => {
+      const base = baseOptions('full-pool', client);
+      await occupyPool(base.topicPrefix);
+      return { ...base, maxGroups: 1, lock: {} };
+    },
+    pgLocks: true,
+    expected: /Could not allocate a broadcast consumer group within \d+ ms\. .*maxGroups 1/,
+  },
+];
+
+describe.each(kafkaClients())(
+  'a start-up failure on %s ends the process with its message',
+  (client) => {
+    it.each(CASES)('$name', async ({ name, options, expected, pgLocks, kinds = KINDS }) => {
+      const given = await options(client);
+      const runs = await Promise.all(
+        kinds.map((kind) =>
+          runStartupChild(kind, {
+            options: given as Partial<BroadcastModuleOptions>,
+            deadlineMs: DEADLINE_MS,
+            ...(pgLocks && { pgLocks: `startup-${client}-${kind}` }),
+          }),
+        ),
+      );
+      for (const run of runs) {
+        figures.push(describeRun(`${client} ${name}`, run));
+        expectFailedLoudly(run, expected);
+      }
+    });
+  },
+);
+
+/** Ended by itself, non-zero, with the message on stderr. */
+function expectFailedLoudly(run: StartupChildRun, expected: RegExp) {
+  const output = `${run.kind}: exit ${run.code} signal ${run.signal}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+  expect(run.killed, output).toBe(false);
+  expect(run.code, output).not.toBe(0);
+  expect(run.code, output).not.toBeNull();
+  expect(run.stderr, output).toMatch(expected);
+}
