@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { connectedAdmin, deletePrefix, prefixGroups } from './support/faults.js';
+import { connectedAdmin, deletePrefix, describe1, prefixGroups } from './support/faults.js';
 import {
   kafkaClients,
   groupProtocolOf,
@@ -121,7 +121,7 @@ const CASES: FailureCase[] = [
       ...baseOptions('acl', client),
       kafka: securedKafka(cluster, 'bare', BARE_PASSWORD, { client }),
     }),
-    expected: /Kafka denied .* the principal lacks the [A-Z]+ ACL/,
+    expected: /Kafka denied .*: the principal lacks the [A-Z]+[^.]* ACL on that topic/,
   },
   {
     name: 'bad option',
@@ -144,10 +144,12 @@ const CASES: FailureCase[] = [
     options: async (client) => {
       const base = baseOptions('full-pool', client);
       await occupyPool(base.topicPrefix);
-      return { ...base, maxGroups: 1, lock: {} };
+      // Long enough for one pass over the pool on a loaded host (the message then names maxGroups).
+      return { ...base, maxGroups: 1, lock: {}, startupTimeoutMs: 15_000 };
     },
     pgLocks: true,
-    expected: /Could not allocate a broadcast consumer group within \d+ ms\. .*maxGroups 1/,
+    expected:
+      /Broadcast group pool exhausted: .*\(maxGroups 1\).* Could not allocate a broadcast consumer group within \d+ ms/,
   },
 ];
 
@@ -181,3 +183,111 @@ function expectFailedLoudly(run: StartupChildRun, expected: RegExp) {
   expect(run.code, output).not.toBeNull();
   expect(run.stderr, output).toMatch(expected);
 }
+
+/** Members of `prefix`'s groups, and the pg sessions named `applicationName`, once settled. */
+async function leftovers(prefix: string, applicationName: string) {
+  const admin = await connectedAdmin(kafkaBrokers());
+  try {
+    const groups = await prefixGroups(admin, prefix);
+    const members = (await Promise.all(groups.map((g) => describe1(admin, g)))).flatMap(
+      (d) => d.memberIds,
+    );
+    // A backend ends a moment after its client went away.
+    let sessions = -1;
+    for (const deadline = Date.now() + 10_000; sessions !== 0 && Date.now() < deadline;) {
+      const { rows } = await holder.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+        [applicationName],
+      );
+      sessions = rows[0]!.n;
+      if (sessions !== 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    return { members, sessions };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe.each(kafkaClients())('a Nest app on %s stopped by SIGTERM during start-up', (client) => {
+  it('ends cleanly while the pool is full: no stack, one line, nothing left', async () => {
+    const base = baseOptions('sigterm', client);
+    await occupyPool(base.topicPrefix);
+    const applicationName = `startup-sigterm-${client}`;
+    const run = await runStartupChild('nest', {
+      // Far beyond the deadline: only the stop can end start() in time.
+      options: { ...base, maxGroups: 1, lock: {}, startupTimeoutMs: 120_000 },
+      pgLocks: applicationName,
+      deadlineMs: DEADLINE_MS,
+      sigtermWhen: /pool exhausted/,
+    });
+    figures.push(describeRun(`${client} SIGTERM while the pool is full`, run));
+    const output = `exit ${run.code} signal ${run.signal}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+    expect(run.killed, output).toBe(false);
+    // Nest re-raises the signal once its shutdown hooks ran: 143 in a shell.
+    expect(run.signal, output).toBe('SIGTERM');
+    expect(run.stdout + run.stderr, output).not.toMatch(/\n\s+at |Error:/);
+    expect(
+      run.stdout.match(
+        /Broadcast start-up cancelled by stop: the application is shutting down on SIGTERM/g,
+      ),
+      output,
+    ).toHaveLength(1);
+    expect(run.stdout, output).not.toMatch(/successfully started/);
+    expect(run.stdout, output).toMatch(
+      /Broadcast engine stopped in \d+ ms: no consumer group was held/,
+    );
+    expect(await leftovers(base.topicPrefix, applicationName)).toEqual({
+      members: [],
+      sessions: 0,
+    });
+  });
+});
+
+describe.each(kafkaClients())(
+  'an engine on %s that starts and stops logs one line each',
+  (client) => {
+    it('lock-free (ESM) and with PostgreSQL locks (CommonJS): group, lock, client, protocol, times', async () => {
+      const protocol = client === 'kafkajs' ? 'classic' : '(classic|consumer)';
+      const lockFree = baseOptions('lines-lock-free', client);
+      const locked = baseOptions('lines-locked', client);
+      const [esm, cjs] = await Promise.all([
+        runStartupChild('esm', {
+          options: { ...lockFree, startupTimeoutMs: 30_000 },
+          deadlineMs: DEADLINE_MS,
+        }),
+        runStartupChild('cjs', {
+          options: { ...locked, lock: {}, startupTimeoutMs: 30_000 },
+          pgLocks: `startup-lines-${client}`,
+          deadlineMs: DEADLINE_MS,
+          env: { STARTUP_STOP_AFTER_START: '1' },
+        }),
+      ]);
+      for (const [run, prefix, lock, released] of [
+        [esm, lockFree.topicPrefix, 'lock-free', 'lock-free'],
+        [
+          cjs,
+          locked.topicPrefix,
+          'advisory lock 0 \\(postgres\\)',
+          'released advisory lock 0 \\(postgres\\)',
+        ],
+      ] as const) {
+        figures.push(describeRun(`${client} lifecycle lines`, run));
+        const output = `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+        expect(run.code, output).toBe(0);
+        const group = `${prefix.replace(/\./g, '\\.')}broadcast(LFConsumer-\\d+|Consumer-0)`;
+        const ready = new RegExp(
+          `^\\[broadcast\\] Reading broadcasts through consumer group ${group} \\(ready in \\d+ ms; ${lock}; client ${client}, ${protocol} protocol\\) \\{"group":"${group}",.*"client":"${client}","groupProtocol":"${protocol}","startMs":\\d+\\}$`,
+          'm',
+        );
+        const stopped = new RegExp(
+          `^\\[broadcast\\] Broadcast engine stopped in \\d+ ms: left consumer group ${group}, ${released} \\{"group":"${group}",.*"stopMs":\\d+\\}$`,
+          'm',
+        );
+        expect(run.stdout, output).toMatch(ready);
+        expect(run.stdout, output).toMatch(stopped);
+        expect(run.stdout.match(/Reading broadcasts through/g), output).toHaveLength(1);
+        expect(run.stdout.match(/Broadcast engine stopped/g), output).toHaveLength(1);
+      }
+    });
+  },
+);

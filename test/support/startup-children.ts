@@ -135,6 +135,8 @@ export function runStartupChild(
 
 /** One line per run for the spec's figures: kind, exit, time, the first line of stderr. */
 export function describeRun(label: string, run: StartupChildRun): string {
-  const first = run.stderr.split('\n').find((l) => l.trim()) ?? '';
+  const lines = run.stderr.split('\n');
+  // The error's own line (Node prints the throwing source line first), else the first one.
+  const first = lines.find((l) => /Error\b.*: /.test(l)) ?? lines.find((l) => l.trim()) ?? '';
   return `${label} ${run.kind}: exit ${run.code ?? run.signal}${run.killed ? ' (killed at the deadline)' : ''} after ${run.elapsedMs} ms; stderr ${run.stderr.split('\n').length} line(s): ${first.slice(0, 160)}`;
 }
