@@ -19,6 +19,7 @@ import { lockKeyOf } from './support/nest.js';
 import { securedKafka, startSecured, type SecuredCluster } from './support/secured-cluster.js';
 import {
   describeRun,
+  ensureCjsLibBuilt,
   runStartupChild,
   type StartupChildKind,
   type StartupChildRun,
@@ -33,6 +34,8 @@ const STARTUP_TIMEOUT_MS = 4_000;
  * failing start takes (startupTimeoutMs and a second), far below "never" (a process held open).
  */
 const DEADLINE_MS = 45_000;
+/** A TLS handshake with the secured broker takes seconds when the host is busy. */
+const SLOW_TLS = { connectionTimeoutMs: 10_000 };
 const KINDS: readonly StartupChildKind[] = ['esm', 'cjs', 'nest'];
 
 let cluster: SecuredCluster;
@@ -48,6 +51,8 @@ const figures: string[] = [];
 const prefixes: string[] = [];
 
 beforeAll(async () => {
+  // Both builds before any child runs: a build blocks this process, and with it the children's clocks.
+  ensureCjsLibBuilt();
   // svc exists with PASSWORD (a wrong password is refused); bare logs in and holds no ACL.
   cluster = await startSecured({ svc: PASSWORD, bare: BARE_PASSWORD });
   await holder.connect();
@@ -110,7 +115,7 @@ const CASES: FailureCase[] = [
     name: 'login refused',
     options: (client) => ({
       ...baseOptions('login', client),
-      kafka: securedKafka(cluster, 'svc', WRONG_PASSWORD, { client }),
+      kafka: securedKafka(cluster, 'svc', WRONG_PASSWORD, { client, ...SLOW_TLS }),
     }),
     expected:
       /refused the SASL login of user "svc" \(scram-sha-512\).*Check the option kafka\.sasl/,
@@ -119,7 +124,7 @@ const CASES: FailureCase[] = [
     name: 'missing ACL',
     options: (client) => ({
       ...baseOptions('acl', client),
-      kafka: securedKafka(cluster, 'bare', BARE_PASSWORD, { client }),
+      kafka: securedKafka(cluster, 'bare', BARE_PASSWORD, { client, ...SLOW_TLS }),
     }),
     expected: /Kafka denied .*: the principal lacks the [A-Z]+[^.]* ACL on that topic/,
   },
