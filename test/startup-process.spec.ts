@@ -34,8 +34,12 @@ const STARTUP_TIMEOUT_MS = 4_000;
  * failing start takes (startupTimeoutMs and a second), far below "never" (a process held open).
  */
 const DEADLINE_MS = 45_000;
-/** A TLS handshake with the secured broker takes seconds when the host is busy. */
+/**
+ * A TLS handshake with the secured broker takes seconds when the host is busy. A refusal is
+ * reported at once, so the longer start-up deadline costs nothing when the broker answers.
+ */
 const SLOW_TLS = { connectionTimeoutMs: 10_000 };
+const SECURED_STARTUP_TIMEOUT_MS = 20_000;
 const KINDS: readonly StartupChildKind[] = ['esm', 'cjs', 'nest'];
 
 let cluster: SecuredCluster;
@@ -115,6 +119,7 @@ const CASES: FailureCase[] = [
     name: 'login refused',
     options: (client) => ({
       ...baseOptions('login', client),
+      startupTimeoutMs: SECURED_STARTUP_TIMEOUT_MS,
       kafka: securedKafka(cluster, 'svc', WRONG_PASSWORD, { client, ...SLOW_TLS }),
     }),
     expected:
@@ -124,6 +129,7 @@ const CASES: FailureCase[] = [
     name: 'missing ACL',
     options: (client) => ({
       ...baseOptions('acl', client),
+      startupTimeoutMs: SECURED_STARTUP_TIMEOUT_MS,
       kafka: securedKafka(cluster, 'bare', BARE_PASSWORD, { client, ...SLOW_TLS }),
     }),
     expected: /Kafka denied .*: the principal lacks the [A-Z]+[^.]* ACL on that topic/,
