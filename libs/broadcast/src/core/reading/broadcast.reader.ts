@@ -24,7 +24,6 @@ export class BroadcastReader {
   private state: BroadcastState = 'starting';
   private claim: Claim | undefined;
   private started = false;
-  /** Once ready, a later ready (after a recovery) is logged here. */
   private wasReady = false;
   private readonly abort = new AbortController();
   private readonly ready = deferred<void>();
@@ -145,7 +144,7 @@ export class BroadcastReader {
 
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
-    // The first time, the engine writes the ready line (with the client and the start-up time).
+    // Ready after a recovery; the first time, the engine writes the line (client, start-up time).
     if (this.state !== 'ready' && this.problem.current() === undefined && this.wasReady)
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
