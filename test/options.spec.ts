@@ -95,6 +95,18 @@ const cases = [
     message: /Invalid BroadcastModule option "kafka\.retry\.retries": expected an integer from 0/,
   },
   {
+    title: 'a misspelled key (topicPrefx)',
+    patch: { topicPrefx: 'x.' },
+    option: 'topicPrefx',
+    message: /^Unknown BroadcastModule option "topicPrefx": did you mean "topicPrefix"\?$/,
+  },
+  {
+    title: 'a misspelled nested key (kafka.clientID)',
+    patch: { kafka: { clientID: 'svc' } },
+    option: 'kafka.clientID',
+    message: /^Unknown BroadcastModule option "kafka\.clientID": did you mean "kafka\.clientId"\?$/,
+  },
+  {
     title: 'kafka.requestTimeoutMs zero',
     patch: { kafka: { requestTimeoutMs: 0 } },
     option: 'kafka.requestTimeoutMs',

@@ -14,6 +14,7 @@ export type { ResolvedFailureOptions } from './core/options/failure-options.reso
 export { BroadcastAllocationError } from './errors/broadcast-allocation.error.js';
 export { BroadcastOptionsError } from './errors/broadcast-options.error.js';
 export { BroadcastStartupError } from './errors/broadcast-startup.error.js';
+export { BroadcastStoppedError } from './errors/broadcast-stopped.error.js';
 export { DeadLetterHeaders } from './core/dispatch/dead-letter-record.js';
 export type * from './interfaces/advisory-lock.interface.js';
 export type * from './interfaces/advisory-lock-factory.interface.js';

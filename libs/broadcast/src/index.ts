@@ -8,5 +8,7 @@ export {
   type BroadcastModuleAsyncOptions,
   type BroadcastModuleExtras,
   type BroadcastOptionsFactory,
+  type ExactBroadcastModuleAsyncOptions,
+  type ExactBroadcastOptions,
 } from './nest/broadcast.module-definition.js';
 export { OnBroadcast, type OnBroadcastOptions } from './nest/on-broadcast.decorator.js';

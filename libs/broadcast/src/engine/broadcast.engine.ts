@@ -1,37 +1,35 @@
-import {
-  DEFAULT_LOCK_FREE_GROUP_BASE,
-  DEFAULT_LOCKED_GROUP_BASE,
-} from '../core/options/broadcast.defaults.js';
 import type { BroadcastHandlerOptions } from '../interfaces/broadcast-failure-policy.interface.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { BroadcastHandler } from '../interfaces/broadcast-message.interface.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
-import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastStoppedError } from '../errors/broadcast-stopped.error.js';
 import { LockBinding } from '../locks/lock-binding.js';
-import { errorMessage } from '../shared/async.utils.js';
+import { errorMessage, holdProcessOpen } from '../shared/async.utils.js';
 import type { BroadcastEngineDeps } from './broadcast-engine.deps.js';
 import { consoleLogger } from './console-logger.js';
 import { withContextFields } from './contextual-logger.js';
 import { EngineFeatures } from './engine-features.js';
+import { EngineLifecycleLog } from './engine-lifecycle-log.js';
+import { engineAllocator, engineHeartbeat, engineOutlets, readerSettings } from './engine-parts.js';
 import { loadKafkaPort, preloadKafkaClient } from './kafka-client.loader.js';
 import { LazyKafkaPort } from './lazy-kafka-port.js';
 import { bindEngineLocks } from './engine-locks.js';
 import { instrumentEngine, type InstrumentedParts } from './engine-telemetry.js';
-import { BroadcastGroupAllocator } from '../core/allocation/broadcast-group.allocator.js';
+import type { BroadcastGroupAllocator } from '../core/allocation/broadcast-group.allocator.js';
 import { BroadcastHandlerRegistry } from '../core/dispatch/broadcast-handler.registry.js';
 import {
   resolveBroadcastOptions,
   type ResolvedBroadcastOptions,
 } from '../core/options/broadcast-options.resolver.js';
 import { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
-import { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
+import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
 import { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
-import { FailureOutlets } from '../core/dispatch/failure-outlets.js';
+import type { FailureOutlets } from '../core/dispatch/failure-outlets.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
 import { refuseReadDeadLetterTopic } from '../core/options/failure-options.resolver.js';
 import { ReadPositions } from '../core/positions/read-positions.js';
@@ -66,6 +64,8 @@ export class BroadcastEngine {
   private readonly stopSignal = new AbortController();
   private startedAt = Date.now();
   private readonly logger: BroadcastLogger;
+  /** The ready and stopped lines. */
+  private readonly lifecycleLog: EngineLifecycleLog;
   private readonly dataSource: BroadcastEngineDeps['dataSource'];
   private stopping: Promise<void> | undefined;
   /** What start() set going (reading, then the replay catch-up); stop() waits for it. */
@@ -87,56 +87,25 @@ export class BroadcastEngine {
         () => loadKafkaPort(o, logger),
         () => preloadKafkaClient(o.kafka.client),
       );
+    this.lifecycleLog = new EngineLifecycleLog(logger, () => this.kafka.about?.());
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
-    this.allocator = new BroadcastGroupAllocator(
-      {
-        topicPrefix: o.topicPrefix,
-        lockedBase: o.groupBaseName ?? DEFAULT_LOCKED_GROUP_BASE,
-        lockFreeBase: o.groupBaseName ?? DEFAULT_LOCK_FREE_GROUP_BASE,
-        maxGroups: o.maxGroups,
-      },
-      this.locks,
-      this.kafka.admin,
-      logger,
-      deps.probe,
-    );
+    this.allocator = engineAllocator(o, this.locks, this.kafka, logger, deps.probe);
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
-    this.dispatcher.outlets = this.outlets = new FailureOutlets(
-      {
-        instanceId: o.instanceId,
-        topicPrefix: o.topicPrefix,
-        hook: o.onHandlerError,
-        deadLetterTopic: o.deadLetter ? o.topicPrefix + o.deadLetter.topic : undefined,
-        timeoutMs: o.handlerTimeoutMs,
-      },
-      (topic, records) => this.kafka.send(topic, records),
-      logger,
-    );
+    this.dispatcher.outlets = this.outlets = engineOutlets(o, this.kafka, logger);
     const features = (this.features = new EngineFeatures(o, this.kafka, logger));
     features.wire(this.registry, () => this.startedAt);
-    this.reader = new BroadcastReader(
-      {
-        topicPrefix: o.topicPrefix,
-        heartbeatTopic: o.heartbeatTopic,
-        startupTimeoutMs: o.startupTimeoutMs,
-        failOnStartupTimeout: o.waitForReady,
-        lockCheckIntervalMs: o.lock === false ? 0 : o.lock.checkIntervalMs,
-        joinTimeoutMs: Math.max(15_000, 2 * o.consumer.sessionTimeoutMs),
-        contestGraceMs: o.consumer.sessionTimeoutMs,
-      },
-      {
-        kafka: this.kafka,
-        allocator: this.allocator,
-        registry: this.registry,
-        dispatcher: this.dispatcher,
-        positions: this.positions,
-        locks: this.locks,
-        logger,
-        probe: deps.probe,
-        startOffsets: (topics) => features.startOffsets(topics),
-      },
-    );
+    this.reader = new BroadcastReader(readerSettings(o), {
+      kafka: this.kafka,
+      allocator: this.allocator,
+      registry: this.registry,
+      dispatcher: this.dispatcher,
+      positions: this.positions,
+      locks: this.locks,
+      logger,
+      probe: deps.probe,
+      startOffsets: (topics) => features.startOffsets(topics),
+    });
     this.roster = features.roster;
     features.attach(this.dispatcher, () => this.allocator.base);
     this.publisher = new BroadcastPublisher(
@@ -144,22 +113,11 @@ export class BroadcastEngine {
       o.topicPrefix,
       features.publishing(() => this.reader.status().state === 'ready'),
     );
-    this.heartbeat = new BroadcastHeartbeat(
-      o.heartbeat && {
-        ...o.heartbeat,
-        topic: o.topicPrefix + o.heartbeat.topic,
-        instanceId: o.instanceId,
-        maxStalenessMs: o.maxStalenessMs,
-      },
-      {
-        newestTimestamp: () => this.dispatcher.newestTimestamp,
-        heartbeatsReceived: () => this.dispatcher.heartbeats,
-        lastHeartbeatAt: () => this.dispatcher.lastHeartbeatAt,
-        lastHeartbeatTimestamp: () => this.dispatcher.lastHeartbeatTimestamp,
-        groupId: () => this.reader.groupId,
-      },
-      (topic, payload) =>
-        this.kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
+    this.heartbeat = engineHeartbeat(
+      o,
+      this.dispatcher,
+      () => this.reader.groupId,
+      this.kafka,
       logger,
     );
     this.instrumentation = instrumentEngine(deps.instrumentation, o, this.instrumented(), logger);
@@ -198,6 +156,17 @@ export class BroadcastEngine {
    * and rejects as stopped.
    */
   async start(): Promise<void> {
+    // The waits of start-up hold nothing open: without this, an app whose only work is start()
+    // would end silently before start() could resolve or report its failure.
+    const release = holdProcessOpen();
+    try {
+      await this.startReading();
+    } finally {
+      release();
+    }
+  }
+
+  private async startReading(): Promise<void> {
     // Once stop() was called nothing starts: no lock binding, no reader, no Kafka client. The
     // instrumentation import is where a stop() right after start() lands.
     this.throwIfStopped();
@@ -206,8 +175,8 @@ export class BroadcastEngine {
     if (!this.locks.bound) this.bindLocks();
     await this.instrumentation;
     this.throwIfStopped();
-    this.startedAt = Date.now();
-    const deadline = this.startedAt + this.options.startupTimeoutMs;
+    const startedAt = (this.startedAt = Date.now());
+    const deadline = startedAt + this.options.startupTimeoutMs;
     // With a replay window, ready also means the replayed records were handed to the handlers.
     const reading = Promise.all([this.reader.start(), this.ensureDeadLetterTopic()])
       .then(() => this.features.replay.caughtUp(this.positions, deadline, this.stopSignal.signal))
@@ -216,6 +185,7 @@ export class BroadcastEngine {
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
     this.reader.whenReady().then(
       () => {
+        this.lifecycleLog.ready(this.reader.status(), startedAt);
         this.heartbeat.start();
         this.roster.start();
       },
@@ -232,6 +202,8 @@ export class BroadcastEngine {
   /** Stops the heartbeat, leaves the group, frees the lock, disconnects. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      const stoppingAt = Date.now();
+      const held = this.reader.status();
       this.stopSignal.abort();
       // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
       await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
@@ -244,6 +216,7 @@ export class BroadcastEngine {
       await this.outlets.settled(this.options.handlerTimeoutMs);
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
+      this.lifecycleLog.stopped(held, stoppingAt);
     })();
     return this.stopping;
   }
@@ -254,7 +227,7 @@ export class BroadcastEngine {
   }
 
   private throwIfStopped(): void {
-    if (this.stopSignal.signal.aborted) throw new Error(BroadcastMessages.stopped());
+    if (this.stopSignal.signal.aborted) throw new BroadcastStoppedError();
   }
 
   /** The dead-letter topic is created with the others, never read by this engine. */

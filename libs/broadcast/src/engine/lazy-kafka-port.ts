@@ -1,4 +1,5 @@
 import type {
+  KafkaPortAbout,
   GroupConsumerPort,
   GroupConsumerSpec,
   KafkaAdminPort,
@@ -16,6 +17,8 @@ export class LazyKafkaPort implements KafkaPort {
   /** Forwarded to the adapter when a consumer is made (the engine sets it after construction). */
   memberUserData: (() => string) | undefined;
   private port: Promise<KafkaPort> | undefined;
+  /** The adapter once loaded, for about(), which cannot wait. */
+  private loadedPort: KafkaPort | undefined;
 
   private preloading: Promise<unknown> | undefined;
 
@@ -73,6 +76,10 @@ export class LazyKafkaPort implements KafkaPort {
     });
   }
 
+  about(): KafkaPortAbout | undefined {
+    return this.loadedPort?.about?.();
+  }
+
   async send(topic: string, records: OutgoingRecord[]): Promise<void> {
     return (await this.loaded()).send(topic, records);
   }
@@ -84,7 +91,7 @@ export class LazyKafkaPort implements KafkaPort {
   }
 
   private loaded(): Promise<KafkaPort> {
-    this.port ??= this.load();
+    this.port ??= this.load().then((port) => (this.loadedPort = port));
     return this.port;
   }
 }

@@ -4,6 +4,10 @@ import type { BroadcastSaslOptions } from '../interfaces/broadcast-kafka-options
 export const BroadcastMessages = {
   invalidOption: (option: string, accepted: string, got: unknown) =>
     `Invalid BroadcastModule option "${option}": expected ${accepted}, got ${describe(got)}.`,
+  unknownOption: (option: string, meant: string | undefined, known: readonly string[]) =>
+    meant === undefined
+      ? `Unknown BroadcastModule option "${option}": expected one of ${known.join(', ')} at that level.`
+      : `Unknown BroadcastModule option "${option}": did you mean "${meant}"?`,
   allocationFailed: (elapsedMs: number, attempts: string[]) =>
     `Could not allocate a broadcast consumer group within ${elapsedMs} ms. Tried: ${
       attempts.length ? attempts.join('; ') : 'no group (no attempt finished)'

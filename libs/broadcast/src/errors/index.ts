@@ -5,3 +5,4 @@ export * from './broadcast-publish.error.js';
 export * from './broadcast-validation.error.js';
 export * from './broadcast-receipt.error.js';
 export * from './broadcast-startup.error.js';
+export * from './broadcast-stopped.error.js';

@@ -147,8 +147,16 @@ export interface RawOutgoingRecord {
   headers?: Record<string, Buffer | string | (Buffer | string)[]>;
 }
 
+/** Which client a port runs on and the group protocol its consumers speak (once chosen). */
+export interface KafkaPortAbout {
+  client: string;
+  groupProtocol?: 'classic' | 'consumer';
+}
+
 export interface KafkaPort {
   readonly admin: KafkaAdminPort;
+  /** The client and group protocol, for the engine's ready line; undefined before they are known. */
+  about?(): KafkaPortAbout | undefined;
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort;
   /** Describes this instance in every group it joins (member user data), for the roster. */
   memberUserData?: () => string;

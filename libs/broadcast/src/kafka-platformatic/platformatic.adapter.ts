@@ -16,6 +16,7 @@ import type {
   GroupConsumerPort,
   GroupConsumerSpec,
   KafkaPort,
+  KafkaPortAbout,
   OutgoingRecord,
   RawOutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
@@ -53,6 +54,8 @@ export class PlatformaticAdapter implements KafkaPort {
   private readonly errors: PlatformaticErrors;
   private producer: Producer<Bytes, Bytes, Bytes, Bytes> | undefined;
   private protocol: Promise<'classic' | 'consumer'> | undefined;
+  /** The protocol once chosen, for about(). */
+  private chosenProtocol: 'classic' | 'consumer' | undefined;
 
   constructor(
     private readonly options: PlatformaticAdapterOptions,
@@ -67,6 +70,10 @@ export class PlatformaticAdapter implements KafkaPort {
       this.errors,
       () => probeConnection(this.base),
     );
+  }
+
+  about(): KafkaPortAbout {
+    return { client: 'platformatic', groupProtocol: this.chosenProtocol };
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
@@ -93,7 +100,7 @@ export class PlatformaticAdapter implements KafkaPort {
         );
       if (offered) this.admin.useConsumerProtocol();
       return offered ? 'consumer' : 'classic';
-    })();
+    })().then((chosen) => (this.chosenProtocol = chosen));
     // A broker not reachable yet is asked again at the next start.
     this.protocol.catch(() => (this.protocol = undefined));
     return this.protocol;

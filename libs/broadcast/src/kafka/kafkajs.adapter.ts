@@ -13,6 +13,7 @@ import type {
   GroupConsumerPort,
   GroupConsumerSpec,
   KafkaPort,
+  KafkaPortAbout,
   OutgoingRecord,
   RawOutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
@@ -65,6 +66,11 @@ export class KafkajsAdapter implements KafkaPort {
       (groupId) => coordinatorErrorType(config, groupId),
     );
     this.admin = new KafkajsAdmin(this.kafka, options.topics, this.errors);
+  }
+
+  /** kafkajs speaks only the classic group protocol. */
+  about(): KafkaPortAbout {
+    return { client: 'kafkajs', groupProtocol: 'classic' };
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {

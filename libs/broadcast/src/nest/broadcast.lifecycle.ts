@@ -1,11 +1,13 @@
 import {
   Injectable,
+  Logger,
   Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { BroadcastEngine } from '../engine/broadcast.engine.js';
+import { isBroadcastStoppedError } from '../errors/broadcast-stopped.error.js';
 
 /**
  * Starts the engine once every module is initialised (handlers are registered by then) and
@@ -14,6 +16,12 @@ import { BroadcastEngine } from '../engine/broadcast.engine.js';
  * (`'after-http'`). Not in onApplicationShutdown, although Nest runs it after the server closed:
  * TypeORM closes its pool in that same phase, releasing the lock's connection, and whichever
  * module was imported first goes first; the engine must leave its group before the lock goes.
+ *
+ * A shutdown signal during start-up (SIGTERM while the pool is full) stops the engine, which
+ * cancels start(): that is no failure to report. Bootstrap then logs one line and never completes
+ * (Nest re-raises the signal, or exits, once its shutdown hooks ran), so neither an uncaught
+ * stack nor a "successfully started" line follows. app.close() without a signal still rejects
+ * the pending init with BroadcastStoppedError: its caller asked for the stop and learns of it.
  */
 @Injectable()
 export class BroadcastLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -22,11 +30,26 @@ export class BroadcastLifecycle implements OnApplicationBootstrap, BeforeApplica
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
-  onApplicationBootstrap(): Promise<void> {
-    return this.engine.start();
+  /** The signal Nest is shutting down on, once beforeApplicationShutdown ran. */
+  private shutdownSignal: string | undefined;
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      await this.engine.start();
+    } catch (error) {
+      const signal = this.shutdownSignal;
+      if (!isBroadcastStoppedError(error) || signal === undefined) throw error;
+      new Logger('Broadcast').log(
+        `Broadcast start-up cancelled by stop: the application is shutting down on ${signal}`,
+      );
+      // Settling either way would go on: rejecting prints an uncaught stack, resolving starts
+      // the HTTP server of an application that is being shut down.
+      return new Promise<void>(() => undefined);
+    }
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    this.shutdownSignal = signal;
     if (this.engine.options.shutdown === 'after-http') await this.closeHttpServer();
     await this.engine.stop();
   }

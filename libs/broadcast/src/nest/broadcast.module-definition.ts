@@ -31,6 +31,26 @@ export type BroadcastModuleAsyncOptions = ConfigurableModuleAsyncOptions<
 > &
   BroadcastModuleExtras;
 
+/**
+ * Options of type `T` in which every key that BroadcastModuleOptions lacks has type `never`: an
+ * object literal with a misspelled key (`topicPrefx`) does not compile. Keys below the top level
+ * are checked at startup (BroadcastOptionsError).
+ */
+export type ExactBroadcastOptions<T> = T & {
+  [K in Exclude<keyof T, keyof BroadcastModuleOptions>]: never;
+};
+
+/**
+ * BroadcastModuleAsyncOptions whose `useFactory` must return exactly BroadcastModuleOptions (see
+ * ExactBroadcastOptions); `T` is inferred from the factory.
+ */
+export type ExactBroadcastModuleAsyncOptions<T extends BroadcastModuleOptions> = Omit<
+  BroadcastModuleAsyncOptions,
+  'useFactory'
+> & {
+  useFactory?: (...args: any[]) => ExactBroadcastOptions<T> | Promise<ExactBroadcastOptions<T>>;
+};
+
 const DEFAULT_EXTRAS: Required<BroadcastModuleExtras> = { isGlobal: true };
 
 const definition = new ConfigurableModuleBuilder<BroadcastModuleOptions>({

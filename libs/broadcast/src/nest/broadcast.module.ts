@@ -8,6 +8,7 @@ import {
   ConfigurableBroadcastModule,
   type BroadcastModuleAsyncOptions,
   type BroadcastModuleExtras,
+  type ExactBroadcastModuleAsyncOptions,
 } from './broadcast.module-definition.js';
 import { engineComponentProviders, engineProvider } from './broadcast.providers.js';
 import { rosterProvider } from './broadcast-roster.providers.js';
@@ -44,8 +45,13 @@ export class BroadcastModule extends ConfigurableBroadcastModule {
     return super.forRoot(options);
   }
 
-  /** The module with options built at startup; global unless `isGlobal: false`. */
-  static override forRootAsync(options: BroadcastModuleAsyncOptions): DynamicModule {
-    return super.forRootAsync(options);
+  /**
+   * The module with options built at startup; global unless `isGlobal: false`. A `useFactory`
+   * returning an object literal with a key the options do not have does not compile.
+   */
+  static override forRootAsync<T extends BroadcastModuleOptions = BroadcastModuleOptions>(
+    options: ExactBroadcastModuleAsyncOptions<T>,
+  ): DynamicModule {
+    return super.forRootAsync(options as BroadcastModuleAsyncOptions);
   }
 }

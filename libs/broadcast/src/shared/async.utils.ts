@@ -83,3 +83,14 @@ export function settleUnlessAborted(
     });
   });
 }
+
+/**
+ * Keeps the process alive until the returned function is called: a ref'd timer that never fires.
+ * The engine's own waits use unref'd timers (they must never hold a process open after stop()),
+ * so without it a script whose only work is a pending start() would end silently, before start()
+ * could report anything.
+ */
+export function holdProcessOpen(): () => void {
+  const timer = setInterval(() => undefined, 1 << 30);
+  return () => clearInterval(timer);
+}

@@ -1,5 +1,6 @@
 import { BroadcastAllocationError } from '../../errors/broadcast-allocation.error.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import { BroadcastStoppedError } from '../../errors/broadcast-stopped.error.js';
 import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type { AdvisoryLockProvider, HeldLock } from '../../interfaces/advisory-lock.interface.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
@@ -87,7 +88,7 @@ export class BroadcastGroupAllocator {
       for await (const candidate of this.candidates(signal)) {
         if (signal.aborted || Date.now() >= deadline) {
           await candidate.lock?.release();
-          if (signal.aborted) throw new Error(BroadcastMessages.stopped());
+          if (signal.aborted) throw new BroadcastStoppedError();
           if (lockDb.failing) throw lockDb.error();
           throw new BroadcastAllocationError(
             toAttempts(refused),
@@ -114,7 +115,7 @@ export class BroadcastGroupAllocator {
         refused.set(groupId, outcome.reason);
       }
       // The walk ends early without a lock once stopped: not a pass that found the pool full.
-      if (signal.aborted) throw new Error(BroadcastMessages.stopped());
+      if (signal.aborted) throw new BroadcastStoppedError();
       if (!lockDb.failing) {
         this.exhausted = true;
         this.exhaustions++;

@@ -4,6 +4,7 @@ import * as D from './broadcast.defaults.js';
 import { BroadcastOptionsError } from '../../errors/broadcast-options.error.js';
 import { bool, isObject, name, nonEmptyName, positiveInt } from './option-checks.js';
 import { resolveConsumer } from './consumer-options.resolver.js';
+import { refuseUnknownKeys } from './option-keys.js';
 import { resolveKafka } from './kafka-options.resolver.js';
 import { resolveFailureOptions, type ResolvedFailureOptions } from './failure-options.resolver.js';
 import { resolveFeatureOptions, type ResolvedFeatureOptions } from './feature-options.resolver.js';
@@ -46,6 +47,7 @@ export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions, Resolv
 /** Validates user options and fills in defaults; throws BroadcastOptionsError naming the option. */
 export function resolveBroadcastOptions(options: BroadcastModuleOptions): ResolvedBroadcastOptions {
   if (!isObject(options)) throw new BroadcastOptionsError('options', 'an object', options);
+  refuseUnknownKeys(options);
   for (const section of ['consumer', 'health', 'topics'] as const) {
     const value: unknown = options[section];
     if (value !== undefined && !isObject(value))

@@ -1,4 +1,4 @@
-import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import { BroadcastStoppedError } from '../../errors/broadcast-stopped.error.js';
 import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type {
   BroadcastState,
@@ -24,6 +24,7 @@ export class BroadcastReader {
   private state: BroadcastState = 'starting';
   private claim: Claim | undefined;
   private started = false;
+  private wasReady = false;
   private readonly abort = new AbortController();
   private readonly ready = deferred<void>();
   private readonly transitions: TransitionChain;
@@ -79,7 +80,7 @@ export class BroadcastReader {
       await startup;
       // stop() can land between the ready verdict and this line: it released the group, so
       // nothing may start now, and start() must not report success.
-      if (this.abort.signal.aborted) throw new Error(BroadcastMessages.stopped());
+      if (this.abort.signal.aborted) throw new BroadcastStoppedError();
       this.startLockChecks();
     } catch (error) {
       if (!this.settings.failOnStartupTimeout && !this.abort.signal.aborted) {
@@ -91,7 +92,7 @@ export class BroadcastReader {
         this.startLockChecks();
         return this.transitions.schedule(() => this.allocateUntilStopped());
       }
-      this.ready.reject(this.abort.signal.aborted ? new Error(BroadcastMessages.stopped()) : error);
+      this.ready.reject(this.abort.signal.aborted ? new BroadcastStoppedError() : error);
       throw error;
     }
   }
@@ -100,7 +101,7 @@ export class BroadcastReader {
     this.deps.probe?.('allocate');
     await this.deps.kafka.admin.ensureTopics(this.topics, this.abort.signal);
     // The topic check returns at once when stopped: take no lock then.
-    if (this.abort.signal.aborted) throw new Error(BroadcastMessages.stopped());
+    if (this.abort.signal.aborted) throw new BroadcastStoppedError();
     this.adopt(
       await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal),
     );
@@ -111,7 +112,7 @@ export class BroadcastReader {
     if (this.abort.signal.aborted) return this.transitions.settled;
     this.abort.abort();
     this.lockWatch?.stop();
-    this.ready.reject(new Error(BroadcastMessages.stopped()));
+    this.ready.reject(new BroadcastStoppedError());
     await this.transitions.finish(() => this.abandon());
     this.state = 'stopped';
   }
@@ -143,9 +144,11 @@ export class BroadcastReader {
 
   private becomeReady(claim: Claim): void {
     if (this.claim !== claim || this.abort.signal.aborted) return;
-    if (this.state !== 'ready' && this.problem.current() === undefined)
+    // Ready after a recovery; the first time, the engine writes the line (client, start-up time).
+    if (this.state !== 'ready' && this.problem.current() === undefined && this.wasReady)
       this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
     this.state = 'ready';
+    this.wasReady = true;
     claim.value.membership.handOver();
     this.ready.resolve();
   }
