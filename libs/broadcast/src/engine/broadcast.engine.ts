@@ -13,7 +13,6 @@ import { withContextFields } from './contextual-logger.js';
 import { EngineFeatures } from './engine-features.js';
 import { EngineLifecycleLog } from './engine-lifecycle-log.js';
 import { engineAllocator, engineHeartbeat, engineOutlets, readerSettings } from './engine-parts.js';
-import { loadKafkaPort, preloadKafkaClient } from './kafka-client.loader.js';
 import { LazyKafkaPort } from './lazy-kafka-port.js';
 import { bindEngineLocks } from './engine-locks.js';
 import { instrumentEngine, type InstrumentedParts } from './engine-telemetry.js';
@@ -81,12 +80,7 @@ export class BroadcastEngine {
       lockId: this.reader?.status().lockId,
     })));
     // The client (kafka.client, or whichever is installed) is imported when first used.
-    this.kafka =
-      deps.kafka ??
-      new LazyKafkaPort(
-        () => loadKafkaPort(o, logger),
-        () => preloadKafkaClient(o.kafka.client),
-      );
+    this.kafka = deps.kafka ?? LazyKafkaPort.forOptions(o, logger);
     this.lifecycleLog = new EngineLifecycleLog(logger, () => this.kafka.about?.());
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();

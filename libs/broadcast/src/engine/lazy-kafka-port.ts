@@ -6,6 +6,9 @@ import type {
   KafkaPort,
   OutgoingRecord,
 } from '../interfaces/kafka-port.interface.js';
+import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
+import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
+import { loadKafkaPort, preloadKafkaClient } from './kafka-client.loader.js';
 
 /**
  * A KafkaPort whose adapter is loaded on first use: the client library is imported then (see
@@ -13,6 +16,14 @@ import type {
  * the start, not the import of the module. Every call waits for the load and forwards.
  */
 export class LazyKafkaPort implements KafkaPort {
+  /** The adapter of the options' client (kafka-client.loader.ts), its import begun by warm(). */
+  static forOptions(o: ResolvedBroadcastOptions, logger: BroadcastLogger): LazyKafkaPort {
+    return new LazyKafkaPort(
+      () => loadKafkaPort(o, logger),
+      () => preloadKafkaClient(o.kafka.client),
+    );
+  }
+
   readonly admin: KafkaAdminPort;
   /** Forwarded to the adapter when a consumer is made (the engine sets it after construction). */
   memberUserData: (() => string) | undefined;
