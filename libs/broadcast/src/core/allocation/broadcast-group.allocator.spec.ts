@@ -47,6 +47,25 @@ describe('BroadcastGroupAllocator', () => {
     expect(taken).toEqual([]);
     expect(join).not.toHaveBeenCalled();
   });
+
+  // The reader sets the deadline before its topic check; when that check outlasts the start-up
+  // budget, the allocator starts after the deadline, and `deadline - started` was negative.
+  it('reports the start-up budget it was given, not a negative time, when the deadline already passed', async () => {
+    const { provider } = countingLocks('postgres', false);
+    const allocator = new BroadcastGroupAllocator(
+      { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'lf', maxGroups: 4 },
+      provider,
+      admin,
+      silent,
+    );
+    const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
+    const signal = new AbortController().signal;
+    const late = allocator.allocate(join, Date.now() - 5_134, signal, 1_000);
+    await expect(late).rejects.toThrow(/within 1000 ms/);
+    const noBudget = allocator.allocate(join, Date.now() - 5_134, signal);
+    await expect(noBudget).rejects.toThrow(/within 0 ms/);
+    expect(join).not.toHaveBeenCalled();
+  });
 });
 
 /** A lock-free allocator over `maxGroups` ids whose admin lists `occupied()` as the pool's members. */

@@ -74,14 +74,18 @@ export class BroadcastGroupAllocator {
 
   /**
    * @internal Tries pass after pass over the pool until a group is claimed, the deadline passes or
-   * `signal` aborts.
+   * `signal` aborts. `budgetMs` is the start-up budget the deadline was set from, named in the
+   * error: the caller may set the deadline before other start-up steps, so the time left here
+   * can be less than the budget, or already gone (never reported as a negative time).
    */
   async allocate<T>(
     join: GroupJoiner<T>,
     deadline: number,
     signal: AbortSignal,
+    budgetMs?: number,
   ): Promise<GroupClaim<T>> {
     const started = Date.now();
+    const budget = Math.max(0, budgetMs ?? deadline - started);
     const refused = new Map<string, string>();
     const lockDb = new LockDatabaseFailures(this.logger, started);
     for (let pass = 0; ; pass++) {
@@ -92,7 +96,7 @@ export class BroadcastGroupAllocator {
           if (lockDb.failing) throw lockDb.error();
           throw new BroadcastAllocationError(
             toAttempts(refused),
-            deadline - started,
+            budget,
             this.exhausted ? this.settings.maxGroups : undefined,
           );
         }

@@ -103,7 +103,12 @@ export class BroadcastReader {
     // The topic check returns at once when stopped: take no lock then.
     if (this.abort.signal.aborted) throw new BroadcastStoppedError();
     this.adopt(
-      await this.deps.allocator.allocate(this.joins.joiner(), deadline, this.abort.signal),
+      await this.deps.allocator.allocate(
+        this.joins.joiner(),
+        deadline,
+        this.abort.signal,
+        this.settings.startupTimeoutMs,
+      ),
     );
   }
 
