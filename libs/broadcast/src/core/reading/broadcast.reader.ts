@@ -4,11 +4,12 @@ import type {
   BroadcastState,
   BroadcastStatus,
 } from '../../interfaces/broadcast-status.interface.js';
-import { backoffDelay, deferred, errorMessage, pause } from '../../shared/async.utils.js';
+import { deferred, errorMessage, pause } from '../../shared/async.utils.js';
 import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
 import { describeRefusal, GroupJoins } from './group-joins.js';
 import { GroupMembership } from '../allocation/group-membership.js';
 import { LockWatch } from '../allocation/lock-watch.js';
+import { ReaderAllocation } from './reader-allocation.js';
 import { ReaderProblem } from './reader-problem.js';
 import { claimFields, readerStatus } from './reader-status.js';
 import { TransitionChain } from './transition-chain.js';
@@ -31,6 +32,7 @@ export class BroadcastReader {
   private lockWatch: LockWatch | undefined;
   private topics: string[] = [];
   private readonly joins: GroupJoins;
+  private readonly allocation: ReaderAllocation;
   /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
   private readonly problem: ReaderProblem;
   /** Per claim, aborted once its lock was found lost: a rejoin in flight ends at once. */
@@ -43,6 +45,8 @@ export class BroadcastReader {
   ) {
     this.ready.promise.catch(() => {});
     this.joins = new GroupJoins(settings, deps, () => this.topics, this.abort.signal);
+    const topics = () => this.topics;
+    this.allocation = new ReaderAllocation(settings, deps, this.joins, topics, this.abort.signal);
     this.transitions = new TransitionChain(deps.logger);
     this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.received);
   }
@@ -98,18 +102,7 @@ export class BroadcastReader {
   }
 
   private async allocateOnce(deadline: number): Promise<void> {
-    this.deps.probe?.('allocate');
-    await this.deps.kafka.admin.ensureTopics(this.topics, this.abort.signal);
-    // The topic check returns at once when stopped: take no lock then.
-    if (this.abort.signal.aborted) throw new BroadcastStoppedError();
-    this.adopt(
-      await this.deps.allocator.allocate(
-        this.joins.joiner(),
-        deadline,
-        this.abort.signal,
-        this.settings.startupTimeoutMs,
-      ),
-    );
+    this.adopt(await this.allocation.once(deadline));
   }
 
   /** Leaves the group, then frees the lock. Idempotent. */
@@ -216,20 +209,8 @@ export class BroadcastReader {
     await this.allocateUntilStopped();
   }
 
-  private async allocateUntilStopped(): Promise<void> {
-    for (let attempt = 0; !this.abort.signal.aborted; attempt++) {
-      try {
-        return await this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
-      } catch (error) {
-        if (this.abort.signal.aborted) return;
-        this.deps.logger.error(
-          `Could not allocate a new broadcast group: ${errorMessage(error)}`,
-          undefined,
-          { reason: errorMessage(error) },
-        );
-        await pause(backoffDelay(attempt, 1_000, 10_000), this.abort.signal);
-      }
-    }
+  private allocateUntilStopped(): Promise<void> {
+    return this.allocation.untilStopped((claim) => this.adopt(claim));
   }
 
   private async abandon(): Promise<void> {
