@@ -13,6 +13,7 @@ import type { RegisteredHandler } from './broadcast-handler.registry.js';
 import type { FailureOutlets } from './failure-outlets.js';
 import { DEFAULT_MAX_PENDING_RETRIES } from '../options/failure-options.resolver.js';
 import { type HandlerPolicy, retryDelay } from './handler-policy.js';
+import { awaitBounded, type CallVerdicts, trackCall } from './handler-call-timeouts.js';
 import { isThenable } from './incoming-message.js';
 import type {
   Call,
@@ -67,6 +68,10 @@ export class HandlerCalls {
   onFailedAttempt: ((failure: FailedAttempt) => void) | undefined;
   /** The policy of handlers registered without one. */
   private readonly defaultPolicy: HandlerPolicy;
+  private readonly verdicts: CallVerdicts = {
+    succeeded: (call, observed) => this.succeeded(call, observed),
+    failed: (call, error, observed, outcome) => this.failedAttempt(call, error, observed, outcome),
+  };
 
   constructor(
     timeoutMs: number,
@@ -98,7 +103,7 @@ export class HandlerCalls {
       const running = this.attempt({ handler, policy, message, record, outcome, attempt: 1 });
       if (running) (pending ??= []).push(running);
     }
-    if (pending) return this.awaitBounded(pending);
+    if (pending) return awaitBounded(pending, this.verdicts);
   }
 
   /** Calls the handler once; returns the call while it still runs. */
@@ -111,7 +116,7 @@ export class HandlerCalls {
       this.failedAttempt(call, error, observed, 'failed');
       return undefined;
     }
-    if (isThenable(result)) return this.track(call, result, observed);
+    if (isThenable(result)) return trackCall(call, result, observed, this.verdicts);
     this.succeeded(call, observed);
     return undefined;
   }
@@ -130,46 +135,6 @@ export class HandlerCalls {
       observed.end(outcome, error);
     } catch {
       this.internalErrors++;
-    }
-  }
-
-  /** Marks the call settled so a late rejection after a timeout is not counted twice. */
-  private track(call: Call, result: PromiseLike<unknown>, observed: HandlerObservation) {
-    const state = { settled: false };
-    const done = Promise.resolve(result).then(
-      () => {
-        if (!state.settled) this.succeeded(call, observed);
-        state.settled = true;
-      },
-      (error: unknown) => {
-        if (!state.settled) this.failedAttempt(call, error, observed, 'failed');
-        state.settled = true;
-      },
-    );
-    return Object.assign(done, { state, call, observed });
-  }
-
-  /** Waits for the calls, each at most its handler's timeout (one timer per distinct timeout). */
-  private async awaitBounded(pending: TrackedCall[]): Promise<void> {
-    const byTimeout = new Map<number, TrackedCall[]>();
-    for (const p of pending) {
-      const group = byTimeout.get(p.call.policy.timeoutMs);
-      if (group) group.push(p);
-      else byTimeout.set(p.call.policy.timeoutMs, [p]);
-    }
-    await Promise.all([...byTimeout].map(([ms, group]) => this.within(group, ms)));
-  }
-
-  private async within(pending: TrackedCall[], timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.all(pending), timeout]);
-    clearTimeout(timer);
-    for (const p of pending) {
-      if (p.state.settled) continue;
-      p.state.settled = true;
-      const error = new Error(`timed out after ${timeoutMs} ms`);
-      this.failedAttempt(p.call, error, p.observed, 'timed-out');
     }
   }
 
@@ -219,7 +184,7 @@ export class HandlerCalls {
 
   private retry(call: Call): void | Promise<void> {
     const running = this.attempt(call);
-    if (running) return this.awaitBounded([running]);
+    if (running) return awaitBounded([running], this.verdicts);
   }
 
   /** The handler's last attempt failed: final, reported to the receipt and the outlets. */
