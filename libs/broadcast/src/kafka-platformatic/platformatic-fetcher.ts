@@ -1,26 +1,27 @@
-import type { ClusterMetadata, Consumer, fetchV17 } from '@platformatic/kafka';
+import type { ClusterMetadata, Consumer } from '@platformatic/kafka';
 import type { GroupConsumerSpec } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../shared/async.utils.js';
-import { chainOf, hasProtocolError } from './platformatic-errors.js';
+import {
+  type FetchResponse,
+  fetchFromLeader,
+  keyOf,
+  OFFSET_OUT_OF_RANGE,
+  planFetch,
+  type Requested,
+} from './platformatic-fetch-requests.js';
 import { batchEnd, committedBatches, toIncoming } from './platformatic-records.js';
 
-const OFFSET_OUT_OF_RANGE = 1;
 /** ListOffsets timestamps: the log start and the high watermark. */
 const EARLIEST = -2n;
 const LATEST = -1n;
 /** Failed fetch rounds in a row (each already retried by the client) before the consumer crashes. */
 const MAX_FAILED_ROUNDS = 5;
-const MAX_BYTES_PER_PARTITION = 1_048_576;
 
 interface Position {
   offset: bigint;
   /** Bumped by every seek: a hand-over whose partition was sought meanwhile stops there. */
   version: number;
 }
-
-type FetchResponse = fetchV17.FetchResponse;
-type FetchRequestTopic = fetchV17.FetchRequestTopic;
-type Requested = Map<string, { topic: string; partition: number; offset: bigint }>;
 
 /**
  * The fetch loop of one group member. @platformatic/kafka's MessagesStream keeps its own
@@ -100,36 +101,15 @@ export class PlatformaticFetcher {
     const topics = this.assignment.map((a) => a.topic);
     const metadata = await this.consumer.metadata({ topics });
     this.watchPartitionCounts(metadata, generation);
-    const byLeader = new Map<number, FetchRequestTopic[]>();
-    const requested: Requested = new Map();
-    const topicIds = new Map<string, string>();
-    for (const { topic, partitions } of this.assignment) {
-      const described = metadata.topics.get(topic);
-      if (!described) continue;
-      topicIds.set(described.id, topic);
-      for (const partition of partitions) {
-        const position = this.positions.get(keyOf(topic, partition));
-        const leader = described.partitions[partition]?.leader;
-        if (!position || leader === undefined || leader < 0) continue;
-        requested.set(keyOf(topic, partition), { topic, partition, offset: position.offset });
-        const list = byLeader.get(leader) ?? [];
-        list.push({
-          topicId: described.id,
-          partitions: [
-            {
-              partition,
-              fetchOffset: position.offset,
-              partitionMaxBytes: MAX_BYTES_PER_PARTITION,
-              currentLeaderEpoch: -1,
-              lastFetchedEpoch: -1,
-            },
-          ],
-        });
-        byLeader.set(leader, list);
-      }
-    }
+    const { byLeader, requested, topicIds } = planFetch(
+      this.assignment,
+      metadata,
+      (topic, partition) => this.current(topic, partition)?.offset,
+    );
     const responses = await Promise.all(
-      [...byLeader].map(([node, requestTopics]) => this.fetchFrom(node, requestTopics)),
+      [...byLeader].map(([node, requestTopics]) =>
+        fetchFromLeader(this.consumer, node, requestTopics, this.maxWaitTimeMs),
+      ),
     );
     // A fetch that began before the latest join read positions the engine has replaced.
     if (generation !== this.generation || this.stopped) return;
@@ -139,26 +119,6 @@ export class PlatformaticFetcher {
     }
     for (const response of responses)
       await this.handOver(response, topicIds, requested, generation);
-  }
-
-  /** One Fetch to one leader; a response with OFFSET_OUT_OF_RANGE partitions is still read. */
-  private async fetchFrom(node: number, topics: FetchRequestTopic[]): Promise<FetchResponse> {
-    try {
-      return await this.consumer.fetch({ node, topics, maxWaitTime: this.maxWaitTimeMs });
-    } catch (error) {
-      if (!hasProtocolError(error, 'OFFSET_OUT_OF_RANGE')) throw error;
-      const response = [...chainOf(error)].find((e) => isFetchResponse(e.response))?.response;
-      if (!isFetchResponse(response)) throw error;
-      // The client filters aborted transactions only from answers without errors: keep the
-      // out-of-range partitions alone; the others are fetched again from where they are.
-      return {
-        ...response,
-        responses: response.responses.map((t) => ({
-          ...t,
-          partitions: t.partitions.filter((p) => p.errorCode === OFFSET_OUT_OF_RANGE),
-        })),
-      };
-    }
   }
 
   private async handOver(
@@ -287,12 +247,4 @@ export class PlatformaticFetcher {
   private current(topic: string, partition: number): Position | undefined {
     return this.positions.get(keyOf(topic, partition));
   }
-}
-
-function keyOf(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
-
-function isFetchResponse(value: unknown): value is FetchResponse {
-  return Array.isArray((value as Partial<FetchResponse> | undefined)?.responses);
 }
