@@ -8,16 +8,12 @@ import type {
   TopicOffsets,
 } from '../interfaces/kafka-port.interface.js';
 import { backoffDelay, pause } from '../shared/async.utils.js';
-import {
-  chainOf,
-  hasProtocolError,
-  type PlatformaticErrors,
-  type PlatformaticOperation,
-} from './platformatic-errors.js';
+import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
 import {
   describeConsumerGroup,
   listsConsumerGroupApis,
 } from './platformatic-consumer-group-describe.js';
+import { deleteGroupRetrying } from './platformatic-group-delete.js';
 import { occupiedPoolGroups, poolMembers } from './platformatic-pool-members.js';
 import { PlatformaticTopicSetup, type TopicSettings } from './platformatic-topic-setup.js';
 import { brokerState } from './platformatic-group-state.js';
@@ -114,27 +110,12 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     );
   }
 
-  async deleteGroup(
+  deleteGroup(
     groupId: string,
     deadline: number,
     signal?: AbortSignal,
   ): Promise<DeleteGroupOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      signal?.throwIfAborted();
-      try {
-        await this.admin.deleteGroups({ groups: [groupId] });
-        return 'deleted';
-      } catch (error) {
-        if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
-        if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
-        const denied = this.errors.fatal(error, deleting(error, groupId));
-        if (denied) throw denied;
-        // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
-        const delay = backoffDelay(attempt);
-        if (Date.now() + delay >= deadline || signal?.aborted) throw error;
-        await pause(delay, signal);
-      }
-    }
+    return deleteGroupRetrying(this.admin, this.errors, groupId, deadline, signal);
   }
 
   /**
@@ -257,24 +238,4 @@ export class PlatformaticAdmin implements KafkaAdminPort {
       listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
     );
   }
-}
-
-/**
- * What a refused DeleteGroups call was doing. The client finds the group's coordinator first
- * (clients/admin/admin.js:683-685 in 2.12.1, 669 in 1.35; 2.12.1 wraps a failed FindCoordinator
- * in a MultipleErrors, whose chain still holds it); without any ACL on the group the broker
- * refuses that FindCoordinator, which needs DESCRIBE, not DELETE: named as kafkajs's adapter
- * names it.
- */
-function deleting(error: unknown, groupId: string): PlatformaticOperation {
-  const findingCoordinator = [...chainOf(error)].some((e) =>
-    /FindCoordinator/.test(e.message ?? ''),
-  );
-  return findingCoordinator
-    ? {
-        operation: 'delete consumer group (finding its coordinator)',
-        acl: { group: 'DESCRIBE' },
-        groupId,
-      }
-    : { operation: 'delete consumer group', acl: { group: 'DELETE' }, groupId };
 }
