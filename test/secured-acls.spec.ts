@@ -377,19 +377,24 @@ describe.each(kafkaClients())(
 
 // The CLI has no client choice; the secrets check reads every client's logs, so it runs last.
 describe('the CLI and every output', () => {
-  it('the CLI with a wrong password: one error line, no password', async () => {
-    const run = await runSecuredCli('svc', 'wr0ng-S3cret-cli77', [
-      'pool',
-      '--prefix',
-      'svc.',
-      '--heartbeats',
-      '0',
-    ]);
-    expect(run.code).not.toBe(0);
-    expect(run.output.trim().split('\n')).toHaveLength(1);
-    expect(run.output).toMatch(/^error: .*authentication failed/i);
-    expect(run.output).not.toContain('wr0ng-S3cret-cli77');
-  });
+  // The CLI's default client is @platformatic/kafka; kafkajs is asked for by name.
+  it.each([[[]], [['--client', 'kafkajs']]])(
+    'the CLI with a wrong password: one error line, no password (%j)',
+    async (client: string[]) => {
+      const run = await runSecuredCli('svc', 'wr0ng-S3cret-cli77', [
+        'pool',
+        '--prefix',
+        'svc.',
+        '--heartbeats',
+        '0',
+        ...client,
+      ]);
+      expect(run.code).not.toBe(0);
+      expect(run.output.trim().split('\n')).toHaveLength(1);
+      expect(run.output).toMatch(/^error: .*authentication failed/i);
+      expect(run.output).not.toContain('wr0ng-S3cret-cli77');
+    },
+  );
 
   it('no password appears in any log line, error, status or CLI output', () => {
     expectNoSecrets(Object.values(USERS), {

@@ -9,7 +9,8 @@ import type {
   OperatorReadOptions,
 } from '../interfaces/broadcast-operator.interface.js';
 import { listsConsumerGroupApis } from './platformatic-consumer-group-describe.js';
-import { hasProtocolError } from './platformatic-errors.js';
+import { probeConnection } from './platformatic-connection-probe.js';
+import { hasProtocolError, PlatformaticErrors } from './platformatic-errors.js';
 import {
   PlatformaticAdapter,
   type PlatformaticAdapterOptions,
@@ -35,19 +36,25 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   private producerClient: Producer<string, string, string, string> | undefined;
   private reader: PlatformaticAdapter | undefined;
   private listsKip848: Promise<boolean> | undefined;
+  private readonly errors: PlatformaticErrors;
+  private probed: Promise<void> | undefined;
 
   constructor(
     private readonly options: PlatformaticAdapterOptions,
     private readonly brokers: string[],
-  ) {}
+  ) {
+    this.errors = new PlatformaticErrors(options.kafka, options.startupTimeoutMs ?? 60_000);
+  }
 
   async listGroupIds(): Promise<string[]> {
-    return listGroupIdsOfBothProtocols(this.admin(), await this.kip848());
+    return this.named(async () => listGroupIdsOfBothProtocols(this.admin(), await this.kip848()));
   }
 
   async describeGroups(groupIds: readonly string[]): Promise<OperatorGroup[]> {
     if (groupIds.length === 0) return [];
-    return describeGroupsOfBothProtocols(this.admin(), groupIds, await this.kip848());
+    return this.named(async () =>
+      describeGroupsOfBothProtocols(this.admin(), groupIds, await this.kip848()),
+    );
   }
 
   async deleteGroup(groupId: string): Promise<OperatorDeleteOutcome> {
@@ -57,7 +64,7 @@ export class PlatformaticOperator implements OperatorKafkaPort {
     } catch (error) {
       if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
       if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
-      throw error;
+      throw this.errors.fatal(error) ?? error;
     }
   }
 
@@ -72,12 +79,15 @@ export class PlatformaticOperator implements OperatorKafkaPort {
       partitioner: compatibilityPartitioner,
       autocreateTopics: true,
     });
-    const { offsets } = await this.producerClient.send({
-      acks: ACKS_ALL,
-      messages: [
-        { topic, key: record.key ?? undefined, value: record.value, headers: record.headers },
-      ],
-    });
+    const producer = this.producerClient;
+    const { offsets } = await this.named(() =>
+      producer.send({
+        acks: ACKS_ALL,
+        messages: [
+          { topic, key: record.key ?? undefined, value: record.value, headers: record.headers },
+        ],
+      }),
+    );
     const written = offsets?.find((o) => o.topic === topic);
     return { partition: written?.partition ?? 0, offset: written?.offset.toString() ?? '' };
   }
@@ -85,8 +95,8 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   async read(topic: string, options: OperatorReadOptions): Promise<void> {
     // Named after the topic (so it shows what reads it), never matching `<prefix><base>-<n>`.
     const groupId = `${topic}.tail-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-    this.reader ??= new PlatformaticAdapter(this.options, this.brokers, silent);
-    await readTopic(this.reader, groupId, topic, options);
+    const reader = (this.reader ??= new PlatformaticAdapter(this.options, this.brokers, silent));
+    await this.named(() => readTopic(reader, groupId, topic, options));
   }
 
   async disconnect(): Promise<void> {
@@ -98,6 +108,21 @@ export class PlatformaticOperator implements OperatorKafkaPort {
       producer?.close().catch(() => undefined),
       reader?.disconnect().catch(() => undefined),
     ]);
+  }
+
+  /**
+   * Runs `call`, turning a refused login, a TLS failure or a missing ACL into the engine's one-line
+   * error naming what to check: the client itself reports them as "listApis failed 4 times."
+   * after its retries.
+   */
+  private async named<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      // One connection that is not retried first, so a refusal is reported at once (see probe).
+      await (this.probed ??= probeConnection(this.clientOptions()));
+      return await call();
+    } catch (error) {
+      throw this.errors.fatal(error) ?? error;
+    }
   }
 
   /** Whether the broker lists the KIP-848 APIs (asked once; a failure is asked again). */
