@@ -52,6 +52,7 @@ export function judgeShapes({ slots, mainSlots, survivors, targeted, txn, shapes
       missed: aim.missed.length,
       offTarget: aim.offTarget.length,
       twice: aim.twice.length,
+      writtenTwice: aim.writtenTwice.length,
     },
     receipts: receiptFigures(targeted),
     replay: {

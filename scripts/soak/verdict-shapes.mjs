@@ -34,19 +34,37 @@ function tally(deliveries, keyOf) {
   return { duplicates, keys };
 }
 
+/**
+ * Per tid, how many deliveries and how many distinct offsets. A tid at two offsets was written
+ * twice (a producer retry whose first write had landed): two records, each handed over once, is
+ * not a reader defect and is counted apart (writtenTwice). The same offset twice is (twice).
+ */
+function byTid(deliveries) {
+  const tids = new Map();
+  for (const d of deliveries) {
+    const seen = tids.get(d.tid) ?? { n: 0, offsets: new Set() };
+    seen.n++;
+    seen.offsets.add(String(d.offset));
+    tids.set(d.tid, seen);
+  }
+  return tids;
+}
+
 export function judgeTargeted(publisher, slots, survivors) {
   const incs = slots.flatMap((s) => s.incarnations);
-  const got = new Map(incs.map((inc) => [inc, tally(inc.targeted, (d) => d.tid).keys]));
+  const got = new Map(incs.map((inc) => [inc, byTid(inc.targeted)]));
   const result = { sent: publisher.sent.length, acked: 0, expected: 0, received: 0 };
-  Object.assign(result, { missed: [], offTarget: [], twice: [] });
+  Object.assign(result, { missed: [], offTarget: [], twice: [], writtenTwice: [] });
   for (const entry of publisher.sent) {
     const ack = publisher.acknowledged(entry);
     if (!ack) continue;
     result.acked++;
     for (const inc of incs) {
-      const n = got.get(inc).get(entry.id) ?? 0;
+      const seen = got.get(inc).get(entry.id);
+      const n = seen?.n ?? 0;
       const where = `${inc.name}#${inc.number} tid ${entry.id} ${JSON.stringify(entry.to)}`;
-      if (n > 1) result.twice.push(where);
+      if (seen && n > seen.offsets.size) result.twice.push(where);
+      if (seen && seen.offsets.size > 1) result.writtenTwice.push(where);
       if (!isTargeted(entry.to, inc)) {
         if (n > 0) result.offTarget.push(where);
         continue;
