@@ -11,15 +11,17 @@ export interface CleanupItem {
 }
 
 /**
- * What `cleanup` deletes. Per base, the high-water mark is the highest id with a member: empty
- * groups above it are leftovers of a larger fleet (ids at or below it are reused by the
- * lowest-first allocation). Every group of a retired prefix goes too. A group with a member
+ * What `cleanup` deletes. Per locked base, the high-water mark is the highest id with a member:
+ * empty groups above it are leftovers of a larger fleet (ids at or below it are reused by the
+ * lowest-first allocation). A lock-free base draws its ids over the whole pool, so there every
+ * empty group is a leftover. Every group of a retired prefix goes too. A group with a member
  * is never deleted, nor one the client cannot describe (its state unknown: it may have members,
  * so it also counts for the high-water mark).
  */
 export function planCleanup(
   pool: readonly PoolGroup[],
   retired: readonly OperatorGroup[],
+  lockFreeBases: readonly string[] = [],
 ): CleanupItem[] {
   const highWater = new Map<string, number>();
   for (const g of pool)
@@ -34,19 +36,17 @@ export function planCleanup(
   });
   const items: CleanupItem[] = pool.map((g) => {
     if (stateUnknown(g)) return unknown(g);
-    const mark = highWater.get(g.base) ?? -1;
     const empty = g.members.length === 0;
+    const item = { groupId: g.groupId, state: g.state, members: g.members.length };
+    if (!empty) return { ...item, reason: 'has members', delete: false };
+    if (lockFreeBases.includes(g.base))
+      return { ...item, reason: 'empty lock-free pool group', delete: true };
+    const mark = highWater.get(g.base) ?? -1;
     const above = g.id > mark;
     return {
-      groupId: g.groupId,
-      state: g.state,
-      members: g.members.length,
-      reason: !empty
-        ? 'has members'
-        : above
-          ? `above high-water mark ${mark}`
-          : `at or below high-water mark ${mark}`,
-      delete: empty && above,
+      ...item,
+      reason: above ? `above high-water mark ${mark}` : `at or below high-water mark ${mark}`,
+      delete: above,
     };
   });
   const seen = new Set(items.map((i) => i.groupId));

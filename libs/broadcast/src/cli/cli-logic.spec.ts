@@ -91,6 +91,19 @@ describe('planCleanup', () => {
   });
 });
 
+describe('planCleanup of a lock-free base', () => {
+  it('deletes every empty group, below the highest live id too: lock-free ids are spread over the pool', () => {
+    const pool = [group('lf', 50, 0), group('lf', 177, 1), group('lf', 190, 0), group('b', 1, 0)];
+    const items = planCleanup(pool, [], ['lf']);
+    expect(items.map((i) => [i.groupId, i.delete, i.reason])).toEqual([
+      ['p.lf-50', true, 'empty lock-free pool group'],
+      ['p.lf-177', false, 'has members'],
+      ['p.lf-190', true, 'empty lock-free pool group'],
+      ['p.b-1', true, 'above high-water mark -1'],
+    ]);
+  });
+});
+
 describe('planCleanup of groups the client cannot describe', () => {
   it('keeps them, naming --client platformatic, and counts them for the high-water mark', () => {
     const unknown = (groupId: string) => ({ groupId, state: 'Unknown', members: [] });

@@ -16,13 +16,13 @@ interface CleanupOptions extends CommonOptions {
 }
 
 /**
- * `cleanup`: deletes empty pool groups above the high-water mark and every group of a retired
- * prefix. Dry run unless --yes; a group with a member is never deleted (re-checked just before).
+ * `cleanup`: deletes empty pool groups above the high-water mark (every empty one of the
+ * lock-free pool) and every group of a retired prefix. Dry run unless --yes; a group with a member is never deleted (re-checked just before).
  */
 export function cleanupCommand(program: Command): void {
   addBaseOption(addCommonOptions(program.command('cleanup')))
     .description(
-      'delete empty pool groups above the high-water mark and groups of a retired prefix',
+      'delete empty pool groups above the high-water mark (any empty lock-free one) and groups of a retired prefix',
     )
     .option(
       '--retired-prefix <prefix>',
@@ -40,7 +40,8 @@ export function cleanupCommand(program: Command): void {
           retired = await ctx.kafka.describeGroups(ids);
         }
         warnUnknownStates([...pool, ...retired], 'cleanup');
-        const plan = planCleanup(pool, retired);
+        const lockFree = ctx.bases.filter((b) => !ctx.lockedBases.includes(b));
+        const plan = planCleanup(pool, retired, lockFree);
         const results = [];
         for (const item of plan) {
           let action = item.delete ? (options.yes ? 'deleted' : 'would delete') : 'kept';
