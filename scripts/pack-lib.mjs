@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds and packs the library exactly as `npm publish` would, into .cache/pack/.
 // Prints the tarball's path as the last line; `--json` prints npm's pack report instead.
-// Used by `npm run check:package` and test/package-matrix.spec.ts.
+// Used by `npm run check:package` and test/package/matrix.spec.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';

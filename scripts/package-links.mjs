@@ -1,6 +1,6 @@
 // The links of the packed package's Markdown (#28): read offline from node_modules, every link in
 // the package README and in the docs it ships must resolve inside the tarball. Plain Node, no
-// dependencies; used by scripts/check-package.mjs and test/package-docs.spec.ts.
+// dependencies; used by scripts/check-package.mjs and test/package/docs.spec.ts.
 //
 // Problems reported, one line each:
 // - a relative link to a file the tarball lacks, or out of the package;

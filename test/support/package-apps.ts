@@ -1,5 +1,5 @@
 /**
- * Throwaway consumer apps for test/package-matrix.spec.ts: each is a folder in the OS temp dir with
+ * Throwaway consumer apps for test/package/matrix.spec.ts: each is a folder in the OS temp dir with
  * its own package.json (real packages from the registry plus the packed library tarball), its own
  * `npm install` and its own TypeScript build, exactly as a user's app would be made.
  *

@@ -1,5 +1,5 @@
 /**
- * The fenced code blocks of a README, as test/readme-code-blocks.spec.ts (type-checks them) and the
+ * The fenced code blocks of a README, as test/package/readme-code-blocks.spec.ts (type-checks them) and the
  * package matrix's README app (builds and runs them) read them.
  *
  * Markers, invisible on npm and GitHub (both render only the info string's first word):

@@ -1,7 +1,7 @@
 // One engine in its own Node process that stops itself at a chosen startup step (through the
 // engine's internal test hook `probe`) and then does NOT call process.exit: the process must end
 // by itself, which proves that stop() left no consumer, socket, timer or pool keeping it alive.
-// Used by test/seams-stop.spec.ts.
+// Used by test/faults/stop-during-startup.spec.ts.
 //
 //   node test/support/seams-stop-child.mjs '{"brokers":[...],"prefix":"...","lock":"postgres"|"none","step":"connect"}'
 //

@@ -2,7 +2,7 @@
 // ('sync'), after one setImmediate ('immediate') or after a few milliseconds, before it could do
 // anything. It does NOT call process.exit: the process must end by itself, which proves that no
 // client connected after stop() (a connect that lands after the disconnect keeps a socket open
-// forever). Used by test/seams-stop-early.spec.ts.
+// forever). Used by test/faults/stop-before-connect.spec.ts.
 //
 //   node test/support/seams-stop-early-child.mjs '{"brokers":[...],"prefix":"...","lock":"postgres"|"none","delay":"sync"|"immediate"|<ms>,"lockKey":"<classid>"}'
 //

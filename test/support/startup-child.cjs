@@ -1,5 +1,5 @@
 // A plain Node app in CommonJS, as a user writes one: `void engine.start()`, nothing else keeping
-// the process alive. Used by test/startup-process.spec.ts.
+// the process alive. Used by test/module/startup-process.spec.ts.
 //
 //   BROADCAST_LIB_CJS=<path of the CommonJS dist/index.js> STARTUP_OPTIONS='<json>' node test/support/startup-child.cjs
 //

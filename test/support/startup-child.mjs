@@ -1,5 +1,5 @@
 // A plain Node app in ESM, as a user writes one: top-level await on start(), nothing else keeping
-// the process alive. Used by test/startup-process.spec.ts.
+// the process alive. Used by test/module/startup-process.spec.ts.
 //
 //   BROADCAST_LIB=<file URL of dist/index.js> STARTUP_OPTIONS='<json>' node test/support/startup-child.mjs
 //

@@ -1,6 +1,6 @@
 // A Nest app as `nest new` makes one (NestFactory.create, enableShutdownHooks, listen, and
 // `void bootstrap()`), with BroadcastModule.forRoot, or forRootAsync when STARTUP_ASYNC is set.
-// Plain JavaScript: the decorators are applied by hand. Used by test/startup-process.spec.ts.
+// Plain JavaScript: the decorators are applied by hand. Used by test/module/startup-process.spec.ts.
 //
 //   BROADCAST_LIB=<file URL of dist/index.js> STARTUP_OPTIONS='<json>' node test/support/startup-nest-child.mjs
 //

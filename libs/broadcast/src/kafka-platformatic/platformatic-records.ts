@@ -59,7 +59,7 @@ export interface AbortedTransaction {
  * @platformatic/kafka (1.35 and 2.12.1) filters aborted transactions itself (Consumer
  * #filterUncommittedMessages, one aborted range per producer id),
  * but with that filter alone a transaction aborted between committed ones of the same producer
- * was handed over (test/replay-control-records.spec.ts on this adapter: 'a-1', 'a-2' received),
+ * was handed over (test/features/replay-control-records.spec.ts on this adapter: 'a-1', 'a-2' received),
  * and by its code it keeps every aborted range whose abort marker is not in the same answer. So
  * this applies Kafka's own rule (the Java consumer's): from the first offset of each listed
  * aborted transaction, its producer's transactional batches are skipped until its abort marker.

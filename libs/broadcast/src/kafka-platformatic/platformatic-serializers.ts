@@ -14,7 +14,7 @@ function toBytes(data?: Bytes | null): Buffer | undefined {
  * Serializers for strings and Buffers alike. The client's own `stringSerializers` return
  * undefined for anything but a string (clients/serde.js:1-6), so a dead letter, which copies the
  * received record's key, value and headers as Buffers, was written with a null key, a null
- * value and no headers (test/features-failure-policy.spec.ts on this adapter).
+ * value and no headers (test/features/failure-policy.spec.ts on this adapter).
  */
 export const bytesSerializers: Serializers<Bytes, Bytes, Bytes, Bytes> = {
   key: toBytes,

@@ -1,6 +1,6 @@
 // Cutting a broker's byte stream into whole Kafka frames, over plain buffers. Proven on the real
 // broker, through a proxy that resets a Fetch response halfway, in
-// test/faults-mid-frame-reset.spec.ts.
+// test/faults/mid-frame-reset.spec.ts.
 import { KafkaResponseFrames } from './kafka-response-frames.js';
 
 /** A frame: its 4-byte size, then `payload`. */

@@ -1,7 +1,7 @@
 // The kafkajs consumer adapter over a scripted kafkajs Consumer: a stop() during connect/run waits
 // for it (kafkajs issue #1639: a disconnect then finds no runner, and the run joins afterwards), the
 // consumer runs without auto-commit, and it reports how far it read, filtered records included.
-// Proven on the real broker in test/seams-stop.spec.ts and test/replay-control-records.spec.ts.
+// Proven on the real broker in test/faults/stop-during-startup.spec.ts and test/features/replay-control-records.spec.ts.
 import type { EachBatchPayload, Kafka } from 'kafkajs';
 import { deferred } from '../shared/async.utils.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';

@@ -1,6 +1,6 @@
 // The out-of-range hook on a consumer's own kafkajs Cluster: over a scripted Cluster and Broker,
 // and found on the real kafkajs (no connection is made). Proven on the real broker, through a
-// proxy answering a Fetch with OFFSET_OUT_OF_RANGE, in test/offset-out-of-range.spec.ts.
+// proxy answering a Fetch with OFFSET_OUT_OF_RANGE, in test/faults/offset-out-of-range.spec.ts.
 import kafkajs from 'kafkajs';
 import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { withOwnCluster } from './kafkajs-own-cluster.js';

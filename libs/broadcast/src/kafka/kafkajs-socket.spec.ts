@@ -1,6 +1,6 @@
 // The socket every kafkajs client of the library gets (kafkajs-socket.ts), against a local TCP
 // server that plays a broker cutting its answer: no Kafka, no kafkajs. Proven with kafkajs on
-// the real broker, through the fault proxy, in test/faults-mid-frame-reset.spec.ts.
+// the real broker, through the fault proxy, in test/faults/mid-frame-reset.spec.ts.
 import { createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { framedSocketFactory } from './kafkajs-socket.js';

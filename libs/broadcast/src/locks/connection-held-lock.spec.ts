@@ -1,5 +1,5 @@
 // Control-flow tests of the dedicated-connection lock with a scripted QueryRunner. The real database
-// behaviour (locks, kills, pools) is covered against PostgreSQL and MariaDB in test/locks.spec.ts.
+// behaviour (locks, kills, pools) is covered against PostgreSQL and MariaDB in test/locks/providers.spec.ts.
 import { EventEmitter } from 'node:events';
 import type { DataSource, QueryRunner } from 'typeorm';
 import {

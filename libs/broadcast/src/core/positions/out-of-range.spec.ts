@@ -1,6 +1,6 @@
 // Where a partition continues after OFFSET_OUT_OF_RANGE, judged against the log's bounds: below
 // the log start, above the high watermark (truncated), or inside. Proven on the real broker in
-// test/offset-out-of-range.spec.ts.
+// test/faults/offset-out-of-range.spec.ts.
 import type { KafkaAdminPort, OffsetBounds } from '../../interfaces/kafka-port.interface.js';
 import { resumeOutOfRange } from './out-of-range.js';
 import { ReadPositions } from './read-positions.js';

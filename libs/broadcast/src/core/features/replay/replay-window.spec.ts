@@ -1,6 +1,6 @@
 // The replay window's catch-up is judged by how far the consumer read (filtered transaction
 // markers and aborted records included), not by the last record handed over. Proven on the real
-// broker in test/replay-control-records.spec.ts.
+// broker in test/features/replay-control-records.spec.ts.
 import type { KafkaAdminPort } from '../../../interfaces/kafka-port.interface.js';
 import { ReadPositions } from '../../positions/read-positions.js';
 import { ReplayWindow } from './replay-window.js';

@@ -1,0 +1,54 @@
+// Faults at the group-protocol seams: the proxy between the engine and the broker resets,
+// stalls or drops traffic right after JoinGroup / SyncGroup, during DescribeGroups (the
+// verification) and DeleteGroups (the claim). Sequence-numbered records are published
+// throughout; nothing published after ready may be skipped, nothing published before start()
+// may arrive, duplicates stay within one fetch. SEAMS_SEED=<seed> replays one trial,
+// SEAMS_TRIALS=<n> runs more.
+import { ApiKey } from '../support/tcp-proxy.js';
+import { Faults, frameMoment } from '../support/seam-faults.js';
+import type { SeamMoment } from '../support/seam-moments.js';
+import { describeSeams } from '../support/seam-suite.js';
+import type { ProxiedBroker } from '../support/proxied-broker.mjs';
+
+const moments = (broker: ProxiedBroker): SeamMoment[] => [
+  {
+    name: 'after-join-group',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.JoinGroup],
+        [Faults.resetAfterFrame, Faults.reset, Faults.stall],
+      )(broker.proxy, rnd),
+  },
+  {
+    name: 'after-sync-group',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.SyncGroup],
+        [Faults.resetAfterFrame, Faults.reset, Faults.stall],
+        { maxNth: 1 },
+      )(broker.proxy, rnd),
+  },
+  {
+    name: 'describe-groups',
+    arm: ({ rnd }) =>
+      frameMoment('request', [ApiKey.DescribeGroups], [Faults.reset, Faults.drop, Faults.stall], {
+        maxNth: 1,
+      })(broker.proxy, rnd),
+  },
+  {
+    name: 'delete-groups',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.DeleteGroups],
+        [Faults.resetAfterFrame, Faults.drop, Faults.stall],
+        {
+          maxNth: 1,
+        },
+      )(broker.proxy, rnd),
+  },
+];
+
+describeSeams('faults at the group-protocol seams', 'moment', moments);

@@ -1,0 +1,200 @@
+/**
+ * Delivery receipts on the real broker, in every lock mode: publish(…, { receipts }) resolves
+ * with who handled the message (ok), whose handlers threw or hung (failed, with the error
+ * text) and who never answered (missing); publishAndConfirm rejects unless all were ok; plain
+ * broadcasts send no acknowledgement at all.
+ */
+import { BroadcastReceiptError, type BroadcastEngine } from 'nestjs-kafka-broadcast';
+import { waitFor } from '../support/kafka.js';
+import { useEngineHarness, type LockKind } from '../support/engine.js';
+import { kafkaClients } from '../support/kafka-clients.js';
+
+/** The engine's default receipts topic (option receipts.topic). */
+const RECEIPTS_TOPIC = 'broadcast.receipts.v1';
+const TOPIC = 'product.changed';
+const HANDLER_TIMEOUT_MS = 1_000;
+
+interface Change {
+  id: number;
+  mode?: 'throw' | 'hang';
+}
+
+/** A handler that throws on `mode: 'throw'` and never settles on `mode: 'hang'`. */
+function misbehaving(engine: BroadcastEngine): void {
+  engine.on<Change>(
+    TOPIC,
+    (change) => {
+      if (change.mode === 'throw') throw new Error(`cannot evict ${change.id}`);
+      if (change.mode === 'hang') return new Promise(() => undefined);
+      return undefined;
+    },
+    'Cache.evict',
+  );
+}
+
+describe.each(kafkaClients())('%s client', (client) => {
+  describe('receipts', () => {
+    it.each<[LockKind]>([['postgres'], ['mariadb'], ['none']])(
+      '%s: ok from all three; a throwing and a hanging handler are failed with their error; plain publishes send no ack',
+      async (lock) => {
+        const h = useEngineHarness(
+          `receipts-${lock}`,
+          { handlerTimeoutMs: HANDLER_TIMEOUT_MS },
+          client,
+        );
+        const a = await h.create({ lock, topics: [TOPIC], name: 'a' });
+        const b = await h.create({ lock, topics: [TOPIC], name: 'b', register: misbehaving });
+        const c = await h.create({ lock, topics: [TOPIC], name: 'c', register: misbehaving });
+        await Promise.all([a, b, c].map((e) => h.startEngine(e)));
+        await h.allReady([a, b, c]);
+        const publisher = a.engine.publisher;
+
+        const all = await publisher.publish(TOPIC, { id: 1 }, { receipts: { timeoutMs: 15_000 } });
+        expect(all.expected).toEqual(['a', 'b', 'c']);
+        expect(all.ok).toEqual(['a', 'b', 'c']);
+        expect(all.failed).toEqual([]);
+        expect(all.missing).toEqual([]);
+        expect(all.topic).toBe(TOPIC);
+
+        // b throws: failed with the handler's name and error; a and c handled it.
+        const thrown = await publisher.publish(
+          TOPIC,
+          { id: 2, mode: 'throw' },
+          { receipts: { timeoutMs: 15_000 } },
+        );
+        expect(thrown.ok).toEqual(['a']);
+        expect(thrown.failed.map((f) => f.instanceId)).toEqual(['b', 'c']);
+        for (const f of thrown.failed) expect(f.errors).toEqual(['Cache.evict: cannot evict 2']);
+
+        // A hanging handler answers once handlerTimeoutMs passed, as failed.
+        const hung = await publisher.publish(
+          TOPIC,
+          { id: 3, mode: 'hang' },
+          { receipts: { timeoutMs: 15_000 } },
+        );
+        expect(hung.ok).toEqual(['a']);
+        expect(hung.missing).toEqual([]);
+        for (const f of hung.failed)
+          expect(f.errors).toEqual([`Cache.evict: timed out after ${HANDLER_TIMEOUT_MS} ms`]);
+        expect(hung.failed.map((f) => f.instanceId)).toEqual(['b', 'c']);
+
+        await expect(
+          publisher.publishAndConfirm(TOPIC, { id: 4, mode: 'throw' }),
+        ).rejects.toBeInstanceOf(BroadcastReceiptError);
+        const confirmed = await b.engine.publisher.publishAndConfirm(TOPIC, { id: 5 });
+        expect(confirmed.ok).toEqual(['a', 'b', 'c']);
+
+        // Plain broadcasts ask for nothing: the receipts topic does not grow.
+        const receiptsTopic = h.topic(RECEIPTS_TOPIC);
+        await waitFor(() => [a, b, c].every((e) => e.payloads(TOPIC).length === 5));
+        const acksBefore = await h.topicEnd(receiptsTopic);
+        expect(acksBefore).toBe(5 * 3);
+        for (let n = 0; n < 20; n++) await publisher.publish(TOPIC, { id: 100 + n });
+        await waitFor(() => [a, b, c].every((e) => e.payloads(TOPIC).length === 25));
+        expect(await h.topicEnd(receiptsTopic)).toBe(acksBefore);
+        for (const e of [a, b, c]) expect(e.status().received).toBe(25);
+      },
+    );
+
+    it('an instance that starts after the publish is not expected, and its answer does not count', async () => {
+      // a's handler waits for the late instance: give it time enough not to time out.
+      const h = useEngineHarness('receipts-late', { handlerTimeoutMs: 5_000 }, client);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const a = await h.start({
+        lock: 'postgres',
+        name: 'a',
+        register: (e) => e.on(TOPIC, () => gate),
+      });
+      const pending = a.engine.publisher.publish(
+        TOPIC,
+        { id: 1 },
+        { receipts: { timeoutMs: 20_000 } },
+      );
+      // The late instance is ready before a answers (a's handler waits for it).
+      await waitFor(() => a.status().received === 1);
+      // With a replay window the late instance handles that very message, and answers it.
+      const late = await h.start({
+        lock: 'postgres',
+        name: 'late',
+        topics: [TOPIC],
+        options: { replay: { [TOPIC]: 60_000 } },
+      });
+      expect(late.payloads(TOPIC)).toEqual([{ id: 1 }]);
+      const acks = () => h.topicEnd(h.topic(RECEIPTS_TOPIC));
+      await waitFor(async () => (await acks()) === 1, { message: 'the late instance answers' });
+      release();
+      const receipt = await pending;
+      expect(receipt.expected).toEqual(['a']);
+      expect(receipt.ok).toEqual(['a']);
+      expect(receipt.failed).toEqual([]);
+      expect(await acks()).toBe(2);
+    });
+
+    it('an instance with receipts: false handles the message but is not expected and never answers', async () => {
+      const h = useEngineHarness('receipts-off', undefined, client);
+      const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });
+      const quiet = await h.start({
+        lock: 'none',
+        topics: [TOPIC],
+        name: 'quiet',
+        options: { receipts: false },
+      });
+      const roster = await a.engine.roster.refresh();
+      expect(roster.map((i) => [i.instanceId, i.receipts])).toEqual([
+        ['a', true],
+        ['quiet', false],
+      ]);
+      const receipt = await a.engine.publisher.publish(TOPIC, { id: 1 }, { receipts: true });
+      expect(receipt.expected).toEqual(['a']);
+      expect(receipt.ok).toEqual(['a']);
+      await waitFor(() => quiet.payloads(TOPIC).length === 1);
+      expect(await h.topicEnd(h.topic(RECEIPTS_TOPIC))).toBe(1);
+      await expect(
+        quiet.engine.publisher.publish(TOPIC, { id: 2 }, { receipts: true }),
+      ).rejects.toThrow(/Receipts need/);
+    });
+
+    it('receipts need a reading engine and a valid timeout; nothing is sent otherwise', async () => {
+      const h = useEngineHarness('receipts-bad', undefined, client);
+      const a = await h.create({ lock: 'none', topics: [TOPIC] });
+      await expect(
+        a.engine.publisher.publish(TOPIC, { id: 1 }, { receipts: true }),
+      ).rejects.toThrow(/not reading yet/);
+      await h.startEngine(a);
+      await expect(
+        a.engine.publisher.publish(TOPIC, { id: 1 }, { receipts: { timeoutMs: -1 } }),
+      ).rejects.toThrow(/Invalid publish option "receipts"/);
+      expect(await h.topicEnd(h.topic(TOPIC))).toBe(0);
+    });
+
+    it('a malformed acknowledgement (null, a number, half an object) is skipped: no crash, no rejoin', async () => {
+      const h = useEngineHarness('receipts-malformed', undefined, client);
+      const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });
+      const b = await h.start({ lock: 'none', topics: [TOPIC], name: 'b' });
+      await h.allReady([a, b]);
+      // Anyone can write to the receipts topic: values keyed for a's instance id that are no ack.
+      const producer = await h.producer();
+      await producer.send({
+        topic: h.topic(RECEIPTS_TOPIC),
+        acks: -1,
+        messages: ['null', '123', '"x"', '{}', '{"r":5}', '[1]', '{'].map((value) => ({
+          key: 'a',
+          value,
+        })),
+      });
+      await waitFor(() => a.logger.matching(/malformed broadcast receipt/).length === 7, {
+        timeoutMs: 30_000,
+        message: `a's log:\n${a.logger.dump()}`,
+      });
+      const receipt = await a.engine.publisher.publish(
+        TOPIC,
+        { id: 9 },
+        { receipts: { timeoutMs: 15_000 } },
+      );
+      expect(receipt.ok).toEqual(['a', 'b']);
+      expect(a.logger.matching(/rejoining|stopped/)).toEqual([]);
+      expect(a.status()).toMatchObject({ state: 'ready', internalErrors: 0 });
+    });
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * The admin adapters' group calls on the real broker: deleteGroup answers deleted / non-empty /
+ * not-found, describeGroup lists the live member, and the requests on the wire are the clients'
+ * own admin calls. kafkajs: its admin re-reads the cluster's metadata before every DeleteGroups
+ * and looks the coordinator up for every call (until #22 the adapter went straight to a
+ * coordinator found once through kafkajs internals; see libs/broadcast/docs/RELIABILITY.md); the adapter's
+ * requests (by its client id) are counted by wrapping kafkajs's Connection.send.
+ * @platformatic/kafka: the same answers; its admin finds the coordinator before every group call
+ * (no metadata); its requests are counted on the client's own diagnostics channel
+ * (`plt:kafka:connections:api`), the only @platformatic/kafka client here.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { createRequire } from 'node:module';
+import type { Consumer } from 'kafkajs';
+import { KafkajsAdmin } from '../../libs/broadcast/src/kafka/kafkajs-admin.js';
+import { PlatformaticAdapter } from '../../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
+import type { KafkaAdminPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
+import { kafkaClients } from '../support/kafka-clients.js';
+import {
+  createTopics,
+  kafkaBrokers,
+  newAdmin,
+  newKafka,
+  testPrefix,
+  waitFor,
+} from '../support/kafka.js';
+
+const KAFKAJS_DELETE = ['Metadata', 'FindCoordinator', 'DeleteGroups'];
+const KAFKAJS_DESCRIBE = ['FindCoordinator', 'DescribeGroups'];
+const PLATFORMATIC_DELETE = ['FindCoordinator', 'DeleteGroups'];
+const PLATFORMATIC_DESCRIBE_DEAD = [
+  'FindCoordinator',
+  'DescribeGroups',
+  'FindCoordinator',
+  'ConsumerGroupDescribe',
+];
+const API = {
+  3: 'Metadata',
+  10: 'FindCoordinator',
+  15: 'DescribeGroups',
+  42: 'DeleteGroups',
+  69: 'ConsumerGroupDescribe',
+};
+const require = createRequire(import.meta.url);
+const Connection = require('kafkajs/src/network/connection.js') as {
+  prototype: {
+    clientId: string;
+    send(request: { request: { apiKey: number } }): Promise<unknown>;
+  };
+};
+
+/** One adapter's admin, and how its group requests are counted on the wire. */
+interface AdminUnderTest {
+  adapter: KafkaAdminPort & { disconnect(): Promise<void> };
+  /** Starts pushing the name of every counted request to `sent`; returns the undo. */
+  count(sent: string[]): () => void;
+  /** Requests after the first not-found answer and description, and after the last four calls. */
+  expected: { first: string[]; later: string[] };
+}
+
+const TOPIC_SETTINGS = { numPartitions: 1, replicationFactor: 1 };
+
+function kafkajsAdmin(clientId: string): AdminUnderTest {
+  return {
+    adapter: new KafkajsAdmin(newKafka(clientId), TOPIC_SETTINGS),
+    count(sent) {
+      const send = Connection.prototype.send;
+      Connection.prototype.send = function (this: { clientId: string }, request) {
+        const name = API[request.request.apiKey as keyof typeof API];
+        if (name && this.clientId === clientId) sent.push(name);
+        return send.call(this, request);
+      };
+      return () => void (Connection.prototype.send = send);
+    },
+    expected: {
+      first: [...KAFKAJS_DELETE, ...KAFKAJS_DESCRIBE],
+      // Nothing is remembered between calls: each one looks the coordinator up again.
+      later: [...KAFKAJS_DELETE, ...KAFKAJS_DESCRIBE, ...KAFKAJS_DELETE, ...KAFKAJS_DESCRIBE],
+    },
+  };
+}
+
+function platformaticAdmin(clientId: string): AdminUnderTest {
+  const adapter = new PlatformaticAdapter(
+    {
+      kafka: { brokers: kafkaBrokers(), clientId },
+      consumer: {
+        sessionTimeoutMs: 6_000,
+        heartbeatIntervalMs: 500,
+        maxWaitTimeMs: 100,
+        metadataMaxAgeMs: 300_000,
+      },
+      topics: { ...TOPIC_SETTINGS },
+    },
+    kafkaBrokers(),
+    { log: () => undefined, warn: () => undefined, error: () => undefined },
+  );
+  const channel = 'tracing:plt:kafka:connections:api:start';
+  return {
+    adapter: adapter.admin,
+    count(sent) {
+      const onSend = (message: unknown) => {
+        const name = API[(message as { apiKey: number }).apiKey as keyof typeof API];
+        if (name) sent.push(name);
+      };
+      subscribe(channel, onSend);
+      return () => void unsubscribe(channel, onSend);
+    },
+    // The client's admin looks the coordinator up before every group call (no metadata): one
+    // round trip more per call than the kafkajs adapter. A group DescribeGroups calls Dead is
+    // asked again with ConsumerGroupDescribe, since a KIP-848 group looks Dead to DescribeGroups.
+    expected: {
+      first: [...PLATFORMATIC_DELETE, ...PLATFORMATIC_DESCRIBE_DEAD],
+      later: [
+        ...PLATFORMATIC_DELETE,
+        'FindCoordinator',
+        'DescribeGroups',
+        ...PLATFORMATIC_DELETE,
+        ...PLATFORMATIC_DESCRIBE_DEAD,
+      ],
+    },
+  };
+}
+
+const ADMINS = { kafkajs: kafkajsAdmin, platformatic: platformaticAdmin };
+
+describe.each(kafkaClients())('%s admin adapter: group calls on the real broker', (client) => {
+  const prefix = testPrefix(`group-coordinators-${client.slice(0, 4)}`);
+  const topic = `${prefix}t`;
+  const sent: string[] = [];
+  let consumer: Consumer | undefined;
+  const clientId = `${prefix}adapter`;
+  const { adapter, count, expected } = ADMINS[client](clientId);
+  let uncount: () => void = () => undefined;
+
+  beforeAll(async () => {
+    const admin = await newAdmin();
+    try {
+      await createTopics(admin, [{ topic, numPartitions: 1 }]);
+    } finally {
+      await admin.disconnect();
+    }
+    uncount = count(sent);
+  });
+
+  afterAll(async () => {
+    uncount();
+    await consumer?.disconnect();
+    const admin = await newAdmin();
+    try {
+      const groups = (await admin.listGroups()).groups.map((g) => g.groupId);
+      const ours = groups.filter((g) => g.startsWith(prefix));
+      if (ours.length > 0) await admin.deleteGroups(ours);
+      await admin.deleteTopics({ topics: [topic] });
+    } finally {
+      await admin.disconnect();
+      await adapter.disconnect();
+    }
+  });
+
+  it('answers not-found, non-empty and deleted, describes the member, and sends only the expected requests', async () => {
+    const groupId = `${prefix}g`;
+    const deadline = Date.now() + 30_000;
+    await adapter.ensureTopics([topic]);
+
+    sent.length = 0;
+    await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('not-found');
+    await expect(adapter.describeGroup(groupId)).resolves.toEqual({
+      state: 'Dead',
+      memberIds: [],
+    });
+    expect(sent).toEqual(expected.first);
+
+    consumer = newKafka().consumer({ groupId, maxWaitTimeInMs: 100 });
+    let memberId = '';
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => (memberId = payload.memberId));
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async () => undefined });
+    await waitFor(() => memberId !== '', { timeoutMs: 30_000, message: 'consumer never joined' });
+
+    sent.length = 0;
+    await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('non-empty');
+    await expect(adapter.describeGroup(groupId)).resolves.toEqual({
+      state: 'Stable',
+      memberIds: [memberId],
+    });
+    await consumer.disconnect();
+    consumer = undefined;
+    await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('deleted');
+    await expect(adapter.describeGroup(groupId)).resolves.toMatchObject({ memberIds: [] });
+    expect(sent).toEqual(expected.later);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Issue #31, defect 3: the broker, not the client, decides when a KIP-848 member's session ends
+ * (group.consumer.session.timeout.ms; the client's sessionTimeoutMs is never sent). A member
+ * whose heartbeats stop reaching the broker while its fetches still succeed must hand nothing
+ * over once the broker may have expired it: another lock-free instance could have deleted the
+ * empty group and joined it.
+ */
+import { Admin } from '@platformatic/kafka';
+import { Kafka, logLevel } from 'kafkajs';
+import { waitFor } from '../support/kafka.js';
+import { kip848Adapter, member, membersOf } from '../support/kip848-port.js';
+import { startProxiedBroker, type ProxiedBroker } from '../support/proxied-broker.mjs';
+import { ApiKey } from '../support/tcp-proxy.js';
+
+describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop reaching the broker', () => {
+  let broker: ProxiedBroker;
+  let admin: Admin;
+
+  beforeAll(async () => {
+    // The test broker's KIP-848 session: 6 s (scripts/kafka/config.mjs), heartbeat interval 1 s.
+    broker = await startProxiedBroker({ dirPrefix: 'port-kip848-expiry-' });
+    admin = new Admin({ clientId: 'port-kip848-expiry-admin', bootstrapBrokers: broker.direct });
+    await admin.createTopics({ topics: ['t'], partitions: 1, replicas: 1 });
+  });
+
+  afterAll(async () => {
+    await admin?.close();
+    await broker?.stop();
+  });
+
+  it('hands nothing over once the broker may have expired the member, while its fetches still succeed', async () => {
+    const received: string[] = [];
+    const adapter = kip848Adapter(broker.proxied, 'client-expiry');
+    const m = member(adapter, 'expiry', 't', (_topic, _partition, record) => {
+      received.push(String(record.value));
+    });
+    const producer = new Kafka({
+      clientId: 'port-kip848-expiry-producer',
+      brokers: broker.direct,
+      logLevel: logLevel.NOTHING,
+    }).producer();
+    await producer.connect();
+    try {
+      await m.consumer.start();
+      await waitFor(() => m.heard.joins.some((j) => (j.assignment.t ?? []).length > 0), {
+        message: 'no partition assigned',
+      });
+      await producer.send({ topic: 't', acks: -1, messages: [{ value: 'before' }] });
+      await waitFor(() => received.includes('before'), { message: "'before' not received" });
+
+      // From now on no heartbeat reaches the broker (the requests vanish); fetches still pass.
+      broker.proxy.onFrame = (frame) =>
+        frame.direction === 'request' && frame.apiKey === ApiKey.ConsumerGroupHeartbeat
+          ? { kind: 'drop' }
+          : undefined;
+      await waitFor(async () => (await membersOf(admin, 'expiry')).length === 0, {
+        timeoutMs: 30_000,
+        message: 'the broker never expired the member',
+      });
+      // Another instance could take the group now: this member must not read on.
+      await producer.send({ topic: 't', acks: -1, messages: [{ value: 'after' }] });
+      await waitFor(() => m.heard.crashes.length > 0, {
+        timeoutMs: 60_000,
+        message: `the lost membership was never reported (received ${received.join(', ')})`,
+      });
+      expect(received).toEqual(['before']);
+    } finally {
+      broker.proxy.onFrame = undefined;
+      await m.consumer.stop();
+      await adapter.disconnect();
+      await producer.disconnect();
+    }
+  });
+});
