@@ -23,7 +23,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import kafkajs from 'kafkajs';
-import { startProxiedBroker } from '../test/support/proxied-broker.mjs';
+import { startProxiedBroker } from '../test/support/broker/proxied-broker.mjs';
 import { FAULTS } from './soak/faults.mjs';
 import { Slot } from './soak/fleet.mjs';
 import { SeqProducer } from './soak/producer.mjs';

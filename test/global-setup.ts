@@ -15,7 +15,7 @@ import {
   startCluster,
   type KafkaCluster,
 } from '../scripts/kafka-cluster.mjs';
-import { createRunId } from './support/run-id.js';
+import { createRunId } from './support/broker/run-id.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let owned: KafkaCluster | undefined;

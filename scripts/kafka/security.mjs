@@ -1,6 +1,6 @@
 // A secured single-node test broker: a SASL_SSL listener (SCRAM-SHA-512, users created at format
 // time), TLS from a throwaway CA made with openssl, and StandardAuthorizer with ACLs enforced.
-// Only the tests that need it start one (test/support/secured-cluster.ts); every other broker
+// Only the tests that need it start one (test/support/security/secured-cluster.ts); every other broker
 // stays PLAINTEXT.
 //
 //   const secured = await startSecuredCluster({ users: { admin: 'a-secret', svc: 's-secret' } });

@@ -4,7 +4,7 @@
 import kafkajs from 'kafkajs';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { ApiKey } from '../../test/support/kafka-frames.mjs';
+import { ApiKey } from '../../test/support/broker/kafka-frames.mjs';
 
 const { Kafka, logLevel } = kafkajs;
 

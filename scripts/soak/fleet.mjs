@@ -1,4 +1,4 @@
-// The soak's engines: one child process per incarnation (test/support/instance.mjs, which
+// The soak's engines: one child process per incarnation (test/support/faults/instance.mjs, which
 // imports the BUILT library), restarted in the same slot after a kill. Each incarnation
 // records when it became ready, every record it handed to its handlers (per topic), what it
 // published on command, and the warnings the shapes' verdicts look at.
@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const RUNNER = join(dirname(fileURLToPath(import.meta.url)), '../../test/support/instance.mjs');
+const RUNNER = join(dirname(fileURLToPath(import.meta.url)), '../../test/support/faults/instance.mjs');
 
 export class Incarnation {
   events = 0;

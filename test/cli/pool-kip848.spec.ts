@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
 import { describeConsumerGroup } from '../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
-import { cliEntry, runCli } from '../support/cli.js';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaBrokers } from '../support/kafka.js';
+import { cliEntry, runCli } from '../support/package/cli.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaBrokers } from '../support/broker/kafka.js';
 
 const TOPIC = 'news';
 const KIP848 = { client: 'platformatic', groupProtocol: 'consumer' } as const;

@@ -4,11 +4,11 @@
  * deletes only empty groups above the high-water mark or of a retired prefix, dry run first.
  * Without the database driver `pool --database-url` says which package to install.
  */
-import { cliEntry, runCli, type CliOptions, scratchInstall } from '../support/cli.js';
-import { useEngineHarness } from '../support/engine.js';
-import { describe1 } from '../support/faults.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
-import { newKafka, testPrefix } from '../support/kafka.js';
+import { cliEntry, runCli, type CliOptions, scratchInstall } from '../support/package/cli.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { describe1 } from '../support/faults/faults.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
+import { newKafka, testPrefix } from '../support/broker/kafka.js';
 
 /** The engine's default group base in lock mode (option groupBaseName). */
 const LOCKED_GROUP_BASE = 'broadcastConsumer';

@@ -5,10 +5,10 @@
  * instances' acknowledgements, prints who handled it, and exits 2 when one failed or is missing.
  */
 import type { BroadcastReceipt } from 'nestjs-kafka-broadcast';
-import { cliEntry, runCli, type CliOptions } from '../support/cli.js';
-import { FAST_CONSUMER, useEngineHarness, type TestEngine } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
+import { cliEntry, runCli, type CliOptions } from '../support/package/cli.js';
+import { FAST_CONSUMER, useEngineHarness, type TestEngine } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
 
 const TOPIC = 'flags.reload';
 

@@ -4,11 +4,11 @@
  * joins no pool group: the engine's group keeps its single member and tail's own throwaway
  * group is gone afterwards.
  */
-import { cliEntry, runCli, type CliOptions, spawnCli } from '../support/cli.js';
-import { useEngineHarness } from '../support/engine.js';
-import { describe1 } from '../support/faults.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
+import { cliEntry, runCli, type CliOptions, spawnCli } from '../support/package/cli.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { describe1 } from '../support/faults/faults.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
 
 interface TailedRecord {
   topic: string;

@@ -4,15 +4,15 @@
  * lost, bad handlers and bad records are contained, and a full pool fails with a clear error.
  */
 import { BroadcastAllocationError } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
+import { waitFor } from '../support/broker/kafka.js';
 import {
   failingHandlers,
   LockInspector,
   useEngineHarness,
   type LockKind,
   type TestEngine,
-} from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+} from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 

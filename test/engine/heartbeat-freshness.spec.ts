@@ -6,9 +6,9 @@
  * no handler saw anything (heartbeats are internal, nothing else is replayed).
  */
 import { notReadyReason } from '../../libs/broadcast/src/nest/terminus/broadcast-health.rules.js';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
 
 // Long enough that nobody's next heartbeat falls within the test; a newcomer sends within
 // INTERVAL_MS × JITTER (1 s) of its start, a backup waits more than a whole interval.

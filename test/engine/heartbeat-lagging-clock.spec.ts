@@ -16,11 +16,11 @@ import {
   useEngineHarness,
   type EngineHarness,
   type TestEngine,
-} from '../support/engine.js';
-import { ensureLibBuilt } from '../support/faults.js';
-import { Instances, type StatusEvent } from '../support/instances.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+} from '../support/engine/engine.js';
+import { ensureLibBuilt } from '../support/faults/faults.js';
+import { Instances, type StatusEvent } from '../support/faults/instances.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const INTERVAL_MS = 2_000;
 const JITTER = 0.25;

@@ -5,8 +5,8 @@
  * offsets over a fixed window: waiting out the window is the measurement itself.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const ENGINES = 5;
 const INTERVAL_MS = 2_000;

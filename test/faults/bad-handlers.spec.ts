@@ -7,14 +7,14 @@ import {
   connectedProducer,
   describe1,
   connectedAdmin,
-  FAULT_CONSUMER,
+  FAST_CONSUMER,
   publishJson,
   recordReliability,
   faultEngines,
-} from '../support/faults.js';
-import type { EngineHarness } from '../support/engine.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import type { EngineHarness } from '../support/engine/engine.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'work';
 const HANDLER_TIMEOUT_MS = 1_000;
@@ -177,7 +177,7 @@ describe.each(kafkaClients())('bad handlers (%s client)', (client) => {
       const member = (await describe1(admin, groupId)).memberIds;
       expect(member).toHaveLength(1);
       // 9 hung calls in a row: 9 s of handler time in one batch, against a 6 s session.
-      const hung = Math.ceil((FAULT_CONSUMER.sessionTimeoutMs * 1.5) / HANDLER_TIMEOUT_MS);
+      const hung = Math.ceil((FAST_CONSUMER.sessionTimeoutMs * 1.5) / HANDLER_TIMEOUT_MS);
       const work: Work[] = [
         ...Array.from({ length: hung }, (_, i) => ({ n: i, hang: true })),
         { n: 100 },
@@ -209,7 +209,7 @@ describe.each(kafkaClients())('bad handlers (%s client)', (client) => {
         duplicates: ns.length - distinct.size,
         lost: work.filter((w) => !distinct.has(w.n)).length,
         hungCalls: hung,
-        sessionTimeoutMs: FAULT_CONSUMER.sessionTimeoutMs,
+        sessionTimeoutMs: FAST_CONSUMER.sessionTimeoutMs,
         sameMember: after.memberIds[0] === member[0],
         allDeliveredMs: Date.now() - sentAt,
         groupsBefore: 1,

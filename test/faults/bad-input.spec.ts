@@ -2,10 +2,10 @@
 // non-JSON, empty and null values, binary garbage, null keys, a ~1 MB value, binary header
 // values. Every instance logs, counts and skips each bad record and delivers the good ones.
 import type { Producer } from 'kafkajs';
-import { connectedProducer, faultEngines, recordReliability } from '../support/faults.js';
-import type { EngineHarness, TestEngine } from '../support/engine.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+import { connectedProducer, faultEngines, recordReliability } from '../support/faults/faults.js';
+import type { EngineHarness, TestEngine } from '../support/engine/engine.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const brokers = kafkaBrokers();

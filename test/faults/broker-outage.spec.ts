@@ -13,15 +13,15 @@ import {
   deadMemberSessionMs,
   describe1,
   ensureLibBuilt,
-  FAULT_CONSUMER,
-  FAULT_LOCK_CHECK_MS,
+  FAST_CONSUMER,
+  LOCK_CHECK_INTERVAL_MS,
   prefixGroups,
   publishJson,
   recordReliability,
-} from '../support/faults.js';
-import { Instances, type Instance, type StatusEvent } from '../support/instances.js';
-import { testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import { Instances, type Instance, type StatusEvent } from '../support/faults/instances.js';
+import { testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const OUTAGE_MS = 15_000;
@@ -64,8 +64,8 @@ describe.each(kafkaClients())('%s client: broker outage', (client) => {
         kafka: { client },
         lock: 'postgres',
         topics: [TOPIC],
-        consumer: FAULT_CONSUMER,
-        lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
+        consumer: FAST_CONSUMER,
+        lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
         heartbeat: { intervalMs: HEARTBEAT_MS },
         maxStalenessMs: MAX_STALENESS_MS,
       }),
@@ -212,7 +212,7 @@ describe.each(kafkaClients())('%s client: broker outage', (client) => {
       kafka: { client },
       lock: 'none',
       topics: [TOPIC],
-      consumer: FAULT_CONSUMER,
+      consumer: FAST_CONSUMER,
       heartbeat: { intervalMs: HEARTBEAT_MS },
       maxStalenessMs: MAX_STALENESS_MS,
     });

@@ -2,9 +2,9 @@
 // timestamps an hour ahead of or behind this host's clock (a producer with a wrong clock).
 // Freshness is the newest record timestamp seen, each clamped to the local receive time: see the
 // README, "Guarantees, stated honestly".
-import { useEngineHarness, type EngineHarness } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness, type EngineHarness } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'seams.skew';
 const HOUR_MS = 3_600_000;

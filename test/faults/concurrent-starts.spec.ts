@@ -12,11 +12,11 @@ import {
   publishJson,
   recordReliability,
   faultEngines,
-} from '../support/faults.js';
-import type { EngineHarness, TestEngine } from '../support/engine.js';
-import type { LockKind } from '../support/instances.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
+} from '../support/faults/faults.js';
+import type { EngineHarness, TestEngine } from '../support/engine/engine.js';
+import type { LockKind } from '../support/faults/instances.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
 
 const TOPIC = 'news';
 const INSTANCES = 20;

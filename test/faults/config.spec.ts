@@ -14,15 +14,15 @@ import {
   connectedAdmin,
   connectedProducer,
   deletePrefix,
-  FAULT_CONSUMER,
+  FAST_CONSUMER,
   prefixGroups,
   publishJson,
   recordReliability,
   faultEngines,
-} from '../support/faults.js';
-import { CapturingLogger } from '../support/capturing-logger.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, groupProtocolOf, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import { CapturingLogger } from '../support/engine/capturing-logger.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, groupProtocolOf, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const brokers = kafkaBrokers();
 
@@ -69,7 +69,7 @@ describe('configuration errors fail at startup, naming the option', () => {
           kafka: { brokers },
           topicPrefix: prefix,
           lock: { dataSource: 'nope' },
-          consumer: FAULT_CONSUMER,
+          consumer: FAST_CONSUMER,
           heartbeat: false,
         }),
       ],
@@ -147,7 +147,7 @@ describe.each(kafkaClients())('a better-sqlite3 DataSource (%s client)', (client
         BroadcastModule.forRoot({
           kafka: { brokers, client, ...groupProtocolOf(client) },
           topicPrefix: prefix,
-          consumer: FAULT_CONSUMER,
+          consumer: FAST_CONSUMER,
           heartbeat: false,
         }),
       ],

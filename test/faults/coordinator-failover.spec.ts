@@ -15,17 +15,17 @@ import {
   connectedAdmin,
   connectedProducer,
   ensureLibBuilt,
-  FAULT_CONSUMER,
-  FAULT_LOCK_CHECK_MS,
+  FAST_CONSUMER,
+  LOCK_CHECK_INTERVAL_MS,
   findCoordinator,
   offsetsTopicLeader,
   prefixGroups,
   publishJson,
   recordReliability,
-} from '../support/faults.js';
-import { Instances, type Instance, type StatusEvent } from '../support/instances.js';
-import { testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import { Instances, type Instance, type StatusEvent } from '../support/faults/instances.js';
+import { testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const PARTITIONS = 3;
@@ -67,8 +67,8 @@ describe.each(kafkaClients())(
           kafka: { client },
           lock: 'mariadb',
           topics: [TOPIC],
-          consumer: FAULT_CONSUMER,
-          lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
+          consumer: FAST_CONSUMER,
+          lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
           heartbeat: { intervalMs: 1_000 },
           maxStalenessMs: 3_000,
           topicOptions: { replicationFactor: 3, numPartitions: PARTITIONS },

@@ -8,22 +8,26 @@ import {
   brokerConsumerSessionMs,
   connectedAdmin,
   connectedProducer,
-  DbLocks,
   deadMemberSessionMs,
   deletePrefix,
   describe1,
   ensureLibBuilt,
-  FAULT_CONSUMER,
-  FAULT_LOCK_CHECK_MS,
+  FAST_CONSUMER,
+  LOCK_CHECK_INTERVAL_MS,
   prefixGroups,
   publishJson,
   recordReliability,
   waitGroupEmpty,
   waitMembersGone,
-} from '../support/faults.js';
-import { Instances, type Instance, type InstanceConfig } from '../support/instances.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import { LockInspector } from '../support/engine/lock-inspector.js';
+import { Instances, type Instance, type InstanceConfig } from '../support/faults/instances.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import {
+  clientScoped,
+  kafkaClients,
+  type BroadcastKafkaClient,
+} from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const brokers = kafkaBrokers();
@@ -31,7 +35,7 @@ const brokers = kafkaBrokers();
 let fleet = new Instances();
 let admin: Admin;
 let producer: Producer;
-let db: DbLocks;
+let db: LockInspector;
 const prefixes: string[] = [];
 
 function config(
@@ -47,8 +51,8 @@ function config(
     prefix,
     lock: 'postgres',
     topics: [TOPIC],
-    consumer: FAULT_CONSUMER,
-    lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
+    consumer: FAST_CONSUMER,
+    lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
     ...extra,
   };
 }
@@ -85,7 +89,7 @@ async function broadcastAndConfirm(
 const consumerSessionMs = await (async () => {
   const probe = await connectedAdmin(brokers);
   try {
-    return await brokerConsumerSessionMs(probe).catch(() => FAULT_CONSUMER.sessionTimeoutMs);
+    return await brokerConsumerSessionMs(probe).catch(() => FAST_CONSUMER.sessionTimeoutMs);
   } finally {
     await probe.disconnect();
   }
@@ -95,7 +99,7 @@ beforeAll(async () => {
   ensureLibBuilt();
   admin = await connectedAdmin(brokers);
   producer = await connectedProducer(brokers);
-  db = await DbLocks.open('postgres');
+  db = await LockInspector.open('postgres');
 });
 
 beforeEach(() => {
@@ -137,14 +141,14 @@ describe.each(kafkaClients())('%s client: crash (kill -9) of an instance', (clie
 
     const deadMembers = (await describe1(admin, g0)).memberIds;
     expect(deadMembers).toHaveLength(1);
-    const aSession = await db.holder(namespace, 0);
+    const aSession = await db.holder(0, namespace);
     expect(aSession).toBeDefined();
 
     const killedAt = Date.now();
     const exit = await a.kill9();
     expect(exit.signal).toBe('SIGKILL');
     // The dead process's database session ends with it, and the lock with the session.
-    await waitFor(async () => (await db.holder(namespace, 0)) === undefined, {
+    await waitFor(async () => (await db.holder(0, namespace)) === undefined, {
       timeoutMs: 10_000,
       intervalMs: 20,
       message: 'the dead instance still holds lock 0',
@@ -162,7 +166,7 @@ describe.each(kafkaClients())('%s client: crash (kill -9) of an instance', (clie
     // ... so b must have kept out of that group, although its lock was free.
     expect(readyB.groupId).not.toBe(g0);
     expect(readyB).toMatchObject({ groupId: groupName(prefix, 1), lockId: 1 });
-    expect(await db.holder(namespace, 0)).toBeUndefined();
+    expect(await db.holder(0, namespace)).toBeUndefined();
     const bReadyAfterKillMs = readyB.at - killedAt;
     await broadcastAndConfirm(prefix, { n: 'after-b' }, [b]);
 
@@ -212,7 +216,7 @@ describe.each(kafkaClients())('%s client: crash (kill -9) of an instance', (clie
   const restartsDeadlineMs =
     240_000 +
     (client === 'platformatic' && process.env.BROADCAST_GROUP_PROTOCOL !== 'classic'
-      ? 10 * Math.max(0, consumerSessionMs - FAULT_CONSUMER.sessionTimeoutMs)
+      ? 10 * Math.max(0, consumerSessionMs - FAST_CONSUMER.sessionTimeoutMs)
       : 0);
   it(
     '30 restarts, 10 of them crashes: the group pool stays within peak instances + 1 and nothing is lost',

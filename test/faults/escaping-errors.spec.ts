@@ -4,9 +4,9 @@
 // `retry.retries` times; the @platformatic/kafka adapter's fetch loop would fetch again from the
 // position it holds. The sink is the one guard of positions, so it must never throw and must
 // refuse a record below the engine's position.
-import { useEngineHarness } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'escaping';
 

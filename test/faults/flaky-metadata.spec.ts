@@ -3,13 +3,13 @@
 // (the last makes connection attempts time out): every client promise the adapter creates must be
 // awaited or caught, so no rejection may go unhandled, and every engine must become ready in a
 // group of its own once the faults stop. Seeded: SCALE2_SEED=<seed> replays a trial.
-import { ApiKey, type FaultAction, type FrameInfo } from '../support/tcp-proxy.js';
-import { startProxiedBroker, type ProxiedBroker } from '../support/proxied-broker.mjs';
-import { seededRandom } from '../support/seam-faults.js';
-import type { TestEngine } from '../support/engine.js';
-import { faultEngines } from '../support/faults.js';
-import { testPrefix } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+import { ApiKey, type FaultAction, type FrameInfo } from '../support/broker/tcp-proxy.js';
+import { startProxiedBroker, type ProxiedBroker } from '../support/broker/proxied-broker.mjs';
+import { seededRandom } from '../support/faults/seam-faults.js';
+import type { TestEngine } from '../support/engine/engine.js';
+import { faultEngines } from '../support/faults/faults.js';
+import { testPrefix } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const ENGINES = 6;
 const TRIALS = 3;

@@ -10,12 +10,16 @@ import {
   deletePrefix,
   describe1,
   ensureLibBuilt,
-  FAULT_CONSUMER,
+  FAST_CONSUMER,
   waitGroupEmpty,
-} from '../support/faults.js';
-import { Instances, type Instance, type InstanceConfig } from '../support/instances.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { type BroadcastKafkaClient, clientScoped, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import { Instances, type Instance, type InstanceConfig } from '../support/faults/instances.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import {
+  type BroadcastKafkaClient,
+  clientScoped,
+  kafkaClients,
+} from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const brokers = kafkaBrokers();
@@ -87,7 +91,7 @@ describe.each(ROWS)('%s client (%s protocol): a frozen member comes back', (clie
       prefix,
       lock: 'none',
       topics: [TOPIC],
-      consumer: FAULT_CONSUMER,
+      consumer: FAST_CONSUMER,
       maxGroups: 3,
       kafka: { client, groupProtocol: protocol },
       debug: true,

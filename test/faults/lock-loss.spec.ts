@@ -7,25 +7,25 @@ import { onTestFailed } from 'vitest';
 import {
   connectedAdmin,
   connectedProducer,
-  DbLocks,
   deletePrefix,
   describe1,
   ensureLibBuilt,
-  FAULT_CONSUMER,
-  FAULT_LOCK_CHECK_MS,
+  FAST_CONSUMER,
+  LOCK_CHECK_INTERVAL_MS,
   prefixGroups,
   publishJson,
   recordReliability,
-} from '../support/faults.js';
+} from '../support/faults/faults.js';
+import { LockInspector } from '../support/engine/lock-inspector.js';
 import {
   Instances,
   type Instance,
   type InstanceConfig,
   type InstanceEvent,
-} from '../support/instances.js';
-import { sampleGroups } from '../support/group-sampler.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/instances.js';
+import { sampleGroups } from '../support/broker/group-sampler.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 /** A steady stream of broadcasts through the whole lock loss, to measure what the move costs. */
@@ -80,13 +80,13 @@ describe.each(ROWS)('%s client: lock loss (%s)', (client, kind) => {
       prefix,
       lock: kind,
       topics: [TOPIC, STREAM],
-      consumer: FAULT_CONSUMER,
-      lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
+      consumer: FAST_CONSUMER,
+      lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
       maxGroups: MAX_GROUPS,
       kafka: { client },
       ...extra,
     });
-    const db = await DbLocks.open(kind);
+    const db = await LockInspector.open(kind);
     const sampler = sampleGroups(groups, { brokers, intervalMs: 100 });
     let streaming = false;
     let streamer: Promise<void> | undefined;
@@ -134,7 +134,7 @@ describe.each(ROWS)('%s client: lock loss (%s)', (client, kind) => {
       const oldGroup = victimReady.groupId;
       const oldMembers = (await describe1(admin, oldGroup)).memberIds;
       expect(oldMembers).toHaveLength(1);
-      const session = await db.holder(namespace, victimReady.lockId);
+      const session = await db.holder(victimReady.lockId, namespace);
       expect(session, 'the victim holds its lock in the database').toBeDefined();
 
       const since = victim.events.length;
@@ -221,9 +221,9 @@ describe.each(ROWS)('%s client: lock loss (%s)', (client, kind) => {
       expect(
         detectMs,
         'lock loss noticed later than the check interval allows',
-      ).toBeLessThanOrEqual(FAULT_LOCK_CHECK_MS + 1_000);
+      ).toBeLessThanOrEqual(LOCK_CHECK_INTERVAL_MS + 1_000);
       expect(leftMs, 'the victim kept its group too long').toBeLessThanOrEqual(
-        FAULT_LOCK_CHECK_MS + 2_000,
+        LOCK_CHECK_INTERVAL_MS + 2_000,
       );
       expect(victim.alive).toBe(true);
 
@@ -234,7 +234,7 @@ describe.each(ROWS)('%s client: lock loss (%s)', (client, kind) => {
       const lockIds = states.map((s) => s.lockId as number);
       expect(new Set(lockIds).size).toBe(4);
       expect(new Set(states.map((s) => s.groupId)).size).toBe(4);
-      const sessions = await Promise.all(lockIds.map((id) => db.holder(namespace, id)));
+      const sessions = await Promise.all(lockIds.map((id) => db.holder(id, namespace)));
       expect(sessions.every((s) => s !== undefined)).toBe(true);
       expect(new Set(sessions).size).toBe(4);
       expect(sessions).not.toContain(session);
@@ -278,7 +278,7 @@ describe.each(ROWS)('%s client: lock loss (%s)', (client, kind) => {
           : 0,
         describeSamples: report.samples,
         maxMembersInAGroup: report.maxMembers,
-        lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
+        lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
       });
     } finally {
       streaming = false;

@@ -14,11 +14,11 @@
  * Broker object; libuv 1.52 (Node 24) reports ECONNRESET, kafkajs keeps the Connection.
  */
 import { afterAll, beforeAll, onTestFailed, onTestFinished } from 'vitest';
-import { EngineHarness } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
-import { startProxiedBroker, type ProxiedBroker } from '../support/proxied-broker.mjs';
-import { ApiKey, type FrameInfo } from '../support/tcp-proxy.js';
+import { EngineHarness } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
+import { startProxiedBroker, type ProxiedBroker } from '../support/broker/proxied-broker.mjs';
+import { ApiKey, type FrameInfo } from '../support/broker/tcp-proxy.js';
 
 const TOPIC = 'seq';
 /** An empty Fetch response is about 100 bytes; one with a few JSON records is well above this. */

@@ -8,10 +8,10 @@ import {
   publishJson,
   recordReliability,
   faultEngines,
-} from '../support/faults.js';
-import type { EngineHarness, TestEngine } from '../support/engine.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
+} from '../support/faults/faults.js';
+import type { EngineHarness, TestEngine } from '../support/engine/engine.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const METADATA_MAX_AGE_MS = 2_000;

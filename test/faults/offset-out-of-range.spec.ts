@@ -12,16 +12,16 @@
  */
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, onTestFailed, onTestFinished } from 'vitest';
-import { EngineHarness, useEngineHarness } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
-import { startProxiedBroker, type ProxiedBroker } from '../support/proxied-broker.mjs';
+import { EngineHarness, useEngineHarness } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
+import { startProxiedBroker, type ProxiedBroker } from '../support/broker/proxied-broker.mjs';
 import {
   ApiKey,
   ErrorCode,
   fetchResponsePartitions,
   withFetchPartitionError,
-} from '../support/tcp-proxy.js';
+} from '../support/broker/tcp-proxy.js';
 
 const TOPIC = 'seq';
 const OLD_RECORDS = 20;

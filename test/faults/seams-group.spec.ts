@@ -4,11 +4,11 @@
 // throughout; nothing published after ready may be skipped, nothing published before start()
 // may arrive, duplicates stay within one fetch. SEAMS_SEED=<seed> replays one trial,
 // SEAMS_TRIALS=<n> runs more.
-import { ApiKey } from '../support/tcp-proxy.js';
-import { Faults, frameMoment } from '../support/seam-faults.js';
-import type { SeamMoment } from '../support/seam-moments.js';
-import { describeSeams } from '../support/seam-suite.js';
-import type { ProxiedBroker } from '../support/proxied-broker.mjs';
+import { ApiKey } from '../support/broker/tcp-proxy.js';
+import { Faults, frameMoment } from '../support/faults/seam-faults.js';
+import type { SeamMoment } from '../support/faults/seam-moments.js';
+import { describeSeams } from '../support/faults/seam-suite.js';
+import type { ProxiedBroker } from '../support/broker/proxied-broker.mjs';
 
 const moments = (broker: ProxiedBroker): SeamMoment[] => [
   {

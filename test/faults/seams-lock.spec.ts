@@ -4,10 +4,10 @@
 // while. Kafka is the run's shared broker, without faults. Sequence-numbered records are
 // published throughout; nothing published after ready may be skipped, nothing published before
 // start() may arrive, and stop() leaves no member behind. SEAMS_SEED=<seed> replays one trial.
-import { type ArmedFault } from '../support/seam-faults.js';
-import type { SeamMoment } from '../support/seam-moments.js';
-import { describeSharedBrokerSeams } from '../support/seam-suite.js';
-import type { TcpProxy } from '../support/tcp-proxy.js';
+import { type ArmedFault } from '../support/faults/seam-faults.js';
+import type { SeamMoment } from '../support/faults/seam-moments.js';
+import { describeSharedBrokerSeams } from '../support/faults/seam-suite.js';
+import type { TcpProxy } from '../support/broker/tcp-proxy.js';
 
 /** Resets or stalls every database connection once, 0–3 s after start() was called. */
 function lockConnectionFault(dbProxy: TcpProxy | undefined, rnd: () => number): ArmedFault {

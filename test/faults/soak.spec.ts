@@ -10,8 +10,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
-import { ensureLibBuilt } from '../support/faults.js';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
+import { ensureLibBuilt } from '../support/faults/faults.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
 
 /**
  * Minutes of faults and the seed, per client (the engines' kafka.client; scripts/soak.mjs

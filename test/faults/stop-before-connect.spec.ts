@@ -7,10 +7,10 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { lockNamespaceKey } from '../../libs/broadcast/src/locks/lock-keys.js';
-import { useEngineHarness, type LockKind } from '../support/engine.js';
-import { describe1, ensureLibBuilt, prefixGroups } from '../support/faults.js';
-import { kafkaBrokers } from '../support/kafka.js';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
+import { useEngineHarness, type LockKind } from '../support/engine/engine.js';
+import { describe1, ensureLibBuilt, prefixGroups } from '../support/faults/faults.js';
+import { kafkaBrokers } from '../support/broker/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
 
 /** When stop() is called, as the child takes it: the same tick, one setImmediate, or ms. */
 const DELAYS = [
@@ -59,7 +59,7 @@ function runChild(config: object): Promise<ChildOutcome> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['test/support/seams-stop-early-child.mjs', JSON.stringify(config)],
+      ['test/support/faults/seams-stop-early-child.mjs', JSON.stringify(config)],
       { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

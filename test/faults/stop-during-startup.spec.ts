@@ -15,11 +15,11 @@ import {
   useEngineHarness,
   type EngineHarness,
   type LockKind,
-} from '../support/engine.js';
-import { CapturingLogger } from '../support/capturing-logger.js';
-import { describe1, ensureLibBuilt } from '../support/faults.js';
-import { kafkaBrokers, waitFor } from '../support/kafka.js';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
+} from '../support/engine/engine.js';
+import { CapturingLogger } from '../support/engine/capturing-logger.js';
+import { describe1, ensureLibBuilt } from '../support/faults/faults.js';
+import { kafkaBrokers, waitFor } from '../support/broker/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'seams.stop';
 const STARTUP_STEPS = [
@@ -197,7 +197,7 @@ function runChild(
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['test/support/seams-stop-child.mjs', JSON.stringify(config)],
+      ['test/support/faults/seams-stop-child.mjs', JSON.stringify(config)],
       {
         env: { ...process.env },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,10 +16,10 @@ import {
   type BroadcastMessage,
   type HandlerErrorContext,
 } from 'nestjs-kafka-broadcast';
-import { useEngineHarness, type EngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { newKafka, waitFor } from '../support/kafka.js';
-import { postgresRoot, useNestHarness } from '../support/nest.js';
+import { useEngineHarness, type EngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { newKafka, waitFor } from '../support/broker/kafka.js';
+import { postgresRoot, useNestHarness } from '../support/nest/nest.js';
 
 const TOPIC = 'work';
 const DLT = 'work.dead';

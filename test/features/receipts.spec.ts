@@ -5,9 +5,9 @@
  * broadcasts send no acknowledgement at all.
  */
 import { BroadcastReceiptError, type BroadcastEngine } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { useEngineHarness, type LockKind } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { useEngineHarness, type LockKind } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 /** The engine's default receipts topic (option receipts.topic). */
 const RECEIPTS_TOPIC = 'broadcast.receipts.v1';

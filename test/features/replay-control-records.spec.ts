@@ -8,9 +8,9 @@
  */
 import type { Producer } from 'kafkajs';
 import { onTestFinished } from 'vitest';
-import { useEngineHarness } from '../support/engine.js';
-import { newKafka, waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { newKafka, waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const FLAGS = 'flags';
 const WINDOW_MS = 60_000;

@@ -6,9 +6,9 @@
  * arrives once.
  */
 import { BroadcastEngine, BroadcastOptionsError } from 'nestjs-kafka-broadcast';
-import { kafkaBrokers, waitFor } from '../support/kafka.js';
-import { useEngineHarness, type LockKind } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { kafkaBrokers, waitFor } from '../support/broker/kafka.js';
+import { useEngineHarness, type LockKind } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const FLAGS = 'flags';
 const OTHER = 'other';

@@ -6,11 +6,11 @@
  */
 import { type RosterInstance } from 'nestjs-kafka-broadcast';
 import { LIBRARY_VERSION } from '../../libs/broadcast/src/core/features/roster/library-version.js';
-import { useEngineHarness, type LockKind } from '../support/engine.js';
-import { ensureLibBuilt, FAULT_CONSUMER } from '../support/faults.js';
-import { Instances, type ReadyEvent } from '../support/instances.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { kafkaBrokers, waitFor } from '../support/kafka.js';
+import { useEngineHarness, type LockKind } from '../support/engine/engine.js';
+import { ensureLibBuilt, FAST_CONSUMER } from '../support/faults/faults.js';
+import { Instances, type ReadyEvent } from '../support/faults/instances.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, waitFor } from '../support/broker/kafka.js';
 
 const TOPIC = 'product.changed';
 const ROSTER_INTERVAL_MS = 1_000;
@@ -36,7 +36,7 @@ describe.each(kafkaClients())(
       async (lock) => {
         const h = useEngineHarness(
           `roster-${lock}`,
-          { roster: { intervalMs: ROSTER_INTERVAL_MS }, consumer: FAULT_CONSUMER },
+          { roster: { intervalMs: ROSTER_INTERVAL_MS }, consumer: FAST_CONSUMER },
           client,
         );
         const [a, b] = [
@@ -55,7 +55,7 @@ describe.each(kafkaClients())(
           prefix: h.prefix,
           lock,
           topics: [TOPIC],
-          consumer: FAULT_CONSUMER,
+          consumer: FAST_CONSUMER,
           kafka: { client },
         });
         const ready = await child.waitFor<ReadyEvent>((e) => e.event === 'ready', {
@@ -89,7 +89,7 @@ describe.each(kafkaClients())(
         expect(receipt.failed).toEqual([]);
 
         const left = await waitFor(() => leaves.find((l) => l.instance.instanceId === 'k'), {
-          timeoutMs: FAULT_CONSUMER.sessionTimeoutMs + 4 * ROSTER_INTERVAL_MS + 5_000,
+          timeoutMs: FAST_CONSUMER.sessionTimeoutMs + 4 * ROSTER_INTERVAL_MS + 5_000,
           message: 'roster leave of k',
         });
         // With k gone from the roster, nobody is missing any more.
@@ -105,7 +105,7 @@ describe.each(kafkaClients())(
           message: 'roster leave of b',
         });
         console.log(
-          `[roster ${client} ${lock}] join seen ${joined.at - ready.at} ms after ready; crash seen ${left.at - killed.at} ms after SIGKILL (session ${FAULT_CONSUMER.sessionTimeoutMs} ms); graceful stop seen ${bLeft.at - stoppedAt} ms after stop(); refresh every ${ROSTER_INTERVAL_MS} ms`,
+          `[roster ${client} ${lock}] join seen ${joined.at - ready.at} ms after ready; crash seen ${left.at - killed.at} ms after SIGKILL (session ${FAST_CONSUMER.sessionTimeoutMs} ms); graceful stop seen ${bLeft.at - stoppedAt} ms after stop(); refresh every ${ROSTER_INTERVAL_MS} ms`,
         );
       },
     );

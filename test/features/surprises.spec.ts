@@ -4,9 +4,9 @@
  * matches no live instance (with receipts, the receipt names it in `unmatched`; without, a warning
  * once the roster was looked at).
  */
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
 
 const TOPIC = 'price.changed';
 

@@ -18,10 +18,10 @@ import {
   BroadcastClient,
   BroadcastRecord,
 } from 'nestjs-kafka-broadcast/microservices';
-import { waitFor } from '../support/kafka.js';
-import { useEngineHarness, type LockKind, type TestEngine } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { postgresRoot, useNestHarness } from '../support/nest.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { useEngineHarness, type LockKind, type TestEngine } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { postgresRoot, useNestHarness } from '../support/nest/nest.js';
 
 const TOPIC = 'flags.reload';
 

@@ -15,10 +15,10 @@ import {
   OnBroadcast,
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { useEngineHarness, type LockKind } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { postgresRoot, useNestHarness } from '../support/nest.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { useEngineHarness, type LockKind } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { postgresRoot, useNestHarness } from '../support/nest/nest.js';
 
 const productChanged = z.object({ id: z.number().int(), name: z.string() });
 type ProductChanged = z.infer<typeof productChanged>;

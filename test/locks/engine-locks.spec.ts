@@ -5,10 +5,15 @@
  * consumer group may ever have two members meanwhile.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { sampleGroups } from '../support/group-sampler.js';
-import { waitFor } from '../support/kafka.js';
-import { LockInspector, useEngineHarness, watchStates, type LockKind } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { sampleGroups } from '../support/broker/group-sampler.js';
+import { waitFor } from '../support/broker/kafka.js';
+import {
+  LockInspector,
+  useEngineHarness,
+  watchStates,
+  type LockKind,
+} from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const MAX_GROUPS = 4;

@@ -10,8 +10,8 @@ import {
   OnBroadcast,
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {
   appName,
   heldLocks,
@@ -19,7 +19,7 @@ import {
   pgClient,
   postgresRoot,
   useNestHarness,
-} from '../support/nest.js';
+} from '../support/nest/nest.js';
 
 interface Received {
   n: number;

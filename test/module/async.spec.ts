@@ -18,15 +18,15 @@ import {
   type BroadcastModuleOptions,
   type BroadcastOptionsFactory,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
 import {
   FAST_CONSUMER,
   postgresRoot,
   quietLogger,
   useNestHarness,
   type NestHarness,
-} from '../support/nest.js';
+} from '../support/nest/nest.js';
 
 const ENV = Symbol('ENV');
 

@@ -9,8 +9,8 @@ import {
   BroadcastReader,
   OnBroadcast,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {
   appName,
   heldLocks,
@@ -18,7 +18,7 @@ import {
   pgClient,
   postgresRoot,
   useNestHarness,
-} from '../support/nest.js';
+} from '../support/nest/nest.js';
 
 @Injectable()
 class Listener {

@@ -18,9 +18,9 @@ import {
 } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
-import { CapturingLogger, postgresRoot, useNestHarness } from '../support/nest.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { CapturingLogger, postgresRoot, useNestHarness } from '../support/nest/nest.js';
 
 @Injectable()
 class Listener {

@@ -24,8 +24,8 @@ import {
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {
   appName,
   CapturingLogger,
@@ -34,7 +34,7 @@ import {
   postgresRoot,
   useNestHarness,
   type NestHarness,
-} from '../support/nest.js';
+} from '../support/nest/nest.js';
 
 @Injectable()
 class PingListener {

@@ -11,8 +11,8 @@ import {
   OnBroadcast,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {
   appName,
   CapturingLogger,
@@ -22,7 +22,7 @@ import {
   postgresRoot,
   useNestHarness,
   type NestHarness,
-} from '../support/nest.js';
+} from '../support/nest/nest.js';
 
 @Injectable()
 class Collector {

@@ -8,9 +8,9 @@ import {
   OnBroadcast,
   type BroadcastMessage,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { postgresRoot, useNestHarness } from '../support/nest.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { postgresRoot, useNestHarness } from '../support/nest/nest.js';
 
 interface Invoice {
   id: string;

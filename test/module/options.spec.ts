@@ -12,9 +12,9 @@ import {
   OnBroadcast,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
-import { kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
-import { kafkaBrokers, testPrefix } from '../support/kafka.js';
-import { FAST_CONSUMER, quietLogger } from '../support/nest.js';
+import { kafkaClients, type BroadcastKafkaClient } from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, testPrefix } from '../support/broker/kafka.js';
+import { FAST_CONSUMER, quietLogger } from '../support/nest/nest.js';
 
 @Injectable()
 class Handler {

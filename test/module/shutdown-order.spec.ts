@@ -13,8 +13,8 @@ import {
   BroadcastReader,
   type BroadcastShutdownOrder,
 } from 'nestjs-kafka-broadcast';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {
   appName,
   CapturingLogger,
@@ -24,7 +24,7 @@ import {
   postgresRoot,
   useNestHarness,
   type NestHarness,
-} from '../support/nest.js';
+} from '../support/nest/nest.js';
 
 /** What a client sees of this instance: the reader's state, served over HTTP. */
 @Controller('state')

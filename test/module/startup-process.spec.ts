@@ -8,22 +8,26 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { connectedAdmin, deletePrefix, describe1, prefixGroups } from '../support/faults.js';
+import { connectedAdmin, deletePrefix, describe1, prefixGroups } from '../support/faults/faults.js';
 import {
   kafkaClients,
   groupProtocolOf,
   type BroadcastKafkaClient,
-} from '../support/kafka-clients.js';
-import { kafkaBrokers, testPrefix } from '../support/kafka.js';
-import { lockKeyOf } from '../support/nest.js';
-import { securedKafka, startSecured, type SecuredCluster } from '../support/secured-cluster.js';
+} from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, testPrefix } from '../support/broker/kafka.js';
+import { lockKeyOf } from '../support/nest/nest.js';
+import {
+  securedKafka,
+  startSecured,
+  type SecuredCluster,
+} from '../support/security/secured-cluster.js';
 import {
   describeRun,
   ensureCjsLibBuilt,
   runStartupChild,
   type StartupChildKind,
   type StartupChildRun,
-} from '../support/startup-children.js';
+} from '../support/nest/startup-children.js';
 
 const PASSWORD = 'sp-S3cret-4a2c9';
 const BARE_PASSWORD = 'sb-S3cret-e71f0';

@@ -18,9 +18,9 @@ import {
   BroadcastClient,
   BroadcastContext,
 } from 'nestjs-kafka-broadcast/microservices';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { postgresRoot, useNestHarness } from '../support/nest.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { postgresRoot, useNestHarness } from '../support/nest/nest.js';
 
 interface Order {
   id: number;

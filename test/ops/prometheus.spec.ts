@@ -15,14 +15,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFailed } from 'vitest';
 import { REPO_ROOT, startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
-import { ensureLibBuilt, FAULT_CONSUMER, FAULT_LOCK_CHECK_MS } from '../support/faults.js';
-import { Instances, type Instance, type InstanceConfig } from '../support/instances.js';
-import { testPrefix, waitFor } from '../support/kafka.js';
-import { firing, listed, Prometheus } from '../support/prometheus.js';
+import { ensureLibBuilt, FAST_CONSUMER, LOCK_CHECK_INTERVAL_MS } from '../support/faults/faults.js';
+import { Instances, type Instance, type InstanceConfig } from '../support/faults/instances.js';
+import { testPrefix, waitFor } from '../support/broker/kafka.js';
+import { firing, listed, Prometheus } from '../support/telemetry/prometheus.js';
 
 const RULES = join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml');
 const DASHBOARD = join(REPO_ROOT, 'libs/broadcast/ops/grafana/broadcast-fleet.dashboard.json');
-const PRELOAD = join(REPO_ROOT, 'test/support/metrics-preload.mjs');
+const PRELOAD = join(REPO_ROOT, 'test/support/telemetry/metrics-preload.mjs');
 const JOB = 'broadcast';
 const TOPIC = 'news';
 const MAX_GROUPS = 3;
@@ -44,8 +44,8 @@ function instanceConfig(name: string): InstanceConfig {
     prefix,
     lock: 'postgres',
     topics: [TOPIC],
-    consumer: FAULT_CONSUMER,
-    lockCheckIntervalMs: FAULT_LOCK_CHECK_MS,
+    consumer: FAST_CONSUMER,
+    lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
     heartbeat: { intervalMs: 500 },
     maxStalenessMs: 2_000,
     maxGroups: MAX_GROUPS,

@@ -5,8 +5,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientScoped, kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
-import { kafkaBrokers, newAdmin, testPrefix } from '../support/kafka.js';
+import {
+  clientScoped,
+  kafkaClients,
+  type BroadcastKafkaClient,
+} from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, newAdmin, testPrefix } from '../support/broker/kafka.js';
 
 interface DemoRun {
   code: number | null;

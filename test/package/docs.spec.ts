@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkPackageLinks, headingSlugs } from '../../scripts/package-links.mjs';
-import { REPO_ROOT } from '../support/package-apps.js';
+import { REPO_ROOT } from '../support/package/package-apps.js';
 
 describe('the packed package README and docs', () => {
   let work: string;

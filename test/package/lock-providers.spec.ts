@@ -9,9 +9,9 @@ import pg from 'pg';
 import { BroadcastEngine, type AdvisoryLockProvider } from 'nestjs-kafka-broadcast';
 import { mysqlAdvisoryLocks, pgAdvisoryLocks } from 'nestjs-kafka-broadcast/locks';
 import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
-import { deletePrefix } from '../support/faults.js';
-import { kafkaBrokers, newAdmin, runId, testPrefix } from '../support/kafka.js';
-import { heldLocks, pgClient } from '../support/nest.js';
+import { deletePrefix } from '../support/faults/faults.js';
+import { kafkaBrokers, newAdmin, runId, testPrefix } from '../support/broker/kafka.js';
+import { heldLocks, pgClient } from '../support/nest/nest.js';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -17,9 +17,9 @@ import mysql from 'mysql2/promise';
 import type { Admin } from 'kafkajs';
 import { packLibrary } from '../../scripts/pack-lib.mjs';
 import { mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
-import { kafkaBrokers, newAdmin, testPrefix } from '../support/kafka.js';
-import { deletePrefix, describe1 } from '../support/faults.js';
-import { heldLocks, lockKeyOf, pgClient } from '../support/nest.js';
+import { kafkaBrokers, newAdmin, testPrefix } from '../support/broker/kafka.js';
+import { deletePrefix, describe1 } from '../support/faults/faults.js';
+import { heldLocks, lockKeyOf, pgClient } from '../support/nest/nest.js';
 import {
   AppInstance,
   cellNodeVersion,
@@ -29,7 +29,7 @@ import {
   type AppTimings,
   runUnitTest,
   type LockKind,
-} from '../support/package-apps.js';
+} from '../support/package/package-apps.js';
 import {
   createReadmeApp,
   freePort,
@@ -39,8 +39,8 @@ import {
   scaffoldVersions,
   startScriptEntry,
   type ReadmeAppTimings,
-} from '../support/readme-app.js';
-import { readQuickStart } from '../support/readme-quick-start.js';
+} from '../support/package/readme-app.js';
+import { readQuickStart } from '../support/package/readme-quick-start.js';
 
 const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
 const TS = { '@types/node': '^24.0.0' };
@@ -271,7 +271,7 @@ describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
  * (the CLI from the registry), the README's npm commands with the tarball, its titled blocks
  * merged into the generated app; then the app's own `npm test` (Vitest) without a broker, its own
  * build script, and two instances of its start script that both log the broadcast the README's
- * curl publishes. Everything about the app is read from the README (test/support/readme-app.ts,
+ * curl publishes. Everything about the app is read from the README (test/support/package/readme-app.ts,
  * readme-quick-start.ts): a quick start that does not work fails here.
  */
 describe(`package matrix: readme-quick-start on Node ${process.version}`, () => {

@@ -11,10 +11,10 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ensureLibBuilt } from '../support/faults.js';
-import { runCli, scratchInstall, spawnCli, type ScratchInstall } from '../support/cli.js';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/kafka.js';
+import { ensureLibBuilt } from '../support/faults/faults.js';
+import { runCli, scratchInstall, spawnCli, type ScratchInstall } from '../support/package/cli.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
 

@@ -10,7 +10,7 @@
  * app (test/package/matrix.spec.ts builds and runs that app from the packed package). A block that
  * is deliberately partial is preceded by `<!-- readme-check: skip -->` on the line before its
  * fence; the test lists the skipped blocks so that they stay few. Static only: nothing runs, no
- * broker is reached. The markers are read by test/support/readme-blocks.ts.
+ * broker is reached. The markers are read by test/support/package/readme-blocks.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +20,7 @@ import {
   isTypeScript,
   readmeBlocks,
   type ReadmeBlock,
-} from '../support/readme-blocks.js';
+} from '../support/package/readme-blocks.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const READMES = ['libs/broadcast/README.md', 'README.md'];

@@ -19,7 +19,7 @@ import {
   parseJavaMajor,
 } from '../../scripts/setup/prerequisites.mjs';
 import { cannotStart } from '../../scripts/setup/services.mjs';
-import { REPO_ROOT } from '../support/package-apps.js';
+import { REPO_ROOT } from '../support/package/package-apps.js';
 
 describe('setup checks', () => {
   it('asks for Node 24, naming the Node found', () => {

@@ -15,7 +15,7 @@ import type { Consumer } from 'kafkajs';
 import { KafkajsAdmin } from '../../libs/broadcast/src/kafka/kafkajs-admin.js';
 import { PlatformaticAdapter } from '../../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
 import type { KafkaAdminPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {
   createTopics,
   kafkaBrokers,
@@ -23,7 +23,7 @@ import {
   newKafka,
   testPrefix,
   waitFor,
-} from '../support/kafka.js';
+} from '../support/broker/kafka.js';
 
 const KAFKAJS_DELETE = ['Metadata', 'FindCoordinator', 'DeleteGroups'];
 const KAFKAJS_DESCRIBE = ['FindCoordinator', 'DescribeGroups'];

@@ -7,10 +7,10 @@
  */
 import { Admin } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
-import { waitFor } from '../support/kafka.js';
-import { kip848Adapter, member, membersOf } from '../support/kip848-port.js';
-import { startProxiedBroker, type ProxiedBroker } from '../support/proxied-broker.mjs';
-import { ApiKey } from '../support/tcp-proxy.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kip848Adapter, member, membersOf } from '../support/broker/kip848-port.js';
+import { startProxiedBroker, type ProxiedBroker } from '../support/broker/proxied-broker.mjs';
+import { ApiKey } from '../support/broker/tcp-proxy.js';
 
 describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop reaching the broker', () => {
   let broker: ProxiedBroker;

@@ -10,10 +10,16 @@
  * Defect 3 (a member the broker may have expired reads on): port/kip848-expiry.spec.ts.
  */
 import { Admin } from '@platformatic/kafka';
-import { createTopics, newAdmin, testPrefix, waitFor, kafkaBrokers } from '../support/kafka.js';
-import { startProxiedBroker, type ProxiedBroker } from '../support/proxied-broker.mjs';
-import { ApiKey } from '../support/tcp-proxy.js';
-import { kip848Adapter, member, membersOf } from '../support/kip848-port.js';
+import {
+  createTopics,
+  newAdmin,
+  testPrefix,
+  waitFor,
+  kafkaBrokers,
+} from '../support/broker/kafka.js';
+import { startProxiedBroker, type ProxiedBroker } from '../support/broker/proxied-broker.mjs';
+import { ApiKey } from '../support/broker/tcp-proxy.js';
+import { kip848Adapter, member, membersOf } from '../support/broker/kip848-port.js';
 
 describe('KIP-848 group consumer (@platformatic/kafka) through the port', () => {
   it('reports a new member epoch with the same partitions: a member alone again after another left hears of it', async () => {

@@ -7,9 +7,13 @@
 import { resolveBroadcastOptions } from '../../libs/broadcast/src/core/options/broadcast-options.resolver.js';
 import { loadKafkaPort } from '../../libs/broadcast/src/engine/kafka-client.loader.js';
 import type { KafkaPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaBrokers, waitFor } from '../support/kafka.js';
-import { type BroadcastKafkaClient, clientScoped, kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaBrokers, waitFor } from '../support/broker/kafka.js';
+import {
+  type BroadcastKafkaClient,
+  clientScoped,
+  kafkaClients,
+} from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
 const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };

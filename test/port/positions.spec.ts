@@ -2,9 +2,9 @@
 // consumer commits nothing (so a seek never becomes a network commit that can fail and be lost),
 // and every assigned partition is sought at every assignment. A partition created after the
 // start snapshot is read from its beginning, also when the instance moves to another group.
-import { LockInspector, useEngineHarness } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { LockInspector, useEngineHarness } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'seams.positions';
 

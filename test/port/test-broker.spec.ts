@@ -9,7 +9,7 @@ import {
   newKafka,
   testPrefix,
   waitFor,
-} from '../support/kafka.js';
+} from '../support/broker/kafka.js';
 
 describe('the run broker', () => {
   let admin: Admin;

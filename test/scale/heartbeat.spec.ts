@@ -8,9 +8,9 @@
  * is the measurement itself.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { useEngineHarness, type TestEngine } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness, type TestEngine } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 // Backups hold back 0.4 × jitter × interval (here 1 s) for a late incumbent: on 2 shared cores
 // with up to 200 engines in this one process, delivery plus event-loop lag reaches hundreds of ms.

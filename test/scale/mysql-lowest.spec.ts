@@ -6,8 +6,8 @@
 import { DataSource } from 'typeorm';
 import type { HeldLock } from '../../libs/broadcast/src/interfaces/advisory-lock.interface.js';
 import { MysqlAdvisoryLockProvider } from '../../libs/broadcast/src/locks/index.js';
-import { MARIADB_OPTIONS } from '../support/engine.js';
-import { testPrefix } from '../support/kafka.js';
+import { MARIADB_OPTIONS } from '../support/engine/engine.js';
+import { testPrefix } from '../support/broker/kafka.js';
 
 const RANGE = 12;
 

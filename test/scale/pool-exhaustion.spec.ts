@@ -6,9 +6,9 @@
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { BroadcastAllocationError } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from '../../libs/broadcast/src/nest/terminus/broadcast.health.js';
-import { useEngineHarness, type TestEngine } from '../support/engine.js';
-import { waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
+import { useEngineHarness, type TestEngine } from '../support/engine/engine.js';
+import { waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const MAX_GROUPS = 3;
 const TOPIC = 'news';

@@ -8,11 +8,15 @@ import {
   BroadcastStartupError,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
-import { CapturingLogger } from '../support/capturing-logger.js';
-import { consumerGroupView } from '../support/consumer-groups.js';
-import { FAST_CONSUMER, openDataSource } from '../support/engine.js';
-import { clientScoped, kafkaClients, type BroadcastKafkaClient } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
+import { CapturingLogger } from '../support/engine/capturing-logger.js';
+import { consumerGroupView } from '../support/broker/consumer-groups.js';
+import { FAST_CONSUMER, openDataSource } from '../support/engine/engine.js';
+import {
+  clientScoped,
+  kafkaClients,
+  type BroadcastKafkaClient,
+} from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
 import {
   adminKafka,
   createTopicsAsAdmin,
@@ -22,9 +26,9 @@ import {
   startSecured,
   type ReadmeAcl,
   type SecuredCluster,
-} from '../support/secured-cluster.js';
-import { expectNoSecrets } from '../support/secured-secrets.js';
-import { cliEntry } from '../support/cli.js';
+} from '../support/security/secured-cluster.js';
+import { expectNoSecrets } from '../support/security/secured-secrets.js';
+import { cliEntry } from '../support/package/cli.js';
 import { execFile } from 'node:child_process';
 
 const TOPIC = 'product.changed';

@@ -8,10 +8,10 @@ import {
   BroadcastStartupError,
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
-import { CapturingLogger } from '../support/capturing-logger.js';
-import { FAST_CONSUMER } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { runId, waitFor } from '../support/kafka.js';
+import { CapturingLogger } from '../support/engine/capturing-logger.js';
+import { FAST_CONSUMER } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { runId, waitFor } from '../support/broker/kafka.js';
 import {
   grant,
   oauthKafka,
@@ -19,7 +19,7 @@ import {
   startSecured,
   unsecuredJwt,
   type SecuredCluster,
-} from '../support/secured-cluster.js';
+} from '../support/security/secured-cluster.js';
 
 const TOPIC = 'product.changed';
 const STARTUP_TIMEOUT_MS = 20_000;

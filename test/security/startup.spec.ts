@@ -12,17 +12,21 @@ import {
   type BroadcastModuleOptions,
 } from 'nestjs-kafka-broadcast';
 import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
-import { CapturingLogger } from '../support/capturing-logger.js';
-import { FAST_CONSUMER, PG_OPTIONS } from '../support/engine.js';
+import { CapturingLogger } from '../support/engine/capturing-logger.js';
+import { FAST_CONSUMER, PG_OPTIONS } from '../support/engine/engine.js';
 import {
   groupProtocolOf,
   kafkaClients,
   type BroadcastKafkaClient,
-} from '../support/kafka-clients.js';
-import { kafkaBrokers, testPrefix } from '../support/kafka.js';
-import { securedKafka, startSecured, type SecuredCluster } from '../support/secured-cluster.js';
-import { expectNoSecrets } from '../support/secured-secrets.js';
-import { startTcpProxy, type TcpProxy } from '../support/secured-tcp-proxy.js';
+} from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, testPrefix } from '../support/broker/kafka.js';
+import {
+  securedKafka,
+  startSecured,
+  type SecuredCluster,
+} from '../support/security/secured-cluster.js';
+import { expectNoSecrets } from '../support/security/secured-secrets.js';
+import { startTcpProxy, type TcpProxy } from '../support/security/secured-tcp-proxy.js';
 
 const PASSWORD = 'st-S3cret-71be9';
 const WRONG_PASSWORD = 'wr0ng-S3cret-08c1d';

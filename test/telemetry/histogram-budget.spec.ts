@@ -6,10 +6,10 @@
  */
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { FAST_CONSUMER, useEngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { OnDemandReader } from '../support/on-demand-reader.js';
-import { newKafka, waitFor } from '../support/kafka.js';
+import { FAST_CONSUMER, useEngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { OnDemandReader } from '../support/telemetry/on-demand-reader.js';
+import { newKafka, waitFor } from '../support/broker/kafka.js';
 
 const reader = new OnDemandReader();
 const provider = new MeterProvider({ readers: [reader] });

@@ -13,8 +13,8 @@ import {
   startDemoTelemetry,
   type DemoTelemetry,
 } from '../../apps/demo/src/telemetry/demo-telemetry.js';
-import { clientScoped, kafkaClients } from '../support/kafka-clients.js';
-import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from '../support/kafka.js';
+import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, newAdmin, newKafka, testPrefix, waitFor } from '../support/broker/kafka.js';
 
 describe.each(kafkaClients())('%s client', (kafkaClient) => {
   const prefix = testPrefix(clientScoped('otel-metrics', kafkaClient));

@@ -15,9 +15,9 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureLibBuilt } from '../support/faults.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { kafkaBrokers, newAdmin, testPrefix } from '../support/kafka.js';
+import { ensureLibBuilt } from '../support/faults/faults.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { kafkaBrokers, newAdmin, testPrefix } from '../support/broker/kafka.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const prefix = testPrefix('otel-optional');

@@ -12,10 +12,10 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { OnDemandReader } from '../support/on-demand-reader.js';
-import { waitFor } from '../support/kafka.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { OnDemandReader } from '../support/telemetry/on-demand-reader.js';
+import { waitFor } from '../support/broker/kafka.js';
 
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({

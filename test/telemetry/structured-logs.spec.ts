@@ -5,9 +5,9 @@
  */
 import { Injectable, type LoggerService } from '@nestjs/common';
 import { BroadcastModule, OnBroadcast } from 'nestjs-kafka-broadcast';
-import { newKafka, waitFor } from '../support/kafka.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { useNestHarness } from '../support/nest.js';
+import { newKafka, waitFor } from '../support/broker/kafka.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { useNestHarness } from '../support/nest/nest.js';
 
 interface RawLine {
   level: string;

@@ -12,9 +12,9 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { useEngineHarness } from '../support/engine.js';
-import { kafkaClients } from '../support/kafka-clients.js';
-import { waitFor } from '../support/kafka.js';
+import { useEngineHarness } from '../support/engine/engine.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { waitFor } from '../support/broker/kafka.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

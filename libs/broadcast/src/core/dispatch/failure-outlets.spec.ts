@@ -1,4 +1,4 @@
-import { CapturingLogger } from '../../../../../test/support/capturing-logger.js';
+import { CapturingLogger } from '../../../../../test/support/engine/capturing-logger.js';
 import type { HandlerErrorContext } from '../../interfaces/broadcast-failure-policy.interface.js';
 import type { RawOutgoingRecord } from '../../interfaces/kafka-port.interface.js';
 import { DeadLetterHeaders as H } from './dead-letter-record.js';

@@ -1,5 +1,5 @@
 // One seam trial (test/faults-seams-*.spec.ts): one engine started through the proxied broker
-// (test/support/proxied-broker.mjs) while a seeded fault fires at a chosen Kafka request or
+// (test/support/broker/proxied-broker.mjs) while a seeded fault fires at a chosen Kafka request or
 // response (or on the lock's database connection) and sequence-numbered records are published
 // throughout; then the delivery verdict (nothing published after ready skipped, no bulk replay),
 // a clean stop, and no member left behind.
@@ -8,10 +8,14 @@ import type { Admin, Producer } from 'kafkajs';
 import { DataSource } from 'typeorm';
 import { BroadcastEngine } from 'nestjs-kafka-broadcast';
 import { describe1 } from './faults.js';
-import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
-import { CapturingLogger } from './capturing-logger.js';
-import { createTopics, testPrefix, waitFor } from './kafka.js';
-import type { ProxiedBroker } from './proxied-broker.mjs';
+import {
+  clientScoped,
+  groupProtocolOf,
+  type BroadcastKafkaClient,
+} from '../broker/kafka-clients.js';
+import { CapturingLogger } from '../engine/capturing-logger.js';
+import { createTopics, testPrefix, waitFor } from '../broker/kafka.js';
+import type { ProxiedBroker } from '../broker/proxied-broker.mjs';
 
 /**
  * Where a trial's engine reaches Kafka: a private proxied broker (`proxy` breaks its frames), or
@@ -21,8 +25,8 @@ export type SeamBroker = Pick<ProxiedBroker, 'direct' | 'proxied'> & {
   proxy?: ProxiedBroker['proxy'];
 };
 import { hashName, seededRandom, type ArmedFault } from './seam-faults.js';
-import { judge, SequencePublisher, type DeliveryVerdict } from './sequence-publisher.js';
-import { TcpProxy } from './tcp-proxy.js';
+import { judge, SequencePublisher, type DeliveryVerdict } from '../engine/sequence-publisher.js';
+import { TcpProxy } from '../broker/tcp-proxy.js';
 
 export const SEAM_TOPIC = 'seq';
 /** Records written before start() is called: any of them delivered is a replay. */

@@ -4,7 +4,7 @@
  * `npm install`), its npm commands (the tarball in place of the package name), its titled blocks
  * written over or beside the generated files, then the app's own scripts (`npm test`,
  * `npm run build`) and instances of its start script. Nothing of the app comes from here. What
- * the README must look like: test/support/readme-quick-start.ts. Every npm and npx call goes
+ * the README must look like: test/support/package/readme-quick-start.ts. Every npm and npx call goes
  * through the matrix's cache (.cache/npm) with --prefer-offline, as the other cells' installs do:
  * a CI machine that keeps .cache/ downloads nothing later (and keeps the `@latest` it resolved).
  */

@@ -1,4 +1,4 @@
-// Spawns broadcast instances as child Node processes (test/support/instance.mjs), one engine
+// Spawns broadcast instances as child Node processes (test/support/faults/instance.mjs), one engine
 // each, and gives tests what they need to crash, stop and observe them. Nothing is mocked: each
 // child has its own kafkajs clients and its own DataSource (its own database sessions).
 //
@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
+import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
 
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'instance.mjs');
 

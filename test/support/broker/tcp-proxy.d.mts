@@ -1,4 +1,4 @@
-// Types for test/support/tcp-proxy.mjs.
+// Types for test/support/broker/tcp-proxy.mjs.
 
 /** What the proxy does with one frame. */
 export type FaultAction =

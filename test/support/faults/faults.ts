@@ -1,7 +1,7 @@
 // Helpers shared by the fault tests (test/faults-*.spec.ts): the built library for child
 // processes, Kafka inspection (groups, members, the group coordinator), a raw publisher, and
 // the RELIABILITY figures each scenario records.
-import { EngineHarness } from './engine.js';
+import { EngineHarness } from '../engine/engine.js';
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
@@ -16,28 +16,22 @@ import {
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/lock-keys.js';
-import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
-import { kafkaBrokers, runId, waitFor } from './kafka.js';
-import { consumerGroupView } from './consumer-groups.js';
-import type { BroadcastKafkaClient } from './kafka-clients.js';
+import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
+import { kafkaBrokers, runId, waitFor } from '../broker/kafka.js';
+import { consumerGroupView } from '../broker/consumer-groups.js';
+import type { BroadcastKafkaClient } from '../broker/kafka-clients.js';
 
 const { Kafka: KafkaClient, logLevel } = kafkajs;
 
 /** Fault-test timings (the brief's): short sessions so a crashed member expires in test time. */
-export const FAULT_CONSUMER = {
-  sessionTimeoutMs: 6_000,
-  heartbeatIntervalMs: 500,
-  maxWaitTimeMs: 100,
-} as const;
-export const FAULT_LOCK_CHECK_MS = 500;
+import { FAST_CONSUMER, LOCK_CHECK_INTERVAL_MS } from '../broker/fast-consumer.js';
+export { FAST_CONSUMER, LOCK_CHECK_INTERVAL_MS };
 
 /** EngineHarness defaults of the in-process fault scenarios. */
 export const FAULT_ENGINE_DEFAULTS = {
-  consumer: FAULT_CONSUMER,
+  consumer: FAST_CONSUMER,
   heartbeat: false,
-  lock: { checkIntervalMs: FAULT_LOCK_CHECK_MS },
+  lock: { checkIntervalMs: LOCK_CHECK_INTERVAL_MS },
 } as const;
 
 /** An EngineHarness for one fault scenario: its prefix, its broker, the fault defaults. */
@@ -64,7 +58,7 @@ function newestMtime(dir: string, accept: (file: string) => boolean): number {
 
 /**
  * Builds the library for child processes and returns its entry (a file URL), also exported as
- * env BROADCAST_LIB, which test/support/instance.mjs imports instead of 'nestjs-kafka-broadcast'.
+ * env BROADCAST_LIB, which test/support/faults/instance.mjs imports instead of 'nestjs-kafka-broadcast'.
  *
  * It compiles libs/broadcast/src exactly as `npm run build:lib` does (same tsconfig), but into a
  * private directory per source version, test/.results/lib/<version>/dist, instead of the shared
@@ -202,7 +196,7 @@ export async function describe1(
 
 /**
  * How long a crashed member of `groupId` stays in it: the client's session timeout
- * (FAULT_CONSUMER's) in a classic group; in a KIP-848 group the broker's
+ * (FAST_CONSUMER's) in a classic group; in a KIP-848 group the broker's
  * group.consumer.session.timeout.ms (45 s by default, 6 s on scripts/kafka's test brokers), which
  * no client option changes.
  */
@@ -214,7 +208,7 @@ export async function deadMemberSessionMs(
   const { groups } = await admin.describeGroups([groupId]);
   const classic = groups.some((g) => g.groupId === groupId && g.state !== 'Dead');
   if (classic || !(await consumerGroupView(brokers, groupId)))
-    return FAULT_CONSUMER.sessionTimeoutMs;
+    return FAST_CONSUMER.sessionTimeoutMs;
   return brokerConsumerSessionMs(admin);
 }
 
@@ -427,70 +421,3 @@ export function deliveryReport(
 
 // ---------------------------------------------------------------------------------------------
 // The database side of the advisory locks (a test-owned connection, not an instance's)
-
-export class DbLocks {
-  private constructor(
-    readonly kind: 'postgres' | 'mariadb',
-    private readonly dataSource: DataSource,
-  ) {}
-
-  static async open(kind: 'postgres' | 'mariadb'): Promise<DbLocks> {
-    const options: DataSourceOptions =
-      kind === 'postgres'
-        ? {
-            type: 'postgres',
-            host: '127.0.0.1',
-            port: 5432,
-            username: 'postgres',
-            database: 'test',
-            applicationName: 'faults-inspector',
-          }
-        : {
-            type: 'mariadb',
-            host: '127.0.0.1',
-            port: 3306,
-            username: 'root',
-            password: '',
-            database: 'test',
-          };
-    return new DbLocks(kind, await new DataSource(options).initialize());
-  }
-
-  /** The session (pg backend pid / MariaDB connection id) holding lock `id` of `namespace`, if any. */
-  async holder(namespace: string, id: number): Promise<number | undefined> {
-    if (this.kind === 'postgres') {
-      const rows: { pid: number }[] = await this.dataSource.query(
-        `SELECT pid FROM pg_locks
-          WHERE locktype = 'advisory' AND granted AND objsubid = 2
-            AND classid = ($1::int8 & 4294967295)::oid AND objid = $2::int8::oid`,
-        [lockNamespaceKey(namespace), id],
-      );
-      return rows[0]?.pid;
-    }
-    const rows: { holder: number | string | null }[] = await this.dataSource.query(
-      'SELECT IS_USED_LOCK(?) AS holder',
-      [mysqlLockName(namespace, id)],
-    );
-    const holder = rows[0]?.holder;
-    return holder === null || holder === undefined ? undefined : Number(holder);
-  }
-
-  /** Ends `session` from the database side (pg_terminate_backend / KILL). */
-  async killSession(session: number): Promise<void> {
-    if (!Number.isSafeInteger(session)) throw new Error(`bad session id ${session}`);
-    if (this.kind === 'postgres') {
-      const rows: { ok: boolean }[] = await this.dataSource.query(
-        'SELECT pg_terminate_backend($1) AS ok',
-        [session],
-      );
-      if (rows[0]?.ok !== true)
-        throw new Error(`pg_terminate_backend(${session}) returned ${String(rows[0]?.ok)}`);
-    } else {
-      await this.dataSource.query(`KILL ${session}`);
-    }
-  }
-
-  async close(): Promise<void> {
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
-  }
-}

@@ -1,4 +1,4 @@
-// Types for test/support/kafka-frames.mjs.
+// Types for test/support/broker/kafka-frames.mjs.
 export declare const ApiKey: Readonly<{
   Produce: 0;
   Fetch: 1;

@@ -1,7 +1,7 @@
 // Runs many seeded seam trials per moment against one proxied broker and sums them up.
 import type { Admin, Producer } from 'kafkajs';
 import { connectedAdmin, connectedProducer, deletePrefix } from './faults.js';
-import type { BroadcastKafkaClient } from './kafka-clients.js';
+import type { BroadcastKafkaClient } from '../broker/kafka-clients.js';
 import { runTrial, violation, type SeamBroker, type TrialResult, type TrialSpec } from './seams.js';
 
 /** Seeds for `count` trials: env SEAMS_SEED replays one trial, else a base from the clock. */

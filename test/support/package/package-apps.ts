@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** npm's cache for the matrix installs, kept between runs (gitignored). */
 export const NPM_CACHE = join(REPO_ROOT, '.cache', 'npm');
 

@@ -1,6 +1,6 @@
 // The seeded faults of the seam trials: a small PRNG (a failing trial replays from its seed), and
 // "moments": which Kafka frame the proxy breaks (api key, direction, occurrence) and how.
-import type { FaultAction, FrameInfo, TcpProxy } from './tcp-proxy.js';
+import type { FaultAction, FrameInfo, TcpProxy } from '../broker/tcp-proxy.js';
 
 /** mulberry32: a small seeded PRNG, so a failing trial can be replayed from its seed. */
 export function seededRandom(seed: number): () => number {

@@ -12,11 +12,11 @@ import {
   ResourcePatternTypes,
   type AclEntry,
 } from 'kafkajs';
-import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
-import { startSecuredCluster } from '../../scripts/kafka/security.mjs';
+import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
+import { startSecuredCluster } from '../../../scripts/kafka/security.mjs';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { groupProtocolOf } from './kafka-clients.js';
-import { createTopics } from './kafka.js';
+import { groupProtocolOf } from '../broker/kafka-clients.js';
+import { createTopics } from '../broker/kafka.js';
 
 type BroadcastKafkaOptions = BroadcastModuleOptions['kafka'];
 

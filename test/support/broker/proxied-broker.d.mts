@@ -1,5 +1,5 @@
-// Types for test/support/proxied-broker.mjs.
-import type { KafkaCluster } from '../../scripts/kafka-cluster.mjs';
+// Types for test/support/broker/proxied-broker.mjs.
+import type { KafkaCluster } from '../../../scripts/kafka-cluster.mjs';
 import type { TcpProxy } from './tcp-proxy.mjs';
 
 export interface ProxiedBroker {

@@ -1,12 +1,12 @@
 // One broadcast instance in its own Node process, for fault tests that need real crashes
-// (kill -9), real process exits and real database sessions. Spawned by test/support/instances.ts.
+// (kill -9), real process exits and real database sessions. Spawned by test/support/faults/instances.ts.
 //
-//   node test/support/instance.mjs '<json config>'      (or the config in env BROADCAST_INSTANCE_CONFIG)
+//   node test/support/faults/instance.mjs '<json config>'      (or the config in env BROADCAST_INSTANCE_CONFIG)
 //
 // It imports the BUILT library, as an application would: 'nestjs-kafka-broadcast' (→ libs/broadcast/dist
 // via the workspace link; run `npm run build:lib` first), or the build named by env BROADCAST_LIB
 // (a file URL). The tests set BROADCAST_LIB to a private build of the same sources (see
-// ensureLibBuilt() in test/support/faults.ts), which no concurrent `npm run build:lib` rewrites.
+// ensureLibBuilt() in test/support/faults/faults.ts), which no concurrent `npm run build:lib` rewrites.
 //
 // stdout: one JSON object per line
 //   { event: 'loaded', pid }                              config read, DataSource open, engine built

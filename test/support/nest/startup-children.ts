@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
-import { ensureLibBuilt } from './faults.js';
+import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
+import { ensureLibBuilt } from '../faults/faults.js';
 
 /** How the child starts the engine: ESM top-level await, CommonJS `void start()`, or a Nest app. */
 export type StartupChildKind = 'esm' | 'cjs' | 'nest' | 'nest-async';

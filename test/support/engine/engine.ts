@@ -23,14 +23,18 @@ import {
   DEFAULT_HEARTBEAT_TOPIC,
   DEFAULT_LOCK_FREE_GROUP_BASE,
   DEFAULT_LOCKED_GROUP_BASE,
-} from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
-import { lockNamespaceKey, mysqlLockName } from '../../libs/broadcast/src/locks/index.js';
+} from '../../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { CapturingLogger } from './capturing-logger.js';
-import { consumerGroupView } from './consumer-groups.js';
-import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
-import { createTopics, kafkaBrokers, testPrefix, waitFor } from './kafka.js';
+import { consumerGroupView } from '../broker/consumer-groups.js';
+import {
+  clientScoped,
+  groupProtocolOf,
+  type BroadcastKafkaClient,
+} from '../broker/kafka-clients.js';
+import { createTopics, kafkaBrokers, testPrefix, waitFor } from '../broker/kafka.js';
 
 export type LockKind = 'postgres' | 'mariadb' | 'none';
+export { LockInspector } from './lock-inspector.js';
 
 export const PG_OPTIONS = {
   type: 'postgres',
@@ -50,12 +54,8 @@ export const MARIADB_OPTIONS = {
 } as const satisfies DataSourceOptions;
 
 /** Short Kafka timings so that joins, leaves and expiries happen in test time. */
-export const FAST_CONSUMER = {
-  sessionTimeoutMs: 6_000,
-  heartbeatIntervalMs: 500,
-  maxWaitTimeMs: 100,
-} as const;
-export const LOCK_CHECK_INTERVAL_MS = 500;
+import { FAST_CONSUMER, LOCK_CHECK_INTERVAL_MS } from '../broker/fast-consumer.js';
+export { FAST_CONSUMER, LOCK_CHECK_INTERVAL_MS };
 
 /** A new, initialized DataSource (its own pool) for one engine or for the test itself. */
 export async function openDataSource(
@@ -476,110 +476,6 @@ export function useEngineHarness(
 
 // ---------------------------------------------------------------------------------------------
 // Database-side lock inspection and interference
-
-/** A test-side database connection (not an engine's) that can see and kill lock holders. */
-export class LockInspector {
-  private constructor(
-    readonly kind: Exclude<LockKind, 'none'>,
-    private readonly dataSource: DataSource,
-    private readonly namespace: string,
-  ) {}
-
-  static async open(kind: Exclude<LockKind, 'none'>, namespace: string): Promise<LockInspector> {
-    return new LockInspector(kind, await openDataSource(kind, 'lock-inspector'), namespace);
-  }
-
-  /** The database session (pg backend pid / MariaDB connection id) holding lock `id`, if any. */
-  async holder(id: number): Promise<number | undefined> {
-    if (this.kind === 'postgres') {
-      const rows: { pid: number }[] = await this.dataSource.query(
-        `SELECT pid FROM pg_locks
-          WHERE locktype = 'advisory' AND granted
-            AND classid = ($1::int8 & 4294967295)::oid AND objid = $2::int8::oid AND objsubid = 2`,
-        [lockNamespaceKey(this.namespace), id],
-      );
-      return rows[0]?.pid;
-    }
-    const rows: { holder: number | string | null }[] = await this.dataSource.query(
-      'SELECT IS_USED_LOCK(?) AS holder',
-      [mysqlLockName(this.namespace, id)],
-    );
-    const holder = rows[0]?.holder;
-    return holder === null || holder === undefined ? undefined : Number(holder);
-  }
-
-  /** Ends the session holding lock `id` from the database side; returns the session killed. */
-  async killHolder(id: number): Promise<number> {
-    const session = await this.holder(id);
-    if (session === undefined) throw new Error(`nobody holds lock ${id} in ${this.namespace}`);
-    if (this.kind === 'postgres') {
-      const rows: { ok: boolean }[] = await this.dataSource.query(
-        'SELECT pg_terminate_backend($1) AS ok',
-        [session],
-      );
-      if (rows[0]?.ok !== true) throw new Error(`pg_terminate_backend(${session}) failed`);
-    } else {
-      if (!Number.isSafeInteger(session)) throw new Error(`bad connection id ${session}`);
-      await this.dataSource.query(`KILL ${session}`);
-    }
-    return session;
-  }
-
-  /**
-   * Kills the session holding lock `id`, then takes the lock on a dedicated connection of this
-   * inspector as soon as the server has let it go: plays "another instance" that takes over the
-   * id. The connection is opened before the kill, so the takeover polls within milliseconds.
-   */
-  async killHolderAndTakeOver(
-    id: number,
-    timeoutMs = 5_000,
-  ): Promise<{ session: number; release: () => Promise<void> }> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    const [lockSql, unlockSql, params] =
-      this.kind === 'postgres'
-        ? [
-            'SELECT pg_try_advisory_lock($1::int4, $2::int4) AS locked',
-            'SELECT pg_advisory_unlock($1::int4, $2::int4) AS unlocked',
-            [lockNamespaceKey(this.namespace), id],
-          ]
-        : [
-            'SELECT GET_LOCK(?, 0) AS locked',
-            'SELECT RELEASE_LOCK(?) AS unlocked',
-            [mysqlLockName(this.namespace, id)],
-          ];
-    let session: number;
-    try {
-      session = await this.killHolder(id);
-      await waitFor(
-        async () => {
-          const rows: { locked: unknown }[] = await runner.query(lockSql, params);
-          const locked = rows[0]?.locked;
-          return locked === true || Number(locked) === 1;
-        },
-        {
-          timeoutMs,
-          intervalMs: 5,
-          message: `lock ${id} did not become free for the takeover (did the engine take it back first?)`,
-        },
-      );
-    } catch (error) {
-      await runner.release();
-      throw error;
-    }
-    return {
-      session,
-      release: async () => {
-        await runner.query(unlockSql, params).catch(() => undefined);
-        await runner.release();
-      },
-    };
-  }
-
-  async close(): Promise<void> {
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
-  }
-}
 
 /** Records every distinct state an engine goes through, polling every `intervalMs`. */
 export function watchStates(testEngine: TestEngine, intervalMs = 20) {

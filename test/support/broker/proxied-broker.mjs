@@ -8,7 +8,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster } from '../../scripts/kafka-cluster.mjs';
+import { startCluster } from '../../../scripts/kafka-cluster.mjs';
 import { TcpProxy } from './tcp-proxy.mjs';
 
 export async function startProxiedBroker({ dirPrefix = 'proxied-kafka-', properties = {} } = {}) {

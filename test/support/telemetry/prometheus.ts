@@ -6,7 +6,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from './kafka.js';
+import { waitFor } from '../broker/kafka.js';
 
 /** One alert as /api/v1/alerts lists it (pending or firing; resolved ones are not listed). */
 export interface PrometheusAlert {

@@ -2,7 +2,7 @@
 // `void bootstrap()`), with BroadcastModule.forRoot, or forRootAsync when STARTUP_ASYNC is set.
 // Plain JavaScript: the decorators are applied by hand. Used by test/module/startup-process.spec.ts.
 //
-//   BROADCAST_LIB=<file URL of dist/index.js> STARTUP_OPTIONS='<json>' node test/support/startup-nest-child.mjs
+//   BROADCAST_LIB=<file URL of dist/index.js> STARTUP_OPTIONS='<json>' node test/support/nest/startup-nest-child.mjs
 //
 // stdout: Nest's log lines (the engine's through Nest's Logger), then 'listening' once listen()
 // resolved.

@@ -1,7 +1,7 @@
 // A plain Node app in CommonJS, as a user writes one: `void engine.start()`, nothing else keeping
 // the process alive. Used by test/module/startup-process.spec.ts.
 //
-//   BROADCAST_LIB_CJS=<path of the CommonJS dist/index.js> STARTUP_OPTIONS='<json>' node test/support/startup-child.cjs
+//   BROADCAST_LIB_CJS=<path of the CommonJS dist/index.js> STARTUP_OPTIONS='<json>' node test/support/nest/startup-child.cjs
 //
 // A failed start() is an unhandled rejection (Node prints it and exits 1). STARTUP_STOP_AFTER_START
 // set: it prints 'started' and stops once start() resolved.

@@ -1,15 +1,15 @@
 // Renders the figures the fault tests record (test/.results/reliability/*.json, one file per
-// scenario, written by recordReliability() in test/support/faults.ts) as the Markdown table of
+// scenario, written by recordReliability() in test/support/faults/faults.ts) as the Markdown table of
 // libs/broadcast/docs/RELIABILITY.md.
 //
-//   node test/support/instances-report.mjs            prints the table
-//   node test/support/instances-report.mjs --write    replaces the table in libs/broadcast/docs/RELIABILITY.md
+//   node test/support/faults/instances-report.mjs            prints the table
+//   node test/support/faults/instances-report.mjs --write    replaces the table in libs/broadcast/docs/RELIABILITY.md
 //                                                     (between the reliability-table markers)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const RESULTS = join(ROOT, 'test/.results/reliability');
 const DOC = join(ROOT, 'libs/broadcast/docs/RELIABILITY.md');
 const START = '<!-- reliability-table:start -->';

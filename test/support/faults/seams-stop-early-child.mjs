@@ -4,7 +4,7 @@
 // client connected after stop() (a connect that lands after the disconnect keeps a socket open
 // forever). Used by test/faults/stop-before-connect.spec.ts.
 //
-//   node test/support/seams-stop-early-child.mjs '{"brokers":[...],"prefix":"...","lock":"postgres"|"none","delay":"sync"|"immediate"|<ms>,"lockKey":"<classid>"}'
+//   node test/support/faults/seams-stop-early-child.mjs '{"brokers":[...],"prefix":"...","lock":"postgres"|"none","delay":"sync"|"immediate"|<ms>,"lockKey":"<classid>"}'
 //
 // stdout, one line each: 'stopped' once stop() resolved, 'start <outcome>' once start() settled,
 // 'locks held <n>' (postgres: advisory locks of the namespace held by anyone, after stop), then

@@ -23,12 +23,14 @@ import { AssignerProtocol, Kafka, logLevel, type Admin } from 'kafkajs';
 import pg from 'pg';
 import { onTestFinished } from 'vitest';
 import { type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
-import { DEFAULT_LOCKED_GROUP_BASE } from '../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { BroadcastTransport } from 'nestjs-kafka-broadcast/microservices';
-import { lockNamespaceKey } from '../../libs/broadcast/src/locks/index.js';
-import { consumerGroupView } from './consumer-groups.js';
-import { clientScoped, groupProtocolOf, type BroadcastKafkaClient } from './kafka-clients.js';
-import { kafkaBrokers, runId, testPrefix } from './kafka.js';
+import { consumerGroupView } from '../broker/consumer-groups.js';
+import {
+  clientScoped,
+  groupProtocolOf,
+  type BroadcastKafkaClient,
+} from '../broker/kafka-clients.js';
+import { kafkaBrokers, runId, testPrefix } from '../broker/kafka.js';
 
 export const PG_CONNECTION = {
   type: 'postgres',
@@ -39,11 +41,8 @@ export const PG_CONNECTION = {
 } as const;
 
 /** Short Kafka timings so that joins, leaves and expiries happen in test time. */
-export const FAST_CONSUMER = {
-  sessionTimeoutMs: 6_000,
-  heartbeatIntervalMs: 500,
-  maxWaitTimeMs: 100,
-} as const;
+import { FAST_CONSUMER } from '../broker/fast-consumer.js';
+export { FAST_CONSUMER };
 
 /** Nest's own log lines that tests keep: problems only. */
 const QUIET_LEVELS: LogLevel[] = ['error', 'warn'];
@@ -153,34 +152,7 @@ export async function pgClient(applicationName = appName('probe')): Promise<pg.C
   return client;
 }
 
-/** The int4 first key of the advisory locks the engine takes for `prefix` (locked mode, default base). */
-export function lockKeyOf(prefix: string, base = DEFAULT_LOCKED_GROUP_BASE): number {
-  return lockNamespaceKey(prefix + base);
-}
-
-export interface HeldAdvisoryLock {
-  id: number;
-  applicationName: string;
-}
-
-/** Broadcast advisory locks currently granted in namespace `namespaceKey`, with the holder's application_name. */
-export async function heldLocks(
-  client: pg.Client,
-  namespaceKey: number,
-): Promise<HeldAdvisoryLock[]> {
-  const { rows } = await client.query<{ id: string; application_name: string }>(
-    `SELECT l.objid::int8 AS id, a.application_name
-       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-      WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted
-        AND l.classid = ($1::int8 & 4294967295)::oid
-      ORDER BY 1`,
-    [namespaceKey],
-  );
-  return rows.map((r) => ({
-    id: Number(r.id),
-    applicationName: r.application_name,
-  }));
-}
+export { heldLocks, lockKeyOf, type HeldAdvisoryLock } from '../engine/lock-inspector.js';
 
 // ---------------------------------------------------------------------------------------------
 // Applications

@@ -2,9 +2,9 @@
 // run's shared one), and per client adapter one test that runs seeded trials of each of the file's
 // moments (runMoments) and sums them up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kafkaClients } from './kafka-clients.js';
-import { kafkaBrokers } from './kafka.js';
-import { startProxiedBroker, type ProxiedBroker } from './proxied-broker.mjs';
+import { kafkaClients } from '../broker/kafka-clients.js';
+import { kafkaBrokers } from '../broker/kafka.js';
+import { startProxiedBroker, type ProxiedBroker } from '../broker/proxied-broker.mjs';
 import { runMoments, summarize, type SeamMoment } from './seam-moments.js';
 import type { SeamBroker } from './seams.js';
 

@@ -3,7 +3,7 @@
 // by itself, which proves that stop() left no consumer, socket, timer or pool keeping it alive.
 // Used by test/faults/stop-during-startup.spec.ts.
 //
-//   node test/support/seams-stop-child.mjs '{"brokers":[...],"prefix":"...","lock":"postgres"|"none","step":"connect"}'
+//   node test/support/faults/seams-stop-child.mjs '{"brokers":[...],"prefix":"...","lock":"postgres"|"none","step":"connect"}'
 //
 // stdout: 'reached <step>' when the step began, then 'stopped' once stop() resolved.
 import { childDataSource, childEngine } from './child-engine.mjs';

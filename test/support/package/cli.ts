@@ -5,11 +5,11 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureLibBuilt } from './faults.js';
-import type { BroadcastKafkaClient } from './kafka-clients.js';
-import { kafkaBrokers } from './kafka.js';
+import { ensureLibBuilt } from '../faults/faults.js';
+import type { BroadcastKafkaClient } from '../broker/kafka-clients.js';
+import { kafkaBrokers } from '../broker/kafka.js';
 
-const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export interface CliRun {
   code: number | null;
