@@ -39,6 +39,11 @@ export function judgeShapes({ slots, mainSlots, survivors, targeted, txn, shapes
     );
   if (aim.twice.length > 0)
     problems.push(`targeted: ${aim.twice.length} delivered twice (${first(aim.twice)})`);
+  // The publisher's producer is idempotent: a retried send is written once.
+  if (aim.writtenTwice.length > 0)
+    problems.push(
+      `targeted: ${aim.writtenTwice.length} written twice (${first(aim.writtenTwice)})`,
+    );
 
   const replaying = new Set(incarnations.filter((inc) => inc.slot.replayMs !== undefined));
   const committed = txn.ended('committed');

@@ -35,9 +35,9 @@ function tally(deliveries, keyOf) {
 }
 
 /**
- * Per tid, how many deliveries and how many distinct offsets. A tid at two offsets was written
- * twice (a producer retry whose first write had landed): two records, each handed over once, is
- * not a reader defect and is counted apart (writtenTwice). The same offset twice is (twice).
+ * Per tid, how many deliveries and how many distinct offsets. The same offset twice is a reader
+ * defect (twice); a tid at two offsets was written twice, a retried send the idempotent producer
+ * should have made one record of (writtenTwice). Both fail the soak.
  */
 function byTid(deliveries) {
   const tids = new Map();

@@ -37,7 +37,10 @@ interface SoakSummary {
   describeSamples: number;
   kip848GroupSamples: number;
   shapes: {
-    targeted: Record<'expected' | 'received' | 'missed' | 'offTarget' | 'twice', number>;
+    targeted: Record<
+      'expected' | 'received' | 'missed' | 'offTarget' | 'twice' | 'writtenTwice',
+      number
+    >;
     receipts: { resolved: number };
     replay: Record<'replayedRecords' | 'notReadThrough' | 'notCaughtUpOnQuietTopic', number>;
     transactions: Record<'committed' | 'aborted' | 'abortedSeen', number>;
@@ -100,7 +103,7 @@ describe.each(kafkaClients())('seeded chaos soak on the %s client', (client) => 
     // Every traffic shape ran, and each held.
     const { shapes } = summary;
     expect(shapes.targeted.expected).toBeGreaterThan(0);
-    expect(shapes.targeted).toMatchObject({ missed: 0, offTarget: 0, twice: 0 });
+    expect(shapes.targeted).toMatchObject({ missed: 0, offTarget: 0, twice: 0, writtenTwice: 0 });
     expect(shapes.targeted.received).toBe(shapes.targeted.expected);
     expect(shapes.receipts.resolved).toBeGreaterThan(0);
     expect(shapes.transactions.committed).toBeGreaterThan(0);

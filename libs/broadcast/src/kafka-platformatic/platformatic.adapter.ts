@@ -53,6 +53,8 @@ export class PlatformaticAdapter implements KafkaPort {
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
   private producer: Producer<Bytes, Bytes, Bytes, Bytes> | undefined;
+  /** Sends under way per producer, so a retired one closes after its last. */
+  private readonly sending = new Map<Producer<Bytes, Bytes, Bytes, Bytes>, number>();
   private protocol: Promise<'classic' | 'consumer'> | undefined;
   /** The protocol once chosen, for about(). */
   private chosenProtocol: 'classic' | 'consumer' | undefined;
@@ -147,16 +149,10 @@ export class PlatformaticAdapter implements KafkaPort {
   }
 
   async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
-    this.producer ??= new Producer({
-      ...this.base,
-      clientId: `${this.base.clientId}-producer`,
-      serializers: bytesSerializers,
-      // kafkajs's (and Java's) partition for a key, so both adapters put a key in one partition.
-      partitioner: compatibilityPartitioner,
-      autocreateTopics: true,
-    });
+    const producer = (this.producer ??= this.newProducer());
+    this.sending.set(producer, (this.sending.get(producer) ?? 0) + 1);
     try {
-      await this.producer.send({
+      await producer.send({
         acks: ACKS_ALL,
         messages: records.map((r) => ({
           topic,
@@ -166,9 +162,36 @@ export class PlatformaticAdapter implements KafkaPort {
         })),
       });
     } catch (error) {
+      // A send that gave up may or may not have been written. The same producer would send the
+      // next records under its sequence number, and the broker would take them for its duplicate
+      // and drop them: a new producer id starts afresh.
+      if (this.producer === producer) this.producer = undefined;
       const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
       throw this.errors.fatal(error, publishing) ?? error;
+    } finally {
+      const left = (this.sending.get(producer) ?? 1) - 1;
+      if (left > 0) this.sending.set(producer, left);
+      else this.sending.delete(producer);
+      // A retired producer closes once its last send has settled.
+      if (left === 0 && this.producer !== producer) await producer.close().catch(() => undefined);
     }
+  }
+
+  private newProducer(): Producer<Bytes, Bytes, Bytes, Bytes> {
+    return new Producer({
+      ...this.base,
+      clientId: `${this.base.clientId}-producer`,
+      serializers: bytesSerializers,
+      // kafkajs's (and Java's) partition for a key, so both adapters put a key in one partition.
+      partitioner: compatibilityPartitioner,
+      autocreateTopics: true,
+      // A Produce whose answer was lost is sent again; without a producer id and sequence
+      // numbers the broker writes it twice and every instance handles one publish twice. The
+      // retries stay bounded (the client makes an idempotent producer with 0 or 1 retries retry
+      // forever, and publish() with it).
+      idempotent: true,
+      retries: Math.max(2, typeof this.base.retries === 'number' ? this.base.retries : 3),
+    });
   }
 
   async disconnect(): Promise<void> {

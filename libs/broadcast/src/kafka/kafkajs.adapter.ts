@@ -21,7 +21,6 @@ import { KafkajsAdmin } from './kafkajs-admin.js';
 import { createKafkajsClient } from './kafkajs-client.js';
 import { type ConsumerTimings, KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
-import { isBrokenConnection } from './kafkajs-error-chain.js';
 import { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
 
@@ -38,6 +37,8 @@ export class KafkajsAdapter implements KafkaPort {
   readonly admin: KafkajsAdmin;
   private readonly kafka: Kafka;
   private producer: Promise<Producer> | undefined;
+  /** Sends under way per producer, so a retired one closes after its last. */
+  private readonly sending = new Map<Promise<Producer>, number>();
   memberUserData: (() => string) | undefined;
   private readonly errors: KafkajsErrorClassifier;
   /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */
@@ -87,20 +88,26 @@ export class KafkajsAdapter implements KafkaPort {
 
   async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
     const connecting = this.connectedProducer();
+    this.sending.set(connecting, (this.sending.get(connecting) ?? 0) + 1);
     try {
       const producer = await connecting;
       await producer.send({ topic, acks: -1, messages: records });
     } catch (error) {
-      // A client whose connections broke can stay stuck ("Broker not connected"): make a new one.
-      if (isBrokenConnection(error) && this.producer === connecting) {
-        this.producer = undefined;
-        void connecting.then((p) => p.disconnect()).catch(() => undefined);
-      }
+      // A new producer after any failed send: a client whose connections broke can stay stuck
+      // ("Broker not connected"), and a send that gave up may or may not have been written. The
+      // same producer would send the next records under that send's sequence number, and the
+      // broker would take them for its duplicate and drop them; a new producer id starts afresh.
+      if (this.producer === connecting) this.producer = undefined;
       const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
       throw this.errors.fatal(error, publishing) ?? error;
     } finally {
-      // A send under way during disconnect() may have reconnected a broker (kafkajs retries).
-      if (this.closed) await connecting.then((p) => p.disconnect()).catch(() => undefined);
+      const left = (this.sending.get(connecting) ?? 1) - 1;
+      if (left > 0) this.sending.set(connecting, left);
+      else this.sending.delete(connecting);
+      // A send under way during disconnect() may have reconnected a broker (kafkajs retries); a
+      // retired producer closes once its last send has settled.
+      if (this.closed || (left === 0 && this.producer !== connecting))
+        await connecting.then((p) => p.disconnect()).catch(() => undefined);
     }
   }
 
@@ -121,6 +128,19 @@ export class KafkajsAdapter implements KafkaPort {
       const producer = this.kafka.producer({
         createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
         allowAutoTopicCreation: true,
+        // A Produce whose answer was lost is sent again; without a producer id and sequence
+        // numbers the broker writes it twice and every instance handles one publish twice.
+        // One request in flight keeps the sequences in order. The retries stay bounded as the
+        // client's own (kafkajs would retry an idempotent send forever, and publish() with it),
+        // at least one (kafkajs refuses an idempotent producer that may not retry).
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: {
+          retries: Math.max(
+            1,
+            this.options.kafka.retry?.retries ?? this.options.kafka.retries ?? 5,
+          ),
+        },
       });
       const connecting = producer.connect().then(() => producer);
       this.producer = connecting;
