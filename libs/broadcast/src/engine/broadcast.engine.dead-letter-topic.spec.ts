@@ -1,14 +1,14 @@
 // A dead-letter topic that the engine also reads would broadcast every final failure to every
 // instance, where the same handler fails again and dead-letters it again: a loop that multiplies
 // with the fleet. The engine refuses such a topic at startup, naming deadLetter.topic.
-import { FakeKafkaPort } from '../../../../test/support/fake-kafka-port.js';
+import { InMemoryManualPort } from '../testing/in-memory-manual-control.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import { BroadcastEngine } from './broadcast.engine.js';
 
 const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-function engine(options: Partial<BroadcastModuleOptions>, kafka = new FakeKafkaPort()) {
+function engine(options: Partial<BroadcastModuleOptions>, kafka = new InMemoryManualPort()) {
   return new BroadcastEngine(
     {
       kafka: { brokers: ['fake:9092'] },
@@ -34,7 +34,7 @@ async function startError(e: BroadcastEngine): Promise<unknown> {
 
 describe('BroadcastEngine dead-letter topic', () => {
   it('refuses a dead-letter topic a handler reads, before it connects', async () => {
-    const kafka = new FakeKafkaPort();
+    const kafka = new InMemoryManualPort();
     const e = engine({ deadLetter: { topic: 'cache.evict' } }, kafka);
     e.on('cache.evict', () => undefined, 'evict');
     const error = await startError(e);

@@ -1,6 +1,6 @@
 // engine.on(topic, handler, name | options): the options are checked when the handler is
 // registered (before start), naming the option and the handler; a name alone still works.
-import { FakeKafkaPort } from '../../../../test/support/fake-kafka-port.js';
+import { InMemoryKafka } from '../testing/in-memory-kafka.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { BroadcastEngine } from './broadcast.engine.js';
 
@@ -15,7 +15,7 @@ function engine() {
       telemetry: false,
       consumer: { sessionTimeoutMs: 6_000 },
     },
-    { kafka: new FakeKafkaPort(), logger: silent },
+    { kafka: new InMemoryKafka().port(), logger: silent },
   );
 }
 

@@ -1,7 +1,8 @@
 // While start() is pending the engine holds one ref'd timer, so a process whose only work is
 // start() lives until start() settles and can report its failure (its own waits use unref'd
 // timers, which keep nothing alive). Released when start() resolves, rejects, or stop() cancels it.
-import { FakeKafkaPort } from '../../../../test/support/fake-kafka-port.js';
+import { InMemoryKafka } from '../testing/in-memory-kafka.js';
+import type { InMemoryKafkaPort } from '../testing/in-memory-kafka.port.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import { BroadcastStoppedError } from '../errors/broadcast-stopped.error.js';
 import { BroadcastEngine } from './broadcast.engine.js';
@@ -10,7 +11,7 @@ const silent = { log: () => undefined, warn: () => undefined, error: () => undef
 /** The timers keeping this process alive (unref'd ones are not listed). */
 const refTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
-function engine(kafka: FakeKafkaPort, deadLetter?: { topic: string }) {
+function engine(kafka: InMemoryKafkaPort, deadLetter?: { topic: string }) {
   const e = new BroadcastEngine(
     {
       kafka: { brokers: ['fake:9092'] },
@@ -27,7 +28,7 @@ function engine(kafka: FakeKafkaPort, deadLetter?: { topic: string }) {
 
 /** A port whose topic check waits until the engine stops (a broker not answering yet). */
 function hangingPort() {
-  const kafka = new FakeKafkaPort();
+  const kafka = new InMemoryKafka().port();
   let entered!: () => void;
   const waiting = new Promise<void>((resolve) => (entered = resolve));
   kafka.admin.ensureTopics = (_topics, signal) => {
@@ -54,13 +55,13 @@ describe('BroadcastEngine keeps the process alive while start() is pending', () 
 
   it('releases it once start() resolved, and when start() rejects', async () => {
     const before = refTimers();
-    const ready = engine(new FakeKafkaPort());
+    const ready = engine(new InMemoryKafka().port());
     await ready.start();
     expect(ready.reader.status().state).toBe('ready');
     expect(refTimers()).toBe(before);
     await ready.stop();
 
-    const refused = engine(new FakeKafkaPort(), { topic: 'news' });
+    const refused = engine(new InMemoryKafka().port(), { topic: 'news' });
     await expect(refused.start()).rejects.toBeInstanceOf(BroadcastOptionsError);
     expect(refTimers()).toBe(before);
     await refused.stop();

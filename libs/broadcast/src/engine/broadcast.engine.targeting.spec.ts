@@ -1,7 +1,10 @@
 // Issue #23, defect 1: the service an instance is targeted as is known from the start, not derived
 // from the group it happens to hold, so a service-targeted message fetched while no group is held
 // yet (before ready, during a move) is not dropped as "for another service".
-import { FakeKafkaPort, record } from '../../../../test/support/fake-kafka-port.js';
+import {
+  incomingRecord as record,
+  InMemoryManualPort,
+} from '../testing/in-memory-manual-control.js';
 import { BroadcastHeaders } from '../core/broadcast-headers.js';
 import { BroadcastEngine } from './broadcast.engine.js';
 
@@ -18,7 +21,7 @@ describe('BroadcastEngine targeting by service', () => {
   ])(
     'delivers a message for its service (%s) fetched before the group is adopted',
     async (_, options, service) => {
-      const kafka = new FakeKafkaPort();
+      const kafka = new InMemoryManualPort();
       const received: unknown[] = [];
       let engine!: BroadcastEngine;
       engine = new BroadcastEngine(

@@ -1,5 +1,5 @@
 import type { IncomingRecord, OutgoingRecord } from '../interfaces/kafka-port.interface.js';
-import { InMemoryGroupConsumer } from './in-memory-group-consumer.js';
+import type { InMemoryGroupMember } from './in-memory-member.js';
 import { PartitionLog } from './in-memory-log.js';
 import { InMemoryKafkaPort } from './in-memory-kafka.port.js';
 import type { BackgroundWork } from '../shared/background-work.js';
@@ -12,7 +12,7 @@ export interface InMemoryKafkaOptions {
 
 /** A consumer group: its members in join order (the longest-standing one leads). */
 interface Group {
-  members: InMemoryGroupConsumer[];
+  members: InMemoryGroupMember[];
   generation: number;
 }
 
@@ -27,7 +27,7 @@ export class InMemoryKafka {
   private readonly groups = new Map<string, Group>();
   private readonly partitionCount: number;
   /** Consumers started and not stopped, joined or still joining. */
-  private readonly running = new Set<InMemoryGroupConsumer>();
+  private readonly running = new Set<InMemoryGroupMember>();
   private memberIds = 0;
   private waiters: (() => void)[] = [];
   /** The engines' retries, hooks and dead letters: settled() waits for them too. */
@@ -49,6 +49,16 @@ export class InMemoryKafka {
       topic,
       Array.from({ length: partitions }, () => new PartitionLog()),
     );
+    for (const [, group] of this.groups) {
+      if (group.members.some((m) => m.topics.includes(topic))) this.rebalance(group);
+    }
+  }
+
+  /** @internal Adds partitions to an existing topic (as CreatePartitions does); its groups rebalance. */
+  addPartitions(topic: string, count: number): void {
+    const logs = this.topics.get(topic);
+    if (!logs) throw new Error(`no topic ${topic}`);
+    for (let i = 0; i < count; i++) logs.push(new PartitionLog());
     for (const [, group] of this.groups) {
       if (group.members.some((m) => m.topics.includes(topic))) this.rebalance(group);
     }
@@ -105,7 +115,7 @@ export class InMemoryKafka {
   }
 
   /** @internal The members themselves, of every group. */
-  allMembers(): InMemoryGroupConsumer[] {
+  allMembers(): InMemoryGroupMember[] {
     return [...this.groups.values()].flatMap((g) => g.members);
   }
 
@@ -124,12 +134,12 @@ export class InMemoryKafka {
   }
 
   /** @internal A consumer started: settled() waits for it from now on, joined or not. */
-  started(consumer: InMemoryGroupConsumer): void {
+  started(consumer: InMemoryGroupMember): void {
     this.running.add(consumer);
   }
 
   /** @internal A started consumer joins its group; every member gets the new assignment. */
-  join(consumer: InMemoryGroupConsumer): void {
+  join(consumer: InMemoryGroupMember): void {
     let group = this.groups.get(consumer.groupId);
     if (!group) this.groups.set(consumer.groupId, (group = { members: [], generation: 0 }));
     consumer.memberId ??= `${consumer.groupId}-member-${++this.memberIds}`;
@@ -138,7 +148,7 @@ export class InMemoryKafka {
   }
 
   /** @internal A stopped or crashed consumer leaves; the others are assigned anew. */
-  leave(consumer: InMemoryGroupConsumer): void {
+  leave(consumer: InMemoryGroupMember): void {
     this.running.delete(consumer);
     const group = this.groups.get(consumer.groupId);
     if (!group || !group.members.includes(consumer)) return;

@@ -1,4 +1,4 @@
-import { record } from '../../../../../test/support/fake-kafka-port.js';
+import { incomingRecord as record } from '../../testing/in-memory-manual-control.js';
 import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
 import { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import { ReadPositions } from '../positions/read-positions.js';

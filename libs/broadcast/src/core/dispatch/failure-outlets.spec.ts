@@ -1,4 +1,3 @@
-import { CapturingLogger } from '../../../../../test/support/engine/capturing-logger.js';
 import type { HandlerErrorContext } from '../../interfaces/broadcast-failure-policy.interface.js';
 import type { RawOutgoingRecord } from '../../interfaces/kafka-port.interface.js';
 import { DeadLetterHeaders as H } from './dead-letter-record.js';
@@ -31,7 +30,14 @@ function outlets(
   send: (topic: string, records: RawOutgoingRecord[]) => Promise<void>,
   deadLetterTopic: string | null = 'p.dlt',
 ) {
-  const logger = new CapturingLogger('outlets');
+  const errors: string[] = [];
+  const logger = {
+    errors,
+    log: () => undefined,
+    warn: () => undefined,
+    error: (message: string, stack?: string) =>
+      void errors.push(stack ? `${message}\n${stack}` : message),
+  };
   const o = new FailureOutlets(
     {
       instanceId: 'me',

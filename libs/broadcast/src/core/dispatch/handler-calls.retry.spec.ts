@@ -1,6 +1,6 @@
 // The failure policy in HandlerCalls over fakes: the first attempt bounds what the caller waits
 // for; retries run in the background after their backoff, so later messages are not held up.
-import { record } from '../../../../../test/support/fake-kafka-port.js';
+import { incomingRecord as record } from '../../testing/in-memory-manual-control.js';
 import type { BroadcastMessage } from '../../interfaces/broadcast-message.interface.js';
 import type { RegisteredHandler } from './broadcast-handler.registry.js';
 import type { ExhaustedCall, FailureOutlets } from './failure-outlets.js';

@@ -7,7 +7,7 @@ import {
   fakeReaderOnceAt,
   T,
   until,
-} from '../../../../../test/support/fake-reader.js';
+} from '../../../spec-support/reader-harness.js';
 import { deferred } from '../../shared/async.utils.js';
 
 describe('BroadcastReader: exclusivity before handlers', () => {

@@ -8,7 +8,7 @@ import {
   seeksOf,
   T,
   until,
-} from '../../../../../test/support/fake-reader.js';
+} from '../../../spec-support/reader-harness.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 
 describe('BroadcastReader over a fake KafkaPort', () => {
@@ -27,7 +27,7 @@ describe('BroadcastReader over a fake KafkaPort', () => {
     const consumer = s.kafka.latest();
     await consumer.deliver(T, 0, [10, 11]);
     expect(s.received).toEqual([{ n: 10 }, { n: 11 }]);
-    s.kafka.partitions.get(T)!.set(2, '7'); // created after the snapshot
+    s.kafka.addPartition(T, 7); // created after the snapshot
     consumer.join();
     expect(seeksOf(s)).toEqual({ 'p.t[0]': '12', 'p.t[1]': '20', 'p.t[2]': '0', 'p.hb[0]': '5' });
     await s.reader.stop();

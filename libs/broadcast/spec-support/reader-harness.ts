@@ -1,14 +1,16 @@
-// The reader, membership, allocator and dispatcher together over the fake KafkaPort and fake
-// locks, for the unit specs of the reader's state machine (libs/broadcast/src/core/reading/*.spec.ts).
-import { BroadcastGroupAllocator } from '../../libs/broadcast/src/core/allocation/broadcast-group.allocator.js';
-import { BroadcastHandlerRegistry } from '../../libs/broadcast/src/core/dispatch/broadcast-handler.registry.js';
-import { BroadcastDispatcher } from '../../libs/broadcast/src/core/dispatch/broadcast.dispatcher.js';
-import { BroadcastReader } from '../../libs/broadcast/src/core/reading/broadcast.reader.js';
-import { ReadPositions } from '../../libs/broadcast/src/core/positions/read-positions.js';
-import type { LockMode } from '../../libs/broadcast/src/interfaces/advisory-lock.interface.js';
-import type { BroadcastLogger } from '../../libs/broadcast/src/interfaces/broadcast-logger.interface.js';
-import type { TopicOffsets } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
-import { FakeKafkaPort, FakeLocks } from './fake-kafka-port.js';
+// The reader, membership, allocator and dispatcher together over the in-memory broker's manual
+// mode and in-memory locks, for the unit specs of the reader's state machine
+// (libs/broadcast/src/core/reading/*.spec.ts). Spec support: neither built nor shipped.
+import { BroadcastGroupAllocator } from '../src/core/allocation/broadcast-group.allocator.js';
+import { BroadcastHandlerRegistry } from '../src/core/dispatch/broadcast-handler.registry.js';
+import { BroadcastDispatcher } from '../src/core/dispatch/broadcast.dispatcher.js';
+import { BroadcastReader } from '../src/core/reading/broadcast.reader.js';
+import { ReadPositions } from '../src/core/positions/read-positions.js';
+import type { LockMode } from '../src/interfaces/advisory-lock.interface.js';
+import type { BroadcastLogger } from '../src/interfaces/broadcast-logger.interface.js';
+import type { TopicOffsets } from '../src/interfaces/kafka-port.interface.js';
+import { InMemoryManualPort } from '../src/testing/in-memory-manual-control.js';
+import { InMemoryLocks } from './in-memory-locks.js';
 
 /** The broadcast topic (two partitions, high watermarks 10 and 20) and the heartbeat topic (5). */
 export const T = 'p.t';
@@ -24,10 +26,10 @@ export interface FakeReaderOptions {
 }
 
 export function fakeReader(options: FakeReaderOptions = {}) {
-  const kafka = new FakeKafkaPort();
+  const kafka = new InMemoryManualPort();
   kafka.addTopic(T, ['10', '20']);
   kafka.addTopic(HB, ['5']);
-  const locks = new FakeLocks(options.mode ?? 'postgres');
+  const locks = new InMemoryLocks(options.mode ?? 'postgres');
   const logs: string[] = [];
   const logger: BroadcastLogger = {
     log: (m) => logs.push(m),
@@ -45,6 +47,7 @@ export function fakeReader(options: FakeReaderOptions = {}) {
     positions,
   );
   const probe = (step: string) => options.probe?.(step);
+  kafka.onStep = probe;
   const allocator = new BroadcastGroupAllocator(
     { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'bc', maxGroups: 4 },
     locks,
