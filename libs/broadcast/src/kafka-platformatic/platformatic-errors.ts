@@ -114,7 +114,11 @@ export class PlatformaticErrors {
           'kafka.ssl',
           BroadcastMessages.kafkaTlsFailed(this.brokers(), e.message ?? 'TLS failure'),
         );
-      const resourceType = e.apiId ? DENIED[e.apiId] : undefined;
+      const denied = e.apiId ? DENIED[e.apiId] : undefined;
+      // A cluster denial of an operation that needs only topic ACLs (the idempotent producer's
+      // InitProducerId, which WRITE on a topic allows) is the topic's.
+      const resourceType =
+        denied === 'cluster' && !during?.acl.cluster && during?.acl.topic ? 'topic' : denied;
       if (resourceType) {
         const resource =
           resourceType === 'group'

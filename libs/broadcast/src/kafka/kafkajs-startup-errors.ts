@@ -56,8 +56,22 @@ export function refusalOf(
       BroadcastMessages.kafkaTlsFailed(brokerList(kafka), clean(e.message)),
     );
   const resourceType = e.type ? DENIED[e.type] : undefined;
-  if (resourceType) return missingAcl(resourceType, e, during);
+  if (resourceType) return missingAcl(deniedResource(resourceType, during), e, during);
   return undefined;
+}
+
+/**
+ * The resource whose ACL is missing. An operation that needs no cluster ACL of its own can
+ * still be denied on the cluster by a step the topic ACL covers: the idempotent producer's
+ * InitProducerId is allowed by WRITE on any topic (Kafka 3.0 and later), so it is the topic's.
+ */
+function deniedResource(
+  resourceType: 'topic' | 'group' | 'cluster',
+  during: KafkaOperation | undefined,
+): 'topic' | 'group' | 'cluster' {
+  return resourceType === 'cluster' && !during?.acl.cluster && during?.acl.topic
+    ? 'topic'
+    : resourceType;
 }
 
 /** The broker denied `during` for lack of an ACL on a resource of `resourceType`. */
