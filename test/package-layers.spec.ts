@@ -21,6 +21,8 @@ const RANK: Record<string, number> = {
   '.': 7,
   cli: 6,
   nest: 5,
+  // The public face of the engine and the read-only views of its parts (what the entries name).
+  views: 4.5,
   engine: 4,
   core: 3,
   kafka: 2,
@@ -48,6 +50,7 @@ const PACKAGES: Record<string, RegExp> = {
   nest: /^(@nestjs\/(common|core|terminus|microservices|typeorm)(\/.*)?|rxjs|reflect-metadata|node:.*)$/,
   cli: /^(commander|node:.*)$/,
   engine: /^node:/,
+  views: /^node:/,
   core: /^node:/,
   kafka: /^(kafkajs|node:.*)$/,
   'kafka-platformatic': /^(@platformatic\/kafka|node:.*)$/,
