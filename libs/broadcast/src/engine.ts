@@ -26,7 +26,8 @@ export { BroadcastPublishError } from './errors/broadcast-publish.error.js';
 export { BroadcastReceiptError } from './errors/broadcast-receipt.error.js';
 export { BroadcastValidationError } from './errors/broadcast-validation.error.js';
 export type * from './interfaces/broadcast-receipt.interface.js';
-export type * from './interfaces/broadcast-roster.interface.js';
+// Not LiveGroupMember: what a Kafka adapter reports to the roster, internal.
+export type { RosterEvent, RosterInstance } from './interfaces/broadcast-roster.interface.js';
 export type * from './interfaces/standard-schema.interface.js';
 export { BroadcastRoster } from './views/broadcast-roster.view.js';
 export type { RosterListener } from './core/features/roster/broadcast-roster.js';
