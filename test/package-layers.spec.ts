@@ -1,6 +1,7 @@
 /**
  * The library's folders import one way: the entries (index.ts, engine.ts, … directly in src/) and
- * cli/ → nest/ (the Nest layer) → engine/ (the wiring) → core/ → the adapters kafka/,
+ * cli/ → nest/ (the Nest layer) → views/ (the public engine type, read-only views of its parts) →
+ * engine/ (the wiring) → core/ → the adapters kafka/,
  * kafka-platformatic/, locks/, telemetry/ and testing/ (the in-memory broker) → errors/, shared/ →
  * interfaces/. The core sees no adapter (telemetry included): the engine hands it each one through
  * an interface. The contracts (interfaces/, errors/, nest/broadcast.constants.ts) import no core
