@@ -1,6 +1,6 @@
 // `nestjs-kafka-broadcast/engine`: the engine without the Nest layer. Loads neither @nestjs/* nor
 // any optional peer: `new BroadcastEngine(options).on(topic, handler).start()`.
-// The engine's reader and allocator are public as read-only views; its lifecycle is its own.
+// Its reader, allocator and roster are typed as read-only views; its lifecycle is its own.
 export { BroadcastEngine } from './views/broadcast-engine.view.js';
 export type { BroadcastEngineDeps } from './engine/broadcast-engine.deps.js';
 export { BroadcastGroupAllocator } from './views/broadcast-group-allocator.view.js';
