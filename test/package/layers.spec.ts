@@ -1,6 +1,7 @@
 /**
  * The library's folders import one way: the entries (index.ts, engine.ts, … directly in src/) and
- * cli/ → nest/ (the Nest layer) → engine/ (the wiring) → core/ → the adapters kafka/,
+ * cli/ → nest/ (the Nest layer) → views/ (the public engine type, read-only views of its parts) →
+ * engine/ (the wiring) → core/ → the adapters kafka/,
  * kafka-platformatic/, locks/, telemetry/ and testing/ (the in-memory broker) → errors/, shared/ →
  * interfaces/. The core sees no adapter (telemetry included): the engine hands it each one through
  * an interface. The contracts (interfaces/, errors/, nest/broadcast.constants.ts) import no core
@@ -21,6 +22,8 @@ const RANK: Record<string, number> = {
   '.': 7,
   cli: 6,
   nest: 5,
+  // The public face of the engine and the read-only views of its parts (what the entries name).
+  views: 4.5,
   engine: 4,
   core: 3,
   kafka: 2,
@@ -48,6 +51,7 @@ const PACKAGES: Record<string, RegExp> = {
   nest: /^(@nestjs\/(common|core|terminus|microservices|typeorm)(\/.*)?|rxjs|reflect-metadata|node:.*)$/,
   cli: /^(commander|node:.*)$/,
   engine: /^node:/,
+  views: /^node:/,
   core: /^node:/,
   kafka: /^(kafkajs|node:.*)$/,
   'kafka-platformatic': /^(@platformatic\/kafka|node:.*)$/,

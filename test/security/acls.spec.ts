@@ -3,11 +3,9 @@
 // clear error instead of a walk over the pool or a flood of log lines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import {
-  BroadcastEngine,
-  BroadcastStartupError,
-  type BroadcastModuleOptions,
-} from 'nestjs-kafka-broadcast';
+import { BroadcastStartupError, type BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
+// The engine itself, not its public type: the test reads its heartbeat's counter.
+import { BroadcastEngine } from '../../libs/broadcast/src/engine/broadcast.engine.js';
 import { CapturingLogger } from '../support/engine/capturing-logger.js';
 import { consumerGroupView } from '../support/broker/consumer-groups.js';
 import { FAST_CONSUMER, openDataSource } from '../support/engine/engine.js';

@@ -6,7 +6,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
-import { BroadcastEngine } from 'nestjs-kafka-broadcast';
+import { BroadcastEngine, BroadcastHeartbeat } from 'nestjs-kafka-broadcast';
 import { AppModule } from '../../apps/demo/src/app.module.js';
 import { PRODUCT_CHANGED } from '../../apps/demo/src/products/product-changed.event.js';
 import {
@@ -102,7 +102,7 @@ describe.each(kafkaClients())('%s client', (kafkaClient) => {
           s.failed === 1 &&
           s.skipped === 1 &&
           s.filtered === 1 &&
-          engine.heartbeat.sent > 0
+          app.get(BroadcastHeartbeat).sent > 0
         );
       });
 

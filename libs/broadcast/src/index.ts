@@ -12,3 +12,6 @@ export {
   type ExactBroadcastOptions,
 } from './nest/broadcast.module-definition.js';
 export { OnBroadcast, type OnBroadcastOptions } from './nest/on-broadcast.decorator.js';
+// Injectable beside BroadcastReader and BroadcastGroupAllocator (from the engine entry): a view.
+export { BroadcastHeartbeat } from './views/broadcast-heartbeat.view.js';
+export type { HeartbeatRole } from './core/heartbeat/heartbeat-timing.js';

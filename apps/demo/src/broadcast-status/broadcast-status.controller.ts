@@ -1,5 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { BroadcastEngine } from 'nestjs-kafka-broadcast';
+import {
+  BroadcastEngine,
+  BroadcastHeartbeat,
+  BroadcastReader,
+  BroadcastRoster,
+} from 'nestjs-kafka-broadcast';
 import { EvictionLog } from '../cache/eviction-log.js';
 import { ProductCache } from '../cache/product-cache.js';
 import { DEMO_CONFIG, type DemoConfig } from '../config.js';
@@ -10,6 +15,9 @@ import { ProductsStore } from '../products/products.store.js';
 export class BroadcastStatusController {
   constructor(
     @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
+    private readonly reader: BroadcastReader,
+    private readonly heartbeat: BroadcastHeartbeat,
+    private readonly rosterView: BroadcastRoster,
     private readonly evictions: EvictionLog,
     private readonly cache: ProductCache,
     private readonly store: ProductsStore,
@@ -18,7 +26,7 @@ export class BroadcastStatusController {
 
   @Get('status')
   status() {
-    const status = this.engine.reader.status();
+    const status = this.reader.status();
     return {
       instance: this.config.instanceName,
       pid: process.pid,
@@ -35,7 +43,9 @@ export class BroadcastStatusController {
       skipped: status.skipped,
       heartbeats: {
         received: status.heartbeats,
-        sent: this.engine.heartbeat.sent,
+        sent: this.heartbeat.sent,
+        /** incumbent (sending), backup (listening) or newcomer (nothing heard or sent yet). */
+        role: this.heartbeat.role(),
       },
       cacheSize: this.cache.size,
       evictions: {
@@ -52,7 +62,7 @@ export class BroadcastStatusController {
    */
   @Get('roster')
   async roster() {
-    const instances = await this.engine.roster.refresh();
+    const instances = await this.rosterView.refresh();
     return { instances: instances.map((i) => i.instanceId).sort() };
   }
 }

@@ -1,11 +1,11 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { BROADCAST_MODULE_OPTIONS } from './broadcast.module-definition.js';
-import { BroadcastGroupAllocator } from '../core/allocation/broadcast-group.allocator.js';
 import { BroadcastEngine } from '../engine/broadcast.engine.js';
-import { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
-import { BroadcastReader } from '../core/reading/broadcast.reader.js';
+import { allocatorView, BroadcastGroupAllocator } from '../views/broadcast-group-allocator.view.js';
+import { BroadcastHeartbeat, heartbeatView } from '../views/broadcast-heartbeat.view.js';
+import { BroadcastReader, readerView } from '../views/broadcast-reader.view.js';
 import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastOptionsError } from '../errors/broadcast-options.error.js';
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
@@ -53,12 +53,16 @@ async function loadGetDataSourceToken(
   }
 }
 
-/** The engine's parts, injectable on their own. */
+/**
+ * The engine's parts, injectable on their own: the publisher, and read-only views of the reader,
+ * the allocator and the heartbeat. No view can start or stop anything: the module starts and
+ * stops the engine (BroadcastLifecycle), and the engine its parts.
+ */
 export const engineComponentProviders: Provider[] = [
   {
     provide: BroadcastReader,
     inject: [BroadcastEngine],
-    useFactory: (e: BroadcastEngine) => e.reader,
+    useFactory: (e: BroadcastEngine) => readerView(e.reader),
   },
   {
     provide: BroadcastPublisher,
@@ -68,12 +72,17 @@ export const engineComponentProviders: Provider[] = [
   {
     provide: BroadcastGroupAllocator,
     inject: [BroadcastEngine],
-    useFactory: (e: BroadcastEngine) => e.allocator,
+    useFactory: (e: BroadcastEngine) => allocatorView(e.allocator),
   },
   {
     provide: BroadcastHeartbeat,
     inject: [BroadcastEngine],
-    useFactory: (e: BroadcastEngine) => e.heartbeat,
+    useFactory: (e: BroadcastEngine) =>
+      heartbeatView(e.heartbeat, {
+        enabled: e.options.heartbeat !== false,
+        maxStalenessMs: e.options.maxStalenessMs,
+        lastLatencyMs: () => e.reader.status().lastLatencyMs,
+      }),
   },
 ];
 

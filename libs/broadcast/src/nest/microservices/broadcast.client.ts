@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { BroadcastRecord } from './broadcast-record.js';
-import { BroadcastEngine } from '../../engine/broadcast.engine.js';
+import { BroadcastEngine } from '../../views/broadcast-engine.view.js';
 
 /**
  * A ClientProxy whose `emit(topic, data)` publishes a broadcast. Broadcasts have no
@@ -9,7 +9,7 @@ import { BroadcastEngine } from '../../engine/broadcast.engine.js';
  */
 @Injectable()
 export class BroadcastClient extends ClientProxy {
-  constructor(private readonly engine: BroadcastEngine) {
+  constructor(@Inject(BroadcastEngine) private readonly engine: BroadcastEngine) {
     super();
   }
 

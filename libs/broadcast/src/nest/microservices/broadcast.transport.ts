@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { BROADCAST_TRANSPORT } from '../broadcast.constants.js';
 import { BroadcastContext } from './broadcast.context.js';
-import { BroadcastEngine } from '../../engine/broadcast.engine.js';
+import { BroadcastEngine } from '../../views/broadcast-engine.view.js';
 import type { BroadcastMessage } from '../../interfaces/broadcast-message.interface.js';
 
 /**
@@ -17,7 +17,7 @@ export class BroadcastTransport extends Server implements CustomTransportStrateg
   override readonly transportId = BROADCAST_TRANSPORT;
   override readonly propagatesEventHandlerErrors = true;
 
-  constructor(private readonly engine: BroadcastEngine) {
+  constructor(@Inject(BroadcastEngine) private readonly engine: BroadcastEngine) {
     super();
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { notAliveReason, notReadyReason } from './broadcast-health.rules.js';
-import { BroadcastEngine } from '../../engine/broadcast.engine.js';
+import { BroadcastEngine } from '../../views/broadcast-engine.view.js';
 import { errorMessage } from '../../shared/async.utils.js';
 
 /**

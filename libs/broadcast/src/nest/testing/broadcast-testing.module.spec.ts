@@ -9,11 +9,11 @@ import { BroadcastModule } from '../broadcast.module.js';
 import { BROADCAST_MODULE_OPTIONS } from '../broadcast.module-definition.js';
 import { BroadcastTestingHelper } from './broadcast-testing.helper.js';
 import { BroadcastTestingModule } from './broadcast-testing.module.js';
-import { BroadcastGroupAllocator } from '../../core/allocation/broadcast-group.allocator.js';
-import { BroadcastHeartbeat } from '../../core/heartbeat/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../../core/publishing/broadcast.publisher.js';
-import { BroadcastReader } from '../../core/reading/broadcast.reader.js';
-import { BroadcastRoster } from '../../core/features/roster/broadcast-roster.js';
+import { BroadcastGroupAllocator } from '../../views/broadcast-group-allocator.view.js';
+import { BroadcastHeartbeat } from '../../views/broadcast-heartbeat.view.js';
+import { BroadcastReader } from '../../views/broadcast-reader.view.js';
+import { BroadcastRoster } from '../../views/broadcast-roster.view.js';
 import { OnBroadcast } from '../on-broadcast.decorator.js';
 import { InMemoryKafka } from '../../testing/in-memory-kafka.js';
 
