@@ -7,6 +7,7 @@ import type {
   HeldLock,
   LockMode,
 } from '../../libs/broadcast/src/interfaces/advisory-lock.interface.js';
+import type { LiveGroupMember } from '../../libs/broadcast/src/interfaces/broadcast-roster.interface.js';
 import type {
   DeleteGroupOutcome,
   GroupConsumerPort,
@@ -53,7 +54,7 @@ export class FakeGroupConsumer implements GroupConsumerPort {
     this.starting ??= (async () => {
       this.state = 'starting';
       for (const step of ['connect', 'subscribe', 'run']) {
-        this.spec.probe?.(step);
+        this.broker.probe?.(step);
         await tick();
         if (this.stopping) return;
       }
@@ -183,6 +184,18 @@ class FakeAdmin implements KafkaAdminPort {
     );
   }
 
+  async offsetsForTimestamp(topic: string): Promise<Map<number, string>> {
+    return new Map(this.broker.partitions.get(topic) ?? new Map<number, string>());
+  }
+
+  async liveMembers(): Promise<LiveGroupMember[]> {
+    return [];
+  }
+
+  async occupiedGroups(): Promise<string[]> {
+    return [...this.broker.groups].filter(([, m]) => m.size > 0).map(([groupId]) => groupId);
+  }
+
   async disconnect(): Promise<void> {}
 }
 
@@ -202,6 +215,8 @@ export class FakeKafkaPort implements KafkaPort {
   describeGate: Promise<void> | undefined;
   /** describeGroup calls waiting for describeGate. */
   describeWaiting = 0;
+  /** The test hook a real adapter takes in its constructor: each consumer's start steps. */
+  probe: ((step: string) => void) | undefined;
   private members_ = 0;
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {

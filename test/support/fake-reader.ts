@@ -25,6 +25,7 @@ export interface FakeReaderOptions {
 
 export function fakeReader(options: FakeReaderOptions = {}) {
   const kafka = new FakeKafkaPort();
+  kafka.probe = (step) => options.probe?.(step);
   kafka.addTopic(T, ['10', '20']);
   kafka.addTopic(HB, ['5']);
   const locks = new FakeLocks(options.mode ?? 'postgres');

@@ -38,7 +38,6 @@ export class KafkajsAdapter implements KafkaPort {
   readonly admin: KafkajsAdmin;
   private readonly kafka: Kafka;
   private producer: Promise<Producer> | undefined;
-  memberUserData: (() => string) | undefined;
   private readonly errors: KafkajsErrorClassifier;
   /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */
   private closed = false;
@@ -46,6 +45,8 @@ export class KafkajsAdapter implements KafkaPort {
   constructor(
     private readonly options: KafkajsAdapterOptions,
     private readonly logger: BroadcastLogger,
+    /** A test hook, never on the port: each group consumer's start steps ('connect', …). */
+    private readonly probe?: (step: string) => void,
   ) {
     // kafkajs cannot speak KIP-848; 'auto' means classic here.
     if (options.kafka.groupProtocol === 'consumer')
@@ -80,8 +81,8 @@ export class KafkajsAdapter implements KafkaPort {
       spec,
       this.options.consumer,
       this.logger,
-      this.memberUserData,
       this.errors,
+      this.probe,
     );
   }
 

@@ -36,7 +36,6 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   constructor(
     readonly spec: GroupConsumerSpec,
     private readonly broker: InMemoryKafka,
-    private readonly memberUserData: () => string | undefined,
   ) {
     this.groupId = spec.groupId;
   }
@@ -51,7 +50,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       if (this.stopping) return;
       this.state = 'running';
       this.broker.started(this);
-      this.userData = this.memberUserData() || undefined;
+      this.userData = this.spec.userData || undefined;
       this.pumping = this.pump();
       // Joining continues in the background, as with a real client.
       void turn().then(() => {
@@ -123,7 +122,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       if (!work) {
         if (this.positionedPending && this.memberId !== undefined) {
           this.positionedPending = false;
-          this.spec.listener.positioned();
+          this.spec.listener.positioned?.();
         }
         this.broker.changed();
         await new Promise<void>((resolve) => (this.wake = resolve));
