@@ -2,13 +2,13 @@
 // implementation with the broker-side tools a test needs to arrange a fact and read its outcome.
 // The real-broker rows use the shared test broker (KAFKA_BROKERS) and never mock it.
 import { Admin, consumerGroupHeartbeatV1, leaveGroupV3 } from '@platformatic/kafka';
-import type { Producer } from 'kafkajs';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { describeConsumerGroup } from '../../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
 import { PlatformaticAdapter } from '../../../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
 import { KafkajsAdapter } from '../../../libs/broadcast/src/kafka/kafkajs.adapter.js';
 import type { KafkaPort } from '../../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { InMemoryKafka } from '../../../libs/broadcast/src/testing/in-memory-kafka.js';
-import { createTopics, kafkaBrokers, newAdmin, newKafka } from '../kafka.js';
+import { createTopics, kafkaBrokers } from '../kafka.js';
 
 /** One implementation of the port, and the broker it runs on as the tests see it. */
 export interface PortRow {
@@ -66,11 +66,22 @@ export function inMemoryRow(): PortRow {
 
 type RealKind = 'kafkajs' | 'platformatic-classic' | 'platformatic-consumer';
 
-/** A row on the shared broker: kafkajs, or @platformatic/kafka on the classic or KIP-848 protocol. */
-export function realRow(kind: RealKind): PortRow {
-  const brokers = kafkaBrokers();
+export type { RealKind };
+
+/**
+ * A row on a real broker (the shared one by default): kafkajs, or @platformatic/kafka on the
+ * classic or KIP-848 protocol. The test's own clients use `brokers`; the ports `portBrokers`
+ * (a fault proxy's address, say).
+ */
+export function realRow(kind: RealKind, brokers = kafkaBrokers(), portBrokers = brokers): PortRow {
   const admin = new Admin({ clientId: `port-conformance-${kind}`, bootstrapBrokers: brokers });
-  const kafka = newKafka(`port-conformance-${kind}`);
+  const clientId = `port-conformance-${kind}`;
+  const kafka = new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING });
+  const withAdmin = async <T>(use: (a: ReturnType<Kafka['admin']>) => Promise<T>) => {
+    const kafkajsAdmin = kafka.admin();
+    await kafkajsAdmin.connect();
+    return use(kafkajsAdmin).finally(() => kafkajsAdmin.disconnect());
+  };
   const kip848 = kind === 'platformatic-consumer';
   let producer: Promise<Producer> | undefined;
   let transactional: Promise<Producer> | undefined;
@@ -87,23 +98,18 @@ export function realRow(kind: RealKind): PortRow {
     port: (clientId) => {
       const groupProtocol = kind === 'kafkajs' ? undefined : kip848 ? 'consumer' : 'classic';
       const options = {
-        kafka: { brokers, clientId, groupProtocol },
+        kafka: { brokers: portBrokers, clientId, groupProtocol },
         consumer: TIMINGS,
         topics: TOPICS,
       } as const;
       const port =
         kind === 'kafkajs'
           ? new KafkajsAdapter(options, SILENT)
-          : new PlatformaticAdapter(options, brokers, SILENT);
+          : new PlatformaticAdapter(options, portBrokers, SILENT);
       ports.push(port);
       return port;
     },
-    createTopic: async (topic) => {
-      const kafkajsAdmin = await newAdmin();
-      await createTopics(kafkajsAdmin, [{ topic, numPartitions: 1 }]).finally(() =>
-        kafkajsAdmin.disconnect(),
-      );
-    },
+    createTopic: (topic) => withAdmin((a) => createTopics(a, [{ topic, numPartitions: 1 }])),
     produce: async (topic, values) => {
       const p = await (producer ??= connected(kafka.producer()));
       await p.send({ topic, acks: -1, messages: values.map((value) => ({ value })) });
@@ -120,15 +126,11 @@ export function realRow(kind: RealKind): PortRow {
       await aborted.send({ topic, messages: [{ value: `${value}-aborted`, partition: 0 }] });
       await aborted.abort();
     },
-    committed: async (groupId, topic) => {
-      const kafkajsAdmin = await newAdmin();
-      try {
-        const [offsets] = await kafkajsAdmin.fetchOffsets({ groupId, topics: [topic] });
+    committed: (groupId, topic) =>
+      withAdmin(async (a) => {
+        const [offsets] = await a.fetchOffsets({ groupId, topics: [topic] });
         return (offsets?.partitions ?? []).map((p) => p.offset);
-      } finally {
-        await kafkajsAdmin.disconnect();
-      }
-    },
+      }),
     members: async (groupId) => {
       if (kip848) {
         const described = await describeConsumerGroup(admin, groupId);
