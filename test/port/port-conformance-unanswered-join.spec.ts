@@ -3,7 +3,7 @@
  * join is unanswered (the broker took the member in; its answer never reached the client) leaves
  * no member. A private broker behind the fault proxy drops that answer, for each client row (the
  * in-memory broker answers a join in the same turn it takes the member in: its stop moments are
- * in port-conformance.spec.ts; kafkajs: see JOIN_ANSWER). libs/broadcast/docs/PORT-CONTRACT.md lists the fact.
+ * in port-conformance.spec.ts). libs/broadcast/docs/PORT-CONTRACT.md lists the fact.
  */
 import { Admin } from '@platformatic/kafka';
 import { waitFor } from '../support/kafka.js';
@@ -15,9 +15,10 @@ import { ApiKey } from '../support/tcp-proxy.js';
 /**
  * The answer that tells the client it is a member: classic, the second JoinGroup answer (the
  * first one only hands out the member id, MEMBER_ID_REQUIRED, and the broker holds no member
- * yet); KIP-848, the first ConsumerGroupHeartbeat answer. Not staged on kafkajs yet: with its
- * second JoinGroup answer dropped the broker listed no member within 10 s (so the moment was not
- * reached); its stop moments are those of port-conformance.spec.ts.
+ * yet); KIP-848, the first ConsumerGroupHeartbeat answer. kafkajs is not a row yet: its stop()
+ * with that answer lost ran into the adapter's own 30 s bound (its start() waits for the join,
+ * and stop() waits for start()), so a member gone afterwards proves no leave
+ * (docs/PORT-CONTRACT.md, known gaps).
  */
 const JOIN_ANSWER: Partial<Record<RealKind, { apiKey: number; nth: number }>> = {
   'platformatic-classic': { apiKey: ApiKey.JoinGroup, nth: 2 },
@@ -28,7 +29,8 @@ describe('KafkaPort conformance: a stop while the join is unanswered leaves no m
   let broker: ProxiedBroker;
 
   beforeAll(async () => {
-    // KIP-848 members stay for the broker's session unless removed: 45 s, far longer than a stop.
+    // KIP-848 members stay for the broker's session unless removed: 45 s, far longer than a stop
+    // (classic members: the consumer's, 45 s below).
     broker = await startProxiedBroker({
       dirPrefix: 'port-conformance-',
       properties: { 'group.consumer.session.timeout.ms': 45_000 },
@@ -58,7 +60,12 @@ describe('KafkaPort conformance: a stop while the join is unanswered leaves no m
     ['@platformatic/kafka classic', 'platformatic-classic'],
     ['@platformatic/kafka KIP-848', 'platformatic-consumer'],
   ])('%s', async (_name, kind) => {
-    const row: PortRow = realRow(kind, broker.direct, broker.proxied);
+    // Sessions longer than any stop here (a member nobody removed stays), requests that time out
+    // sooner than the default 30 s (a client waiting for the lost answer gives up in 5 s).
+    const row: PortRow = realRow(kind, broker.direct, broker.proxied, {
+      sessionTimeoutMs: 45_000,
+      requestTimeoutMs: 5_000,
+    });
     const topic = `unanswered-${kind}`;
     const groupId = `unanswered-${kind}-g`;
     try {
@@ -73,7 +80,8 @@ describe('KafkaPort conformance: a stop while the join is unanswered leaves no m
         return { kind: 'drop' };
       };
       const m = heardMember(row.port(`unanswered-${kind}`), groupId, topic);
-      await m.consumer.start();
+      // A client's start() may wait for the join (kafkajs's does): not awaited before the stop.
+      const starting = m.consumer.start();
       await waitFor(() => dropped, { message: 'no join answer to drop' });
       // The broker took the member in; the client never heard back.
       await waitFor(async () => (await row.members(groupId)).length === 1, {
@@ -81,6 +89,7 @@ describe('KafkaPort conformance: a stop while the join is unanswered leaves no m
       });
       expect(m.joins()).toEqual([]);
       await m.consumer.stop();
+      await starting.catch(() => undefined);
       expect(await row.members(groupId)).toEqual([]);
     } finally {
       await row.close();

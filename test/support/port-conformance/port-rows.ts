@@ -73,7 +73,12 @@ export type { RealKind };
  * classic or KIP-848 protocol. The test's own clients use `brokers`; the ports `portBrokers`
  * (a fault proxy's address, say).
  */
-export function realRow(kind: RealKind, brokers = kafkaBrokers(), portBrokers = brokers): PortRow {
+export function realRow(
+  kind: RealKind,
+  brokers = kafkaBrokers(),
+  portBrokers = brokers,
+  tuning: { sessionTimeoutMs?: number; requestTimeoutMs?: number } = {},
+): PortRow {
   const admin = new Admin({ clientId: `port-conformance-${kind}`, bootstrapBrokers: brokers });
   const clientId = `port-conformance-${kind}`;
   const kafka = new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING });
@@ -97,9 +102,10 @@ export function realRow(kind: RealKind, brokers = kafkaBrokers(), portBrokers = 
     name: kind,
     port: (clientId) => {
       const groupProtocol = kind === 'kafkajs' ? undefined : kip848 ? 'consumer' : 'classic';
+      const { sessionTimeoutMs = TIMINGS.sessionTimeoutMs, requestTimeoutMs } = tuning;
       const options = {
-        kafka: { brokers: portBrokers, clientId, groupProtocol },
-        consumer: TIMINGS,
+        kafka: { brokers: portBrokers, clientId, groupProtocol, requestTimeoutMs },
+        consumer: { ...TIMINGS, sessionTimeoutMs },
         topics: TOPICS,
       } as const;
       const port =
