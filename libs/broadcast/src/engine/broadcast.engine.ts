@@ -80,7 +80,7 @@ export class BroadcastEngine {
       lockId: this.reader?.status().lockId,
     })));
     // The client (kafka.client, or whichever is installed) is imported when first used.
-    this.kafka = deps.kafka ?? LazyKafkaPort.forOptions(o, logger);
+    this.kafka = deps.kafka ?? LazyKafkaPort.forOptions(o, logger, deps.probe);
     this.lifecycleLog = new EngineLifecycleLog(logger, () => this.kafka.about?.());
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
@@ -88,9 +88,8 @@ export class BroadcastEngine {
     this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
     this.dispatcher.outlets = this.outlets = engineOutlets(o, this.kafka, logger);
     const features = (this.features = new EngineFeatures(o, this.kafka, logger));
-    features.wire(this.registry, () => this.startedAt);
     this.reader = new BroadcastReader(readerSettings(o), {
-      kafka: this.kafka,
+      kafka: features.wire(this.registry, () => this.startedAt),
       allocator: this.allocator,
       registry: this.registry,
       dispatcher: this.dispatcher,

@@ -62,13 +62,25 @@ export class EngineFeatures {
     return this.newestHeartbeat.include(await this.replay.startOffsets(topics));
   }
 
-  /** Member info for the roster; the receipts topic read through the same group. */
-  wire(registry: BroadcastHandlerRegistry, startedAt: () => number): void {
-    const o = this.options;
-    this.kafka.memberUserData = () =>
-      encodeMemberInfo(o.instanceId, startedAt(), o.receipts !== false);
+  /**
+   * The receipts topic read through the same group; returns the port the reader joins with,
+   * whose every group consumer carries this instance's member info (user data, for the roster).
+   */
+  wire(registry: BroadcastHandlerRegistry, startedAt: () => number): KafkaPort {
+    const { options: o, kafka } = this;
     // Read like a broadcast topic; the gate consumes its records before any handler.
     if (o.receipts) registry.add(o.receipts.topic, () => undefined, 'receipts');
+    return {
+      admin: kafka.admin,
+      about: () => kafka.about?.(),
+      createGroupConsumer: (spec) =>
+        kafka.createGroupConsumer({
+          ...spec,
+          userData: encodeMemberInfo(o.instanceId, startedAt(), o.receipts !== false),
+        }),
+      send: (topic, records) => kafka.send(topic, records),
+      disconnect: () => kafka.disconnect(),
+    };
   }
 
   /**

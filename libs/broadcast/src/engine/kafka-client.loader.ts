@@ -15,6 +15,8 @@ export const KAFKA_CLIENT_PACKAGES: Record<BroadcastKafkaClient, string> = {
 export type AdapterImport = (
   o: ResolvedBroadcastOptions,
   logger: BroadcastLogger,
+  /** The engine's test hook, handed to the adapter's constructor (never on the port). */
+  probe?: (step: string) => void,
 ) => Promise<KafkaPort>;
 
 /** Each adapter's module, which imports its client (nothing is made or connected). */
@@ -25,18 +27,18 @@ const MODULE_IMPORTS = {
 
 /** Each adapter, imported on demand with its client (so the other client is never loaded). */
 export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = {
-  kafkajs: async (o, logger) => {
+  kafkajs: async (o, logger, probe) => {
     const began = Date.now();
     const { KafkajsAdapter } = await MODULE_IMPORTS.kafkajs();
-    return new KafkajsAdapter(withinStartup(o, began), logger);
+    return new KafkajsAdapter(withinStartup(o, began), logger, probe);
   },
-  platformatic: async (o, logger) => {
+  platformatic: async (o, logger, probe) => {
     const began = Date.now();
     const { PlatformaticAdapter } = await MODULE_IMPORTS.platformatic();
     // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
     const { brokers } = o.kafka;
     const list = typeof brokers === 'function' ? await brokers() : brokers;
-    return new PlatformaticAdapter(withinStartup(o, began), list, logger);
+    return new PlatformaticAdapter(withinStartup(o, began), list, logger, probe);
   },
 };
 
@@ -71,12 +73,13 @@ export async function loadKafkaPort(
   o: ResolvedBroadcastOptions,
   logger: BroadcastLogger,
   adapters: Record<BroadcastKafkaClient, AdapterImport> = ADAPTER_IMPORTS,
+  probe?: (step: string) => void,
 ): Promise<KafkaPort> {
   return loadForClient(
     o.kafka.client,
     {
-      kafkajs: () => adapters.kafkajs(o, logger),
-      platformatic: () => adapters.platformatic(o, logger),
+      kafkajs: () => adapters.kafkajs(o, logger, probe),
+      platformatic: () => adapters.platformatic(o, logger, probe),
     },
     {
       missing: (client, pkg) =>

@@ -16,17 +16,22 @@ import { loadKafkaPort, preloadKafkaClient } from './kafka-client.loader.js';
  * the start, not the import of the module. Every call waits for the load and forwards.
  */
 export class LazyKafkaPort implements KafkaPort {
-  /** The adapter of the options' client (kafka-client.loader.ts), its import begun by warm(). */
-  static forOptions(o: ResolvedBroadcastOptions, logger: BroadcastLogger): LazyKafkaPort {
+  /**
+   * The adapter of the options' client (kafka-client.loader.ts), its import begun by warm();
+   * `probe`, the engine's test hook, goes to the adapter's constructor.
+   */
+  static forOptions(
+    o: ResolvedBroadcastOptions,
+    logger: BroadcastLogger,
+    probe?: (step: string) => void,
+  ): LazyKafkaPort {
     return new LazyKafkaPort(
-      () => loadKafkaPort(o, logger),
+      () => loadKafkaPort(o, logger, undefined, probe),
       () => preloadKafkaClient(o.kafka.client),
     );
   }
 
   readonly admin: KafkaAdminPort;
-  /** Forwarded to the adapter when a consumer is made (the engine sets it after construction). */
-  memberUserData: (() => string) | undefined;
   private port: Promise<KafkaPort> | undefined;
   /** The adapter once loaded, for about(), which cannot wait. */
   private loadedPort: KafkaPort | undefined;
@@ -49,22 +54,10 @@ export class LazyKafkaPort implements KafkaPort {
       describeGroup: async (groupId) => (await admin()).describeGroup(groupId),
       latestOffsets: async (topics) => (await admin()).latestOffsets(topics),
       offsetBounds: async (topic) => (await admin()).offsetBounds(topic),
-      offsetsForTimestamp: async (topic, timestamp) => {
-        const loaded = await admin();
-        if (!loaded.offsetsForTimestamp)
-          throw new Error('this Kafka adapter cannot list offsets by time');
-        return loaded.offsetsForTimestamp(topic, timestamp);
-      },
-      liveMembers: async (groupPrefix) => {
-        const loaded = await admin();
-        if (!loaded.liveMembers) throw new Error('this Kafka adapter cannot list group members');
-        return loaded.liveMembers(groupPrefix);
-      },
-      occupiedGroups: async (groupPrefix) => {
-        const loaded = await admin();
-        if (!loaded.occupiedGroups) throw new Error('this Kafka adapter cannot list groups');
-        return loaded.occupiedGroups(groupPrefix);
-      },
+      offsetsForTimestamp: async (topic, timestamp) =>
+        (await admin()).offsetsForTimestamp(topic, timestamp),
+      liveMembers: async (groupPrefix) => (await admin()).liveMembers(groupPrefix),
+      occupiedGroups: async (groupPrefix) => (await admin()).occupiedGroups(groupPrefix),
       disconnect: async () => (this.port ? (await this.loaded()).admin.disconnect() : undefined),
     };
   }
@@ -80,11 +73,9 @@ export class LazyKafkaPort implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new LazyGroupConsumer(spec.groupId, async () => {
-      const port = await this.loaded();
-      port.memberUserData = this.memberUserData;
-      return port.createGroupConsumer(spec);
-    });
+    return new LazyGroupConsumer(spec.groupId, async () =>
+      (await this.loaded()).createGroupConsumer(spec),
+    );
   }
 
   about(): KafkaPortAbout | undefined {

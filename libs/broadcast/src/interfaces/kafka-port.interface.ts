@@ -1,8 +1,9 @@
 import type { LiveGroupMember } from './broadcast-roster.interface.js';
 
 /**
- * The engine's view of a Kafka client. Only the adapter in ../kafka implements it,
- * so another client library can be added without touching the engine.
+ * The engine's view of a Kafka client: one adapter per client library (../kafka,
+ * ../kafka-platformatic) and the in-memory broker (../testing) implement it. What the engine relies
+ * on, fact by fact, and the conformance test that pins each: docs/PORT-CONTRACT.md.
  */
 
 export type DeleteGroupOutcome = 'deleted' | 'not-found' | 'non-empty';
@@ -39,16 +40,15 @@ export interface KafkaAdminPort {
    * the high watermark (`high`): what a position out of range is judged against.
    */
   offsetBounds(topic: string): Promise<Map<number, OffsetBounds>>;
-  /** Per partition, the first offset at or after `timestamp` (the high watermark if none); optional. */
-  offsetsForTimestamp?(topic: string, timestamp: number): Promise<Map<number, string>>;
-  /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster); optional. */
-  liveMembers?(groupPrefix: string): Promise<LiveGroupMember[]>;
+  /** Per partition, the first offset at or after `timestamp` (the high watermark if none). */
+  offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>>;
+  /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster), with their user data. */
+  liveMembers(groupPrefix: string): Promise<LiveGroupMember[]>;
   /**
-   * The groups named `<groupPrefix>…` that have members now, from one listing (ListGroups, and
-   * the describes the client needs to count members); optional. A hint for choosing a lock-free
-   * group: the engine never relies on it for exclusivity.
+   * The groups named `<groupPrefix>…` that have members now, from one listing. A hint for
+   * choosing a lock-free group: the engine never relies on it for exclusivity.
    */
-  occupiedGroups?(groupPrefix: string): Promise<string[]>;
+  occupiedGroups(groupPrefix: string): Promise<string[]>;
   disconnect(): Promise<void>;
 }
 
@@ -67,26 +67,28 @@ export type RecordSink = (
   record: IncomingRecord,
 ) => void | Promise<void>;
 
+/** What a group consumer tells its owner (contract: docs/PORT-CONTRACT.md, membership facts). */
 export interface GroupConsumerListener {
   /**
-   * The member is joining with this id, before the broker answers (KIP-848: the client makes its
-   * member id). The broker may hold the member from then on, so the id is the engine's own even
-   * if no answer ever comes (a stop or a crash during the join). Clients whose broker makes the
-   * id (classic) report it only through `joined`.
+   * The member is joining with this id, before the broker answers (KIP-848, where the client
+   * makes the id); classic clients report the id only through `joined`.
    */
   joining?(memberId: string): void;
   /**
-   * The member (re)joined the group and received this assignment; `leader` when the
-   * coordinator made it this generation's leader (every member of a generation agrees on it).
+   * Every membership change: a (re)join, a new generation or member epoch, the same partitions
+   * included. `leader`: the coordinator's leader of this generation (all members agree on it).
    */
   joined(
     memberId: string,
     assignment: ReadonlyMap<string, readonly number[]>,
     leader: boolean,
   ): void;
-  /** A fetch that started after the latest join has completed (informational). */
-  positioned(): void;
-  /** The consumer stopped on an error and will not restart by itself. */
+  /**
+   * The first fetch after a join read from the sought positions. Optional: the operator CLI's
+   * topic readers announce readiness with it; the engine does not listen.
+   */
+  positioned?(): void;
+  /** The consumer stopped on an error (a fence, an expired session included) and will not restart. */
   crashed(error: Error): void;
 }
 
@@ -94,14 +96,11 @@ export interface GroupConsumerPort {
   readonly groupId: string;
   /** Connects, subscribes and starts consuming; joining continues in the background. */
   start(): Promise<void>;
-  /**
-   * Sets the position a partition is read from on the next fetch. Purely local: it must
-   * never become a network commit (a failed commit would lose the seek).
-   */
+  /** Where a partition is read from on the next fetch: local only, never a commit (contract). */
   seek(topic: string, partition: number, offset: string): void;
   /**
-   * Leaves the group and disconnects. Idempotent and bounded in time. Called while start()
-   * is still in flight, it waits for it and then stops: no consumer may keep running.
+   * Leaves the group and disconnects; idempotent, bounded in time, and at any moment (during
+   * start() or an unanswered join) it leaves no member behind (contract).
    */
   stop(): Promise<void>;
 }
@@ -109,29 +108,25 @@ export interface GroupConsumerPort {
 export interface GroupConsumerSpec {
   groupId: string;
   topics: readonly string[];
-  /**
-   * Where a partition starts when it has no sought position. The engine seeks every assigned
-   * partition at every join, never relies on committed offsets (the consumer commits nothing)
-   * and decides itself where a position out of the log's range resumes (`outOfRange`).
-   */
+  /** Where a partition starts when it has no sought position (the engine seeks them all). */
   fromBeginning: boolean;
   sink: RecordSink;
   listener: GroupConsumerListener;
   /**
-   * The consumer's fetch position passed `nextOffset − 1`, records the client filtered out
-   * included (transaction markers, aborted records: they never reach the sink). `timestamp` is
-   * that of the last record handed to the sink below `nextOffset`, when the batch had one.
-   * Reported only for records the consumer is done with.
+   * This member's user data in the group (the engine's member info, read back by `liveMembers`
+   * for the roster); none when omitted.
+   */
+  userData?: string;
+  /**
+   * The fetch position passed `nextOffset − 1`, records the client filtered out included;
+   * `timestamp`: the last record handed to the sink below `nextOffset`, if any (contract).
    */
   progress?(topic: string, partition: number, nextOffset: string, timestamp?: string): void;
   /**
-   * The broker answered a fetch of the partition with OFFSET_OUT_OF_RANGE. Resolves with the
-   * offset reading continues from; the consumer seeks it and neither commits nor resets anything
-   * by itself (a client's own recovery would commit and read the whole partition again).
+   * A fetch of the partition was answered OFFSET_OUT_OF_RANGE: resolves with the offset reading
+   * continues from; the client resolves nothing by itself (contract).
    */
   outOfRange?(topic: string, partition: number): Promise<string>;
-  /** Internal test hook: called with 'connect', 'subscribe' and 'run' as each step begins. */
-  probe?: (step: string) => void;
 }
 
 export interface OutgoingRecord {
@@ -158,8 +153,6 @@ export interface KafkaPort {
   /** The client and group protocol, for the engine's ready line; undefined before they are known. */
   about?(): KafkaPortAbout | undefined;
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort;
-  /** Describes this instance in every group it joins (member user data), for the roster. */
-  memberUserData?: () => string;
   /** Resolves once the broker acknowledged every record (acks = all). */
   send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void>;
   disconnect(): Promise<void>;

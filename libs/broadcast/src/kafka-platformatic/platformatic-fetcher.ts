@@ -115,7 +115,7 @@ export class PlatformaticFetcher {
     if (generation !== this.generation || this.stopped) return;
     if (this.positionedGeneration !== generation) {
       this.positionedGeneration = generation;
-      this.spec.listener.positioned();
+      this.spec.listener.positioned?.();
     }
     for (const response of responses)
       await this.handOver(response, topicIds, requested, generation);

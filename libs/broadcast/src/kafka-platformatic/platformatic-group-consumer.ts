@@ -42,8 +42,9 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     private readonly spec: GroupConsumerSpec,
     private readonly timings: ConsumerTimings,
     private readonly logger: BroadcastLogger,
-    private readonly userData: (() => string) | undefined,
     private readonly errors: PlatformaticErrors,
+    /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
+    private readonly probe?: (step: string) => void,
   ) {
     this.groupId = spec.groupId;
     this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
@@ -75,7 +76,8 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
    * group, the join event hands the assignment over. Each step is skipped once stop() was asked.
    */
   private async startSteps(): Promise<void> {
-    const { probe, topics } = this.spec;
+    const { topics } = this.spec;
+    const probe = this.probe;
     probe?.('connect');
     const consumer = (this.consumer = this.make());
     this.listen(consumer);
@@ -98,7 +100,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
       rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
       heartbeatInterval: heartbeatIntervalMs,
       // The instance's description as the member's user data, for the roster (describeGroups).
-      protocols: [{ ...PROTOCOL, metadata: this.userData?.() ?? '' }],
+      protocols: [{ ...PROTOCOL, metadata: this.spec.userData ?? '' }],
     };
     this.joining = consumer
       .joinGroup(this.joinOptions)

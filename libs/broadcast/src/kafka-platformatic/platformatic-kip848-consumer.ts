@@ -24,9 +24,9 @@ export interface Kip848Deps {
   coordinatorOf: (groupId: string) => Promise<{ host: string; port: number }>;
   timings: ConsumerTimings;
   logger: BroadcastLogger;
-  /** The member info, for the roster (sent as the member's rack id). */
-  userData: (() => string) | undefined;
   errors: PlatformaticErrors;
+  /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
+  probe?: (step: string) => void;
   /** The bootstrap brokers, for error messages. */
   brokers: string;
 }
@@ -81,7 +81,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
 
   /** Connects (metadata), starts the fetch loop, then joins in the background. */
   private async startSteps(): Promise<void> {
-    const { probe } = this.spec;
+    const { probe } = this.deps;
     probe?.('connect');
     const consumer = (this.consumer = this.deps.make());
     await this.readTopics();
@@ -101,7 +101,8 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
       topics: this.spec.topics,
       rebalanceTimeoutMs: Math.max(timings.sessionTimeoutMs, 10_000),
       sessionTimeoutMs: timings.sessionTimeoutMs,
-      rackId: this.deps.userData?.() ?? null,
+      // The member info, for the roster (sent as the member's rack id).
+      rackId: this.spec.userData ?? null,
       coordinator: (fresh) => this.coordinator(fresh),
       assigned: (memberId, owned) => {
         this.assigning = this.assigning.then(() => this.assigned(memberId, owned));

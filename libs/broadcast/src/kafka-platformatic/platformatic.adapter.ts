@@ -49,7 +49,6 @@ const ACKS_ALL = -1;
  */
 export class PlatformaticAdapter implements KafkaPort {
   readonly admin: PlatformaticAdmin;
-  memberUserData: (() => string) | undefined;
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
   private producer: Producer<Bytes, Bytes, Bytes, Bytes> | undefined;
@@ -63,6 +62,8 @@ export class PlatformaticAdapter implements KafkaPort {
     private readonly options: PlatformaticAdapterOptions,
     brokers: string[],
     private readonly logger: BroadcastLogger,
+    /** A test hook, never on the port: each group consumer's start steps ('connect', …). */
+    private readonly probe?: (step: string) => void,
   ) {
     this.base = toClientOptions(options.kafka, brokers);
     this.errors = new PlatformaticErrors(options.kafka, options.startupTimeoutMs ?? 60_000);
@@ -130,8 +131,8 @@ export class PlatformaticAdapter implements KafkaPort {
       spec,
       this.options.consumer,
       this.logger,
-      this.memberUserData,
       this.errors,
+      this.probe,
     );
   }
 
@@ -142,8 +143,8 @@ export class PlatformaticAdapter implements KafkaPort {
       coordinatorOf: (groupId) => this.admin.coordinatorOf(groupId),
       timings: this.options.consumer,
       logger: this.logger,
-      userData: this.memberUserData,
       errors: this.errors,
+      probe: this.probe,
       brokers: this.base.bootstrapBrokers.join(','),
     });
   }

@@ -29,13 +29,12 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     private readonly spec: GroupConsumerSpec,
     timings: ConsumerTimings,
     private readonly logger: BroadcastLogger,
-    userData?: () => string,
     private readonly errors?: KafkajsErrorClassifier,
+    /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
+    private readonly probe?: (step: string) => void,
   ) {
     this.groupId = spec.groupId;
-    const { client, cluster } = withOwnCluster(kafka, () =>
-      this.createConsumer(kafka, timings, userData),
-    );
+    const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
     if (
       !interceptOutOfRange(cluster, (topic, partition) => this.resumeOutOfRange(topic, partition))
@@ -47,12 +46,9 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.listen();
   }
 
-  private createConsumer(
-    kafka: Kafka,
-    timings: ConsumerTimings,
-    userData: (() => string) | undefined,
-  ): Consumer {
+  private createConsumer(kafka: Kafka, timings: ConsumerTimings): Consumer {
     const spec = this.spec;
+    const { userData } = spec;
     return kafka.consumer({
       groupId: spec.groupId,
       sessionTimeout: timings.sessionTimeoutMs,
@@ -61,7 +57,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       maxWaitTimeInMs: timings.maxWaitTimeMs,
       metadataMaxAge: timings.metadataMaxAgeMs,
       allowAutoTopicCreation: false,
-      ...(userData && { partitionAssigners: [memberInfoAssigner(userData)] }),
+      ...(userData !== undefined && { partitionAssigners: [memberInfoAssigner(userData)] }),
       // The engine decides how to recover (same group, new member); kafkajs must not
       // restart behind its back with a consumer the engine no longer tracks.
       retry: { retries: 5, restartOnFailure: async () => false },
@@ -100,7 +96,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
    * and each step is skipped once a stop was asked for.
    */
   private async startSteps(): Promise<void> {
-    const probe = this.spec.probe;
+    const probe = this.probe;
     probe?.('connect');
     await this.consumer.connect();
     if (this.stopRequested) return;
@@ -156,7 +152,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     });
     this.consumer.on(events.FETCH, ({ payload }) => {
       // Offsets are resolved inside the fetch; a fetch that began before the latest join proves nothing.
-      if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned();
+      if (this.fetchStartedAfterJoin.has(payload.nodeId)) listener.positioned?.();
     });
     // kafkajs never calls eachBatch for a batch its filtering emptied (only transaction markers
     // or aborted records: runner.js handleBatch), but resolves past it and reports it here.

@@ -39,7 +39,6 @@ export class KafkajsAdapter implements KafkaPort {
   private producer: Promise<Producer> | undefined;
   /** Sends under way per producer, so a retired one closes after its last. */
   private readonly sending = new Map<Promise<Producer>, number>();
-  memberUserData: (() => string) | undefined;
   private readonly errors: KafkajsErrorClassifier;
   /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */
   private closed = false;
@@ -47,6 +46,8 @@ export class KafkajsAdapter implements KafkaPort {
   constructor(
     private readonly options: KafkajsAdapterOptions,
     private readonly logger: BroadcastLogger,
+    /** A test hook, never on the port: each group consumer's start steps ('connect', …). */
+    private readonly probe?: (step: string) => void,
   ) {
     // kafkajs cannot speak KIP-848; 'auto' means classic here.
     if (options.kafka.groupProtocol === 'consumer')
@@ -81,8 +82,8 @@ export class KafkajsAdapter implements KafkaPort {
       spec,
       this.options.consumer,
       this.logger,
-      this.memberUserData,
       this.errors,
+      this.probe,
     );
   }
 

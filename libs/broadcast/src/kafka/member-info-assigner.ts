@@ -5,7 +5,7 @@ import kafkajs, { type PartitionAssigner } from 'kafkajs';
  * so describeGroups tells who holds each pool group (see the roster). The protocol name stays
  * `RoundRobinAssigner`, so members with and without user data can still share a group.
  */
-export function memberInfoAssigner(userData: () => string): PartitionAssigner {
+export function memberInfoAssigner(userData: string): PartitionAssigner {
   return (config) => {
     const base = kafkajs.PartitionAssigners.roundRobin(config);
     return {
@@ -16,7 +16,7 @@ export function memberInfoAssigner(userData: () => string): PartitionAssigner {
           metadata: kafkajs.AssignerProtocol.MemberMetadata.encode({
             version: base.version,
             topics,
-            userData: Buffer.from(userData(), 'utf8'),
+            userData: Buffer.from(userData, 'utf8'),
           }),
         };
       },

@@ -36,7 +36,6 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   constructor(
     readonly spec: GroupConsumerSpec,
     private readonly broker: InMemoryKafka,
-    private readonly memberUserData: () => string | undefined,
   ) {
     this.groupId = spec.groupId;
   }
@@ -51,7 +50,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       if (this.stopping) return;
       this.state = 'running';
       this.broker.started(this);
-      this.userData = this.memberUserData() || undefined;
+      this.userData = this.spec.userData || undefined;
       this.pumping = this.pump();
       // Joining continues in the background, as with a real client.
       void turn().then(() => {
@@ -123,7 +122,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       if (!work) {
         if (this.positionedPending && this.memberId !== undefined) {
           this.positionedPending = false;
-          this.spec.listener.positioned();
+          this.spec.listener.positioned?.();
         }
         this.broker.changed();
         await new Promise<void>((resolve) => (this.wake = resolve));
@@ -155,11 +154,12 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       if (this.version === version) this.positions.set(key(topic, partition), next);
       return;
     }
-    const record = log.at(offset)!;
-    await this.spec.sink(topic, partition, record);
+    // undefined: a record the client filters out (a transaction marker): passed, progress reported.
+    const record = log.at(offset);
+    if (record) await this.spec.sink(topic, partition, record);
     if (this.version !== version || this.positions.get(key(topic, partition)) !== offset) return;
     this.positions.set(key(topic, partition), offset + 1);
-    this.spec.progress?.(topic, partition, String(offset + 1), record.timestamp);
+    this.spec.progress?.(topic, partition, String(offset + 1), record?.timestamp);
   }
 
   /** The first assigned partition with a record to hand over or a position out of range. */
@@ -173,6 +173,13 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       }
     }
     return undefined;
+  }
+
+  /** @internal The broker removed this member (InMemoryKafka.fence). */
+  fenced(error: Error): void {
+    if (this.state !== 'running') return;
+    this.crash(error);
+    this.notify();
   }
 
   /** A sink that threw: the consumer stops, as a client does after its retries. */

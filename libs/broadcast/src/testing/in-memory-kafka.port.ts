@@ -16,7 +16,6 @@ import type { InMemoryKafka } from './in-memory-kafka.js';
  */
 export class InMemoryKafkaPort implements KafkaPort {
   readonly admin: KafkaAdminPort;
-  memberUserData?: () => string;
   private readonly consumers: InMemoryGroupConsumer[] = [];
 
   constructor(readonly broker: InMemoryKafka) {
@@ -24,7 +23,7 @@ export class InMemoryKafkaPort implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    const consumer = new InMemoryGroupConsumer(spec, this.broker, () => this.memberUserData?.());
+    const consumer = new InMemoryGroupConsumer(spec, this.broker);
     this.consumers.push(consumer);
     return consumer;
   }

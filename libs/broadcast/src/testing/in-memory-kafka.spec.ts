@@ -68,9 +68,9 @@ describe('InMemoryKafka', () => {
     expect(latest.get('missing')).toEqual(new Map());
     broker.truncate('t', 0, 1);
     expect((await admin.offsetBounds('t')).get(0)!.low).toBe(keyed === 0 ? '0' : '1');
-    const future = await admin.offsetsForTimestamp!('t', Date.now() + 60_000);
+    const future = await admin.offsetsForTimestamp('t', Date.now() + 60_000);
     expect(future).toEqual(await admin.latestOffsets(['t']).then((o) => o.get('t')));
-    expect((await admin.offsetsForTimestamp!('t', 0)).get(1)).toBe('0');
+    expect((await admin.offsetsForTimestamp('t', 0)).get(1)).toBe('0');
   });
 
   it('joins, assigns every partition, and hands appended records to the sink in order', async () => {
@@ -175,9 +175,8 @@ describe('InMemoryKafka', () => {
     const broker = new InMemoryKafka({ partitions: 2 });
     const a = broker.port();
     const b = broker.port();
-    a.memberUserData = () => 'instance-a';
     await a.admin.ensureTopics(['t']);
-    const first = consumerSpec('pool-1', ['t']);
+    const first = consumerSpec('pool-1', ['t'], { userData: 'instance-a' });
     const second = consumerSpec('pool-1', ['t']);
     const c1 = a.createGroupConsumer(first.spec);
     await c1.start();
@@ -194,7 +193,7 @@ describe('InMemoryKafka', () => {
       leader: false,
     });
     expect(await a.admin.deleteGroup('pool-1', Date.now() + 1_000)).toBe('non-empty');
-    const members = await a.admin.liveMembers!('pool');
+    const members = await a.admin.liveMembers('pool');
     expect(members.map((m) => [m.groupId, m.topics, m.userData])).toEqual([
       ['pool-1', ['t'], 'instance-a'],
       ['pool-1', ['t'], undefined],

@@ -99,6 +99,27 @@ export class InMemoryKafka {
     this.changed();
   }
 
+  /**
+   * @internal Takes `count` offsets of the partition for records a client filters out
+   * (transaction markers, aborted records): consumers pass them and report the progress.
+   */
+  appendFiltered(topic: string, partition: number, count = 1): void {
+    const log = this.log(topic, partition);
+    if (!log) throw new Error(`no partition ${topic}[${partition}]`);
+    for (let i = 0; i < count; i++) log.appendFiltered();
+    for (const consumer of this.running) consumer.notify();
+    this.changed();
+  }
+
+  /**
+   * @internal The coordinator removes a member (a fence, an expired session): its consumer
+   * crashes with a fencing error and hands nothing over any more.
+   */
+  fence(groupId: string, memberId: string): void {
+    const member = this.groups.get(groupId)?.members.find((m) => m.memberId === memberId);
+    member?.fenced?.(new Error(`member ${memberId} of ${groupId} was fenced`));
+  }
+
   /** @internal Per partition of the topic, the records still held, oldest first (none: no such topic). */
   records(topic: string): IncomingRecord[][] {
     return (this.topics.get(topic) ?? []).map((log) => [...log.all()]);

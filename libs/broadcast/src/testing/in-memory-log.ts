@@ -5,7 +5,8 @@ import type { IncomingRecord, OffsetBounds } from '../interfaces/kafka-port.inte
  * are numbers here and decimal strings at the port, as Kafka's are.
  */
 export class PartitionLog {
-  private readonly records: IncomingRecord[] = [];
+  /** undefined: an offset a client filters out (a transaction marker), never handed over. */
+  private readonly records: (IncomingRecord | undefined)[] = [];
   /** The first offset still held; records before it were removed (see truncate). */
   private start = 0;
 
@@ -29,7 +30,13 @@ export class PartitionLog {
     return offset;
   }
 
-  /** The record at `offset`, or undefined when the log does not hold it. */
+  /** Takes the next offset for a record a client filters out (a transaction's marker). */
+  appendFiltered(): number {
+    this.records.push(undefined);
+    return this.high - 1;
+  }
+
+  /** The record at `offset`; undefined when the log does not hold it or filters it out. */
   at(offset: number): IncomingRecord | undefined {
     return this.records[offset - this.start];
   }
@@ -41,7 +48,7 @@ export class PartitionLog {
 
   /** The first offset whose record is stamped at or after `timestamp`; the high watermark if none. */
   offsetAt(timestamp: number): number {
-    const index = this.records.findIndex((r) => Number(r.timestamp) >= timestamp);
+    const index = this.records.findIndex((r) => r && Number(r.timestamp) >= timestamp);
     return index === -1 ? this.high : this.start + index;
   }
 
@@ -52,8 +59,8 @@ export class PartitionLog {
     this.start += drop;
   }
 
-  /** The records held, oldest first. */
+  /** The records held, oldest first (those a client filters out left out). */
   all(): readonly IncomingRecord[] {
-    return this.records;
+    return this.records.filter((r) => r !== undefined);
   }
 }

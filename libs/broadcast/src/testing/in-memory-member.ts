@@ -16,4 +16,6 @@ export interface InMemoryGroupMember {
   assigned(memberId: string, assignment: Map<string, number[]>, leader: boolean): void;
   /** New records were appended or the log changed. */
   notify(): void;
+  /** The coordinator removed it (a fence, an expired session): it crashes and hands nothing over. */
+  fenced?(error: Error): void;
 }

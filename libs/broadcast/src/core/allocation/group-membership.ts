@@ -73,7 +73,6 @@ export class GroupMembership implements GroupConsumerListener {
       fromBeginning: true,
       sink: this.sink,
       listener: this,
-      probe: ctx.probe,
       progress: ctx.progress,
       outOfRange: ctx.outOfRange,
     });
@@ -166,9 +165,6 @@ export class GroupMembership implements GroupConsumerListener {
   joining(memberId: string): void {
     this.ownMemberIds.add(memberId);
   }
-
-  /** Positions are sought at every join, so a resolved fetch adds nothing to readiness. */
-  positioned(): void {}
 
   crashed(error: Error): void {
     if (!this.stopped) this.observer({ kind: 'failed', error });

@@ -1,0 +1,172 @@
+/**
+ * The KafkaPort conformance suite: each fact the engine relies on from its Kafka client, one
+ * test per fact, run over every implementation of the port — the in-memory broker, kafkajs, and
+ * @platformatic/kafka on the classic and the KIP-848 protocol (the last three on the real
+ * broker). libs/broadcast/docs/PORT-CONTRACT.md lists each fact with its test here.
+ */
+import { waitFor } from '../support/broker/kafka.js';
+import { runId } from '../support/broker/run-id.js';
+import { heardMember, staysFalse } from '../support/port-conformance/heard-member.js';
+import { PORT_ROWS, type PortRow } from '../support/port-conformance/port-rows.js';
+
+describe.each(PORT_ROWS)('KafkaPort conformance: %s', (rowName, makeRow) => {
+  let row: PortRow;
+  let n = 0;
+  /** A topic and group of their own for each test. */
+  function names(fact: string) {
+    const base = `bt.${runId()}.port-${rowName.replace(/[^a-z0-9]+/gi, '-')}-${fact}-${++n}`;
+    return { topic: `${base}.t`, groupId: `${base}.g` };
+  }
+
+  beforeAll(() => {
+    row = makeRow();
+  });
+
+  afterAll(async () => {
+    await row?.close();
+  });
+
+  it('a seek stays local and nothing commits: reading starts at the sought offset, the group has no committed offset', async () => {
+    const { topic, groupId } = names('seek');
+    await row.createTopic(topic);
+    await row.produce(topic, ['v0', 'v1', 'v2', 'v3']);
+    const m = heardMember(row.port('seek'), groupId, topic, { seekTo: '2' });
+    try {
+      await m.consumer.start();
+      await waitFor(() => m.values().includes('v3'), { message: `heard ${m.values()}` });
+      expect(m.values()).toEqual(['v2', 'v3']);
+      await m.consumer.stop();
+      expect(await row.committed(groupId, topic)).toEqual(['-1']);
+    } finally {
+      await m.consumer.stop();
+    }
+  });
+
+  it('out of range is asked of the engine, never resolved by the client: reading goes on where the answer says, nothing committed', async () => {
+    const { topic, groupId } = names('oor');
+    await row.createTopic(topic);
+    await row.produce(topic, ['v0', 'v1', 'v2']);
+    // Past the high watermark: the broker answers OFFSET_OUT_OF_RANGE.
+    const m = heardMember(row.port('oor'), groupId, topic, { seekTo: '100', resumeAt: '1' });
+    try {
+      await m.consumer.start();
+      await waitFor(() => m.values().includes('v2'), { message: `heard ${m.values()}` });
+      expect(m.heard.filter((h) => h.kind === 'outOfRange')).toEqual([
+        { kind: 'outOfRange', partition: 0 },
+      ]);
+      // Neither the earliest (v0) nor the latest offset: the engine's answer.
+      expect(m.values()).toEqual(['v1', 'v2']);
+      await m.consumer.stop();
+      expect(await row.committed(groupId, topic)).toEqual(['-1']);
+    } finally {
+      await m.consumer.stop();
+    }
+  });
+
+  it('progress counts the records the client filtered: transaction markers and aborted records move it to the high watermark', async () => {
+    const { topic, groupId } = names('progress');
+    await row.createTopic(topic);
+    // Offsets 0 'a', 1 its commit marker, 2 an aborted record, 3 the abort marker.
+    await row.produceFiltered(topic, 'a');
+    const m = heardMember(row.port('progress'), groupId, topic, { seekTo: '0' });
+    try {
+      await m.consumer.start();
+      await waitFor(() => m.progress().includes('4'), {
+        timeoutMs: 20_000,
+        message: `progress ${m.progress()}, records ${m.values()}`,
+      });
+      expect(m.values()).toEqual(['a']);
+    } finally {
+      await m.consumer.stop();
+    }
+  });
+
+  it('every membership change reaches the engine, a new generation or epoch with the same partitions included', async () => {
+    const { topic, groupId } = names('membership');
+    await row.createTopic(topic);
+    const a = heardMember(row.port('membership-a'), groupId, topic);
+    const b = heardMember(row.port('membership-b'), groupId, topic);
+    try {
+      await a.consumer.start();
+      await waitFor(() => a.joins().length > 0, { message: 'A never joined' });
+      const first = a.joins()[0]!;
+      expect(first.partitions).toEqual([0]);
+      // Another member joins: A hears it, whatever partitions it keeps.
+      await b.consumer.start();
+      await waitFor(() => b.joins().length > 0, { message: 'B never joined' });
+      await waitFor(() => a.joins().length > 1, { message: 'A never heard B join' });
+      const heardBefore = a.joins().length;
+      // ... and leaves: A hears that too, alone again with the one partition.
+      await b.consumer.stop();
+      await waitFor(
+        () => a.joins().length > heardBefore && a.joins().at(-1)!.partitions.length > 0,
+        {
+          timeoutMs: 20_000,
+          message: `A heard ${JSON.stringify(a.joins())}, nothing after B left`,
+        },
+      );
+      expect(a.joins().at(-1)).toEqual({
+        kind: 'joined',
+        memberId: first.memberId,
+        partitions: [0],
+      });
+      expect(a.crashes()).toEqual([]);
+    } finally {
+      await Promise.all([a.consumer.stop(), b.consumer.stop()]);
+    }
+  });
+
+  it('a fence (the coordinator removed the member, as when its session expires) is reported, and nothing reaches the sink under the removed member', async () => {
+    const { topic, groupId } = names('fence');
+    await row.createTopic(topic);
+    const m = heardMember(row.port('fence'), groupId, topic);
+    try {
+      await m.consumer.start();
+      await waitFor(() => m.joins().some((j) => j.partitions.length > 0), {
+        message: 'never joined',
+      });
+      const memberId = m.joins()[0]!.memberId;
+      await row.produce(topic, ['before']);
+      await waitFor(() => m.values().includes('before'), { message: "'before' not received" });
+
+      await row.fence(groupId, memberId);
+      // Reported: the consumer crashed, or it joined again as a new member (positions re-sought).
+      const report = await waitFor(
+        () =>
+          m.heard.find(
+            (h) => h.kind === 'crashed' || (h.kind === 'joined' && h.memberId !== memberId),
+          ),
+        { timeoutMs: 20_000, message: `the fence was not reported: ${JSON.stringify(m.heard)}` },
+      );
+      await row.produce(topic, ['after']);
+      if (report.kind === 'crashed') {
+        // A crashed consumer hands nothing over any more.
+        expect(await staysFalse(() => m.values().includes('after'), 1_500)).toBe(true);
+      } else {
+        const at = m.heard.indexOf(report);
+        const afterAt = m.heard.findIndex((h) => h.kind === 'record' && h.value === 'after');
+        expect(afterAt === -1 || afterAt > at).toBe(true);
+      }
+    } finally {
+      await m.consumer.stop();
+    }
+  });
+
+  it.each([
+    ['while start() runs', 'start'],
+    ['right after start() resolved, the join not answered yet', 'started'],
+    ['once joined', 'joined'],
+  ])('stop at any moment leaves no member: %s', async (_moment, when) => {
+    const { topic, groupId } = names(`stop-${when}`);
+    await row.createTopic(topic);
+    const m = heardMember(row.port(`stop-${when}`), groupId, topic);
+    const starting = m.consumer.start();
+    if (when !== 'start') await starting;
+    if (when === 'joined') await waitFor(() => m.joins().length > 0, { message: 'never joined' });
+    await m.consumer.stop();
+    await starting.catch(() => undefined);
+    expect(await row.members(groupId)).toEqual([]);
+    // A join the broker answers late must not bring the member back.
+    expect(await staysFalse(async () => (await row.members(groupId)).length > 0, 1_000)).toBe(true);
+  });
+});
