@@ -32,6 +32,16 @@ const VIEWS = [
   [BroadcastRoster, ['instances', 'lastRefreshAt', 'on', 'recent', 'refresh', 'supported']],
 ] as const;
 
+/** Runs `check` with the clock held still (Date only; timers keep running). */
+function atOneInstant(check: () => void): void {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  try {
+    check();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('the injectable parts of BroadcastModule are views', () => {
   const views = VIEWS.map(([token, reads]) => ({ name: token.name, token, reads }));
   it.each(views)(
@@ -66,7 +76,8 @@ describe('the injectable parts of BroadcastModule are views', () => {
     const heartbeat = app.get(BroadcastHeartbeat);
 
     await reader.whenReady();
-    expect(reader.status()).toEqual(engine.reader.status());
+    // lastLatencyMs is measured against the clock: both reads at one instant.
+    atOneInstant(() => expect(reader.status()).toEqual(engine.reader.status()));
     expect(reader.status().state).toBe('ready');
     expect(reader.groupId).toBe(engine.reader.groupId);
     expect(reader.groupId).toBe(allocator.groupName(Number(reader.groupId!.split('-').pop())));
@@ -75,7 +86,7 @@ describe('the injectable parts of BroadcastModule are views', () => {
     expect(heartbeat.enabled).toBe(true);
     await vi.waitFor(() => expect(heartbeat.sent).toBeGreaterThan(0), { timeout: 5_000 });
     await vi.waitFor(() => expect(heartbeat.role()).toBe('incumbent'), { timeout: 5_000 });
-    expect(heartbeat.lastLatencyMs).toBe(reader.status().lastLatencyMs);
+    atOneInstant(() => expect(heartbeat.lastLatencyMs).toBe(reader.status().lastLatencyMs));
     expect(heartbeat.fresh).toBe(true);
 
     const roster = app.get(BroadcastRoster);
