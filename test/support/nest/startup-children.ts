@@ -87,7 +87,7 @@ export function runStartupChild(
   const lib = ensureLibBuilt();
   const cjs = kind === 'cjs' ? ensureCjsLibBuilt() : '';
   const started = Date.now();
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'test/support', SCRIPTS[kind])], {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'test/support/nest', SCRIPTS[kind])], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
