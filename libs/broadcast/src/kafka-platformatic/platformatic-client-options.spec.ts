@@ -1,5 +1,5 @@
 import type { RetryDelayGetter } from '@platformatic/kafka';
-import { toClientOptions } from './platformatic.adapter.js';
+import { toClientOptions } from './platformatic-client-options.js';
 
 describe('toClientOptions', () => {
   it('hands the oauthbearer provider to the client as a token function asked on each login, with its extensions', async () => {

@@ -11,11 +11,8 @@ import type {
 import { listsConsumerGroupApis } from './platformatic-consumer-group-describe.js';
 import { probeConnection } from './platformatic-connection-probe.js';
 import { hasProtocolError, PlatformaticErrors } from './platformatic-errors.js';
-import {
-  PlatformaticAdapter,
-  type PlatformaticAdapterOptions,
-  toClientOptions,
-} from './platformatic.adapter.js';
+import { PlatformaticAdapter, type PlatformaticAdapterOptions } from './platformatic.adapter.js';
+import { toClientOptions } from './platformatic-client-options.js';
 import { readTopic } from './platformatic-topic-reader.js';
 import {
   describeGroupsOfBothProtocols,
