@@ -59,7 +59,7 @@ export class BroadcastReader {
     this.joins = new GroupJoins(settings, deps, topics, this.abort.signal);
     this.allocation = new ReaderAllocation(settings, deps, this.joins, topics, this.abort.signal);
     this.transitions = new TransitionChain(deps.logger);
-    this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.received);
+    this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.counters().received);
   }
 
   /** The consumer group in use; undefined until one is allocated. */
