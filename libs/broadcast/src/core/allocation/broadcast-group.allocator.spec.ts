@@ -70,6 +70,45 @@ describe('BroadcastGroupAllocator', () => {
     expect(join).not.toHaveBeenCalled();
   });
 
+  // The allocator only offers groups; whatever the caller does with one, a group it does not keep
+  // goes back to the pool: refused, or left behind when the caller throws (a missing ACL).
+  it('releases the lock of an offered group the caller refused or threw over, keeps a kept one', async () => {
+    const released: number[] = [];
+    const provider: AdvisoryLockProvider = {
+      mode: 'postgres',
+      tryLock: async (id) => ({
+        id,
+        isHeld: async () => true,
+        release: async () => void released.push(id),
+      }),
+    };
+    const allocator = new BroadcastGroupAllocator(
+      { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'lf', maxGroups: 4 },
+      provider,
+      admin,
+      silent,
+    );
+    const signal = new AbortController().signal;
+    const offered = allocator.freeGroups(Date.now() + 5_000, signal);
+    const throwing = (async () => {
+      for await (const group of offered) {
+        if (group.id === 0) group.refuse('shared with member(s) x');
+        else throw new Error(`refused login at ${group.groupId}`);
+      }
+    })();
+    await expect(throwing).rejects.toThrow('refused login at p.bc-1');
+    expect(released).toEqual([0, 1]);
+    const kept = await allocate(
+      allocator,
+      async () => ({ accepted: true }),
+      Date.now() + 5_000,
+      signal,
+    );
+    expect(kept.groupId).toBe('p.bc-0');
+    expect(released).toEqual([0, 1]);
+    expect(allocator.exhausted).toBe(false);
+  });
+
   // The reader sets the deadline before its topic check; when that check outlasts the start-up
   // budget, the allocator starts after the deadline, and `deadline - started` was negative.
   it('reports the start-up budget it was given, not a negative time, when the deadline already passed', async () => {

@@ -24,8 +24,9 @@ export interface AllocatorSettings {
 
 /**
  * Finds free broadcast groups: lock the id, delete the group so it starts fresh, offer it.
- * Joining and verifying it is the reader's (see ReaderAllocation); this only allocates. Lock mode walks ids lowest first (a probe is one cheap query, and the pool stays
- * as small as the peak number of instances); lock-free mode draws at random over the whole pool,
+ * Joining and verifying it is the reader's (see ReaderAllocation); this only allocates. Lock
+ * mode walks ids lowest first (a probe is one cheap query, and the pool stays as small as the
+ * peak number of instances); lock-free mode draws at random over the whole pool,
  * the ids a listing saw without members first (see spreadIds), because there a collision costs a
  * join.
  */

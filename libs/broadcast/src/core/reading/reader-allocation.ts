@@ -7,7 +7,8 @@ import type { GroupJoins, Tried } from './group-joins.js';
 
 /**
  * How the reader gets a group: the topic check, then the pool's free groups (the allocator locks
- * and empties each) joined one by one until one is verified ours, within the start-up budget; after a failed start-up or a given-up group, the same again with a growing pause until
+ * and empties each) joined one by one until one is verified ours, within the start-up budget;
+ * after a failed start-up or a given-up group, the same again with a growing pause until
  * stopped. Kept apart from BroadcastReader, which only adopts the claim and keeps it; the
  * reader's transition chain still runs every call, one at a time.
  */
