@@ -1,4 +1,4 @@
-import type { StepProbe } from '../core/allocation/group-membership.js';
+import type { StepProbe } from '../core/step-probe.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';

@@ -5,6 +5,7 @@ import type { BroadcastHandler } from '../interfaces/broadcast-message.interface
 import type { BroadcastModuleOptions } from '../interfaces/broadcast-module-options.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
 import { BroadcastStoppedError } from '../errors/broadcast-stopped.error.js';
+import { NO_INSTRUMENTATION } from '../interfaces/no-instrumentation.js';
 import { LockBinding } from '../locks/lock-binding.js';
 import { errorMessage, holdProcessOpen } from '../shared/async.utils.js';
 import type { BroadcastEngineDeps } from './broadcast-engine.deps.js';
@@ -28,7 +29,6 @@ import { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
 import { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
-import type { FailureOutlets } from '../core/dispatch/failure-outlets.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
 import { refuseReadDeadLetterTopic } from '../core/options/failure-options.resolver.js';
 import { ReadPositions } from '../core/positions/read-positions.js';
@@ -54,8 +54,6 @@ export class BroadcastEngine {
   private readonly kafka: KafkaPort;
   private readonly locks = new LockBinding();
   private readonly dispatcher: BroadcastDispatcher;
-  /** Where a handler's final failure goes: `onHandlerError` and the dead-letter topic. */
-  private readonly outlets: FailureOutlets;
   /** Where every partition is read from: the engine's, never the broker's committed offsets. */
   private readonly positions = new ReadPositions();
   /** Roster, receipts, replay window and schemas (see EngineFeatures). */
@@ -71,6 +69,8 @@ export class BroadcastEngine {
   private reading: Promise<void> | undefined;
   /** Imported in the background from the constructor on; start() waits for it. */
   private readonly instrumentation: Promise<BroadcastInstrumentation>;
+  /** The loaded instrumentation, once it is (until then, none). */
+  private telemetry: BroadcastInstrumentation = NO_INSTRUMENTATION;
 
   constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
     const o = (this.options = resolveBroadcastOptions(options));
@@ -85,11 +85,19 @@ export class BroadcastEngine {
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
     this.allocator = engineAllocator(o, this.locks, this.kafka, logger, deps.probe);
-    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions);
-    this.dispatcher.outlets = this.outlets = engineOutlets(o, this.kafka, logger);
     const features = (this.features = new EngineFeatures(o, this.kafka, logger));
+    // The receipts topic joins the registry; the port it returns adds this instance's member
+    // info to every join of the reader.
+    const readerKafka = features.wire(this.registry, () => this.startedAt);
+    // Telemetry loads in the background: the parts read it at each call, never set afterwards.
+    const instrumentation = () => this.telemetry;
+    this.dispatcher = new BroadcastDispatcher(this.registry, o, logger, this.positions, {
+      ...features.dispatcherWiring(() => this.allocator.base),
+      outlets: engineOutlets(o, this.kafka, logger),
+      instrumentation,
+    });
     this.reader = new BroadcastReader(readerSettings(o), {
-      kafka: features.wire(this.registry, () => this.startedAt),
+      kafka: readerKafka,
       allocator: this.allocator,
       registry: this.registry,
       dispatcher: this.dispatcher,
@@ -100,20 +108,16 @@ export class BroadcastEngine {
       startOffsets: (topics) => features.startOffsets(topics),
     });
     this.roster = features.roster;
-    features.attach(this.dispatcher, () => this.allocator.base);
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,
       features.publishing(() => this.reader.status().state === 'ready'),
+      instrumentation,
     );
-    this.heartbeat = engineHeartbeat(
-      o,
-      this.dispatcher,
-      () => this.reader.groupId,
-      this.kafka,
-      logger,
-    );
-    this.instrumentation = instrumentEngine(deps.instrumentation, o, this.instrumented(), logger);
+    this.heartbeat = engineHeartbeat(o, this.dispatcher, this.reader, this.kafka, logger);
+    this.instrumentation = instrumentEngine(deps.instrumentation, o, this.instrumented(), logger)
+      // The parts read it from here at each call (see `instrumentation` above).
+      .then((loaded) => (this.telemetry = loaded));
   }
 
   /**
@@ -203,10 +207,9 @@ export class BroadcastEngine {
       // Whatever start() had in flight ends now that the reader stopped: wait for it, so that
       // nothing it set going outlives stop().
       await this.reading;
-      this.features.receipts?.stop();
+      this.features.stop();
       // Waiting retries end as final failures; their hooks and dead letters get one bound.
-      this.dispatcher.handlerCalls.scheduler.stop();
-      await this.outlets.settled(this.options.handlerTimeoutMs);
+      await this.dispatcher.stop(this.options.handlerTimeoutMs);
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
       this.lifecycleLog.stopped(held, stoppingAt);
@@ -231,8 +234,8 @@ export class BroadcastEngine {
   }
 
   private instrumented(): InstrumentedParts {
-    const { reader, heartbeat, dispatcher, publisher } = this;
-    return { reader, heartbeat, dispatcher, publisher };
+    const { reader, heartbeat, dispatcher } = this;
+    return { reader, heartbeat, dispatcher };
   }
 
   private bindLocks(): void {

@@ -1,6 +1,6 @@
 import { BroadcastGate } from '../core/features/broadcast-gate.js';
 import type { BroadcastHandlerRegistry } from '../core/dispatch/broadcast-handler.registry.js';
-import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
+import type { DispatcherWiring } from '../core/dispatch/broadcast.dispatcher.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { encodeMemberInfo } from '../core/features/roster/member-info.js';
@@ -99,10 +99,19 @@ export class EngineFeatures {
   }
 
   /** The dispatcher's gate, and which heartbeat records were read from before the start. */
-  attach(dispatcher: BroadcastDispatcher, service: () => string): void {
-    dispatcher.gate = this.gate(service);
-    dispatcher.heartbeatFromBeforeStart = (partition, offset) =>
-      this.newestHeartbeat.fromBeforeStart(partition, offset);
+  dispatcherWiring(
+    service: () => string,
+  ): Pick<DispatcherWiring, 'gate' | 'heartbeatFromBeforeStart'> {
+    return {
+      gate: this.gate(service),
+      heartbeatFromBeforeStart: (partition, offset) =>
+        this.newestHeartbeat.fromBeforeStart(partition, offset),
+    };
+  }
+
+  /** Stops what the features run on their own (receipts awaited); the roster stops with reading. */
+  stop(): void {
+    this.receipts?.stop();
   }
 
   /** Validation, targeting and receipts for the publisher; `reading`: whether acks can be seen. */

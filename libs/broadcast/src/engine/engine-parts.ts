@@ -32,7 +32,7 @@ export function readerSettings(o: ResolvedBroadcastOptions): ReaderSettings {
 export function engineHeartbeat(
   o: ResolvedBroadcastOptions,
   dispatcher: BroadcastDispatcher,
-  groupId: () => string | undefined,
+  reader: { readonly groupId: string | undefined },
   kafka: KafkaPort,
   logger: BroadcastLogger,
 ): BroadcastHeartbeat {
@@ -44,11 +44,11 @@ export function engineHeartbeat(
       maxStalenessMs: o.maxStalenessMs,
     },
     {
-      newestTimestamp: () => dispatcher.newestTimestamp,
-      heartbeatsReceived: () => dispatcher.heartbeats,
-      lastHeartbeatAt: () => dispatcher.lastHeartbeatAt,
-      lastHeartbeatTimestamp: () => dispatcher.lastHeartbeatTimestamp,
-      groupId,
+      newestTimestamp: () => dispatcher.counters().newestTimestamp,
+      heartbeatsReceived: () => dispatcher.counters().heartbeats,
+      lastHeartbeatAt: () => dispatcher.counters().lastHeartbeatAt,
+      lastHeartbeatTimestamp: () => dispatcher.counters().lastHeartbeatTimestamp,
+      groupId: () => reader.groupId,
     },
     (topic, payload) => kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
     logger,

@@ -5,23 +5,21 @@ import {
 import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
-import type { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
 import type { BroadcastReader } from '../core/reading/broadcast.reader.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
 
-/** The parts of an engine its telemetry reads from or records through. */
+/** The parts of an engine its telemetry reads from. */
 export interface InstrumentedParts {
   reader: BroadcastReader;
   heartbeat: BroadcastHeartbeat;
   dispatcher: BroadcastDispatcher;
-  publisher: BroadcastPublisher;
 }
 
 /**
  * Loads the engine's instrumentation (a dynamic import, so the constructor starts it in the
- * background and start() waits for it) and hands it to the publisher and the dispatcher.
+ * background and start() waits for it); the publisher and the dispatcher read it from the engine.
  */
 export async function instrumentEngine(
   given: BroadcastInstrumentation | false | undefined,
@@ -29,15 +27,15 @@ export async function instrumentEngine(
   parts: InstrumentedParts,
   logger: BroadcastLogger,
 ): Promise<BroadcastInstrumentation> {
-  const { reader, heartbeat, dispatcher, publisher } = parts;
-  const instrumentation = await loadInstrumentation(
+  const { reader, heartbeat, dispatcher } = parts;
+  return loadInstrumentation(
     given,
     {
       instanceId: o.instanceId,
       topicPrefix: o.topicPrefix,
       groupId: () => reader.groupId,
       status: () => reader.status(),
-      heartbeats: () => ({ sent: heartbeat.sent, received: dispatcher.heartbeats }),
+      heartbeats: () => ({ sent: heartbeat.sent, received: dispatcher.counters().heartbeats }),
       // The allocator's base: it depends on the lock mode, known once the locks are bound.
       pool: () => ({
         name:
@@ -53,6 +51,4 @@ export async function instrumentEngine(
     logger,
     o.telemetry,
   );
-  publisher.instrumentation = dispatcher.instrumentation = instrumentation;
-  return instrumentation;
 }

@@ -23,6 +23,28 @@ function countingLocks(mode: 'postgres' | 'none', lowest: boolean) {
   return { provider, taken };
 }
 
+type Join = (groupId: string) => Promise<{ accepted: boolean; reason?: string }>;
+
+/** What the reader does with the free groups offered: join each until one is accepted. */
+async function allocate(
+  allocator: BroadcastGroupAllocator,
+  join: Join,
+  deadline: number,
+  signal: AbortSignal,
+  budgetMs?: number,
+) {
+  for await (const group of allocator.freeGroups(deadline, signal, budgetMs)) {
+    const joined = await join(group.groupId);
+    if (!joined.accepted) {
+      group.refuse(joined.reason ?? 'refused');
+      continue;
+    }
+    group.keep();
+    return group;
+  }
+  throw new Error('unreachable');
+}
+
 const admin = { deleteGroup: async () => 'deleted' } as unknown as KafkaAdminPort;
 
 describe('BroadcastGroupAllocator', () => {
@@ -41,11 +63,50 @@ describe('BroadcastGroupAllocator', () => {
     const stop = new AbortController();
     stop.abort();
     const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
-    await expect(allocator.allocate(join, Date.now() + 5_000, stop.signal)).rejects.toThrow(
+    await expect(allocate(allocator, join, Date.now() + 5_000, stop.signal)).rejects.toThrow(
       /stopped/,
     );
     expect(taken).toEqual([]);
     expect(join).not.toHaveBeenCalled();
+  });
+
+  // The allocator only offers groups; whatever the caller does with one, a group it does not keep
+  // goes back to the pool: refused, or left behind when the caller throws (a missing ACL).
+  it('releases the lock of an offered group the caller refused or threw over, keeps a kept one', async () => {
+    const released: number[] = [];
+    const provider: AdvisoryLockProvider = {
+      mode: 'postgres',
+      tryLock: async (id) => ({
+        id,
+        isHeld: async () => true,
+        release: async () => void released.push(id),
+      }),
+    };
+    const allocator = new BroadcastGroupAllocator(
+      { topicPrefix: 'p.', lockedBase: 'bc', lockFreeBase: 'lf', maxGroups: 4 },
+      provider,
+      admin,
+      silent,
+    );
+    const signal = new AbortController().signal;
+    const offered = allocator.freeGroups(Date.now() + 5_000, signal);
+    const throwing = (async () => {
+      for await (const group of offered) {
+        if (group.id === 0) group.refuse('shared with member(s) x');
+        else throw new Error(`refused login at ${group.groupId}`);
+      }
+    })();
+    await expect(throwing).rejects.toThrow('refused login at p.bc-1');
+    expect(released).toEqual([0, 1]);
+    const kept = await allocate(
+      allocator,
+      async () => ({ accepted: true }),
+      Date.now() + 5_000,
+      signal,
+    );
+    expect(kept.groupId).toBe('p.bc-0');
+    expect(released).toEqual([0, 1]);
+    expect(allocator.exhausted).toBe(false);
   });
 
   // The reader sets the deadline before its topic check; when that check outlasts the start-up
@@ -60,9 +121,9 @@ describe('BroadcastGroupAllocator', () => {
     );
     const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
     const signal = new AbortController().signal;
-    const late = allocator.allocate(join, Date.now() - 5_134, signal, 1_000);
+    const late = allocate(allocator, join, Date.now() - 5_134, signal, 1_000);
     await expect(late).rejects.toThrow(/within 1000 ms/);
-    const noBudget = allocator.allocate(join, Date.now() - 5_134, signal);
+    const noBudget = allocate(allocator, join, Date.now() - 5_134, signal);
     await expect(noBudget).rejects.toThrow(/within 0 ms/);
     expect(join).not.toHaveBeenCalled();
   });
@@ -103,7 +164,7 @@ describe('BroadcastGroupAllocator, lock-free', () => {
       joined.push(poolId(groupId));
       return { accepted: true as const, value: 1 };
     });
-    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
     expect(joined).toEqual([199]);
     expect(claim.groupId).toBe('p.lf-199');
   });
@@ -123,7 +184,7 @@ describe('BroadcastGroupAllocator, lock-free', () => {
         ? { accepted: false as const, reason: 'shared with member(s) x' }
         : { accepted: true as const, value: 1 };
     });
-    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
     expect(listings).toHaveLength(2);
     expect(joined).toHaveLength(2);
     expect(claim.groupId).toBe(`p.lf-${free()}`);
@@ -136,7 +197,7 @@ describe('BroadcastGroupAllocator, lock-free', () => {
       (groupId) => (groupId === 'p.lf-3' ? 'deleted' : 'non-empty'),
     );
     const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
-    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
     expect(claim.groupId).toBe('p.lf-3');
     expect(join).toHaveBeenCalledTimes(1);
   });
@@ -144,7 +205,7 @@ describe('BroadcastGroupAllocator, lock-free', () => {
   it('allocates without a hint when the listing fails', async () => {
     const { allocator } = lockFree(3, () => Promise.reject(new Error('ListGroups refused')));
     const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
-    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
     expect(claim.groupId).toMatch(/^p\.lf-[0-2]$/);
   });
 
@@ -157,7 +218,7 @@ describe('BroadcastGroupAllocator, lock-free', () => {
         ? { accepted: false as const, reason: 'shared with member(s) x' }
         : { accepted: true as const, value: 1 };
     });
-    const claim = await allocator.allocate(join, Date.now() + 5_000, new AbortController().signal);
+    const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
     expect(new Set(joined).size).toBe(2);
     expect(claim.groupId).toBe(joined[1]);
   });

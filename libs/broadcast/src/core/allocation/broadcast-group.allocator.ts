@@ -6,9 +6,12 @@ import type { AdvisoryLockProvider, HeldLock } from '../../interfaces/advisory-l
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort } from '../../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
-import type { StepProbe } from './group-membership.js';
+import type { StepProbe } from '../step-probe.js';
 import { createIdStrategy, type IdStrategy } from './id-strategy.js';
+import { FreeGroup } from './free-group.js';
 import { LockDatabaseFailures } from './lock-database-failures.js';
+
+export { FreeGroup } from './free-group.js';
 import { occupiedPoolIds, spreadIds } from './pool-occupancy.js';
 
 export interface AllocatorSettings {
@@ -19,24 +22,11 @@ export interface AllocatorSettings {
   maxGroups: number;
 }
 
-/** Joins a candidate group; resolves `accepted` only when the group is exclusively ours. */
-export type GroupJoiner<T> = (
-  groupId: string,
-  deadline: number,
-) => Promise<{ accepted: true; value: T } | { accepted: false; reason: string }>;
-
-/** A group this instance holds: its lock and whatever the joiner produced. */
-export interface GroupClaim<T> {
-  id: number;
-  groupId: string;
-  lock: HeldLock;
-  value: T;
-}
-
 /**
- * Finds a free broadcast group: lock the id, delete the group so it starts fresh, join,
- * verify. Lock mode walks ids lowest first (a probe is one cheap query, and the pool stays
- * as small as the peak number of instances); lock-free mode draws at random over the whole pool,
+ * Finds free broadcast groups: lock the id, delete the group so it starts fresh, offer it.
+ * Joining and verifying it is the reader's (see ReaderAllocation); this only allocates. Lock
+ * mode walks ids lowest first (a probe is one cheap query, and the pool stays as small as the
+ * peak number of instances); lock-free mode draws at random over the whole pool,
  * the ids a listing saw without members first (see spreadIds), because there a collision costs a
  * join.
  */
@@ -73,17 +63,17 @@ export class BroadcastGroupAllocator {
   }
 
   /**
-   * @internal Tries pass after pass over the pool until a group is claimed, the deadline passes or
-   * `signal` aborts. `budgetMs` is the start-up budget the deadline was set from, named in the
-   * error: the caller may set the deadline before other start-up steps, so the time left here
-   * can be less than the budget, or already gone (never reported as a negative time).
+   * @internal Offers free groups, pass after pass over the pool, until one is kept, the deadline
+   * passes or `signal` aborts (then it throws). `budgetMs` is the start-up budget the deadline
+   * was set from, named in the error: the caller may set the deadline before other start-up
+   * steps, so the time left here can be less than the budget, or already gone (never reported as
+   * a negative time).
    */
-  async allocate<T>(
-    join: GroupJoiner<T>,
+  async *freeGroups(
     deadline: number,
     signal: AbortSignal,
     budgetMs?: number,
-  ): Promise<GroupClaim<T>> {
+  ): AsyncGenerator<FreeGroup, never, undefined> {
     const started = Date.now();
     const budget = Math.max(0, budgetMs ?? deadline - started);
     const refused = new Map<string, string>();
@@ -111,12 +101,20 @@ export class BroadcastGroupAllocator {
           refused.set(groupId, candidate.reason);
           continue;
         }
-        const outcome = await this.claim(candidate.lock, groupId, join, deadline, signal);
-        if ('claim' in outcome) {
-          this.exhausted = false;
-          return outcome.claim;
+        const refusal = await this.emptied(candidate.lock, groupId, deadline, signal);
+        if (refusal !== undefined) {
+          refused.set(groupId, refusal);
+          continue;
         }
-        refused.set(groupId, outcome.reason);
+        const group = new FreeGroup(candidate.id, groupId, candidate.lock);
+        try {
+          yield group;
+        } finally {
+          // Kept: the caller returned with it. Otherwise the lock goes back, whatever happened.
+          if (group.kept) this.exhausted = false;
+          else await candidate.lock.release();
+        }
+        refused.set(groupId, group.refusal);
       }
       // The walk ends early without a lock once stopped: not a pass that found the pool full.
       if (signal.aborted) throw new BroadcastStoppedError();
@@ -192,32 +190,24 @@ export class BroadcastGroupAllocator {
     }
   }
 
-  /** Delete, join, verify; the lock is released unless the group is claimed. */
-  private async claim<T>(
+  /** Deletes the group so that it starts empty; a refusal (lock released) or undefined. */
+  private async emptied(
     lock: HeldLock,
     groupId: string,
-    join: GroupJoiner<T>,
     deadline: number,
     signal: AbortSignal,
-  ): Promise<{ claim: GroupClaim<T> } | { reason: string }> {
+  ): Promise<string | undefined> {
     try {
       this.probe?.('delete');
       const deleted = await this.admin.deleteGroup(groupId, deadline, signal);
-      if (deleted === 'non-empty') {
-        await lock.release();
-        return { reason: 'group still has members' };
-      }
-      const joined = await join(groupId, deadline);
-      if (!joined.accepted) {
-        await lock.release();
-        return { reason: joined.reason };
-      }
-      return { claim: { id: lock.id, groupId, lock, value: joined.value } };
+      if (deleted !== 'non-empty') return undefined;
+      await lock.release();
+      return 'group still has members';
     } catch (error) {
       await lock.release();
       // Failures retrying cannot fix (see BroadcastStartupError) would fail every id alike.
       if (isBroadcastStartupError(error)) throw error;
-      return { reason: errorMessage(error) };
+      return errorMessage(error);
     }
   }
 }

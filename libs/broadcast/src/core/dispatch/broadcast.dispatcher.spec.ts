@@ -1,4 +1,5 @@
 import { incomingRecord as record } from '../../testing/in-memory-manual-control.js';
+import { NO_INSTRUMENTATION } from '../../interfaces/no-instrumentation.js';
 import { BroadcastHandlerRegistry } from './broadcast-handler.registry.js';
 import { BroadcastDispatcher } from './broadcast.dispatcher.js';
 import { ReadPositions } from '../positions/read-positions.js';
@@ -19,8 +20,8 @@ describe('BroadcastDispatcher freshness under clock skew', () => {
     const { d } = dispatcher();
     const before = Date.now();
     void d.sink('p.t', 0, record(0, {}, before + HOUR_MS));
-    expect(d.newestTimestamp!).toBeGreaterThanOrEqual(before);
-    expect(d.newestTimestamp!).toBeLessThanOrEqual(Date.now());
+    expect(d.counters().newestTimestamp!).toBeGreaterThanOrEqual(before);
+    expect(d.counters().newestTimestamp!).toBeLessThanOrEqual(Date.now());
   });
 
   it('a record stamped in the past does not move freshness back, nor forward', () => {
@@ -28,8 +29,8 @@ describe('BroadcastDispatcher freshness under clock skew', () => {
     const now = Date.now();
     void d.sink('p.t', 0, record(0, {}, now - 10));
     void d.sink('p.hb', 0, record(0, {}, now - HOUR_MS));
-    expect(d.newestTimestamp).toBe(now - 10);
-    expect(d.heartbeats).toBe(1);
+    expect(d.counters().newestTimestamp).toBe(now - 10);
+    expect(d.counters().heartbeats).toBe(1);
   });
 
   it('advances the read positions of every record handed over', () => {
@@ -54,7 +55,7 @@ describe('BroadcastDispatcher: the one guard of positions', () => {
     const { d, calls, positions } = counting();
     for (const offset of [5, 6, 6, 5, 7, 3]) await d.sink('p.t', 0, record(offset, { n: offset }));
     expect(calls).toEqual([5, 6, 7]);
-    expect(d.refused).toBe(3);
+    expect(d.counters().refused).toBe(3);
     expect(positions.positionOf('p.t', 0)).toBe('8');
   });
 
@@ -63,7 +64,7 @@ describe('BroadcastDispatcher: the one guard of positions', () => {
     await d.sink('p.t', 0, record(0, { n: 0 }));
     await d.sink('p.t', 0, record(4, { n: 4 }));
     expect(calls).toEqual([]);
-    expect(d.refused).toBe(2);
+    expect(d.counters().refused).toBe(2);
   });
 
   it('never lets an exception escape to the client: a throwing instrumentation and logger', async () => {
@@ -88,7 +89,10 @@ describe('BroadcastDispatcher: the one guard of positions', () => {
     });
     const positions = new ReadPositions();
     const settings = { topicPrefix: 'p.', heartbeatTopic: 'hb', handlerTimeoutMs: 100 };
-    const d = new BroadcastDispatcher(registry, settings, throwing, positions);
+    let instrumentation = NO_INSTRUMENTATION;
+    const d = new BroadcastDispatcher(registry, settings, throwing, positions, {
+      instrumentation: () => instrumentation,
+    });
     // The sink returns normally (or a promise that resolves) whatever happens inside.
     await expect(Promise.resolve().then(() => d.sink('p.t', 0, record(0, {})))).resolves.toBe(
       undefined,
@@ -96,23 +100,23 @@ describe('BroadcastDispatcher: the one guard of positions', () => {
     await expect(
       Promise.resolve().then(() => d.sink('p.t', 0, { ...record(1, {}), value: Buffer.from('{') })),
     ).resolves.toBe(undefined);
-    d.instrumentation = {
+    instrumentation = {
       handler: () => {
         throw new Error('instrumentation broke');
       },
       publish: () => {
         throw new Error('instrumentation broke');
       },
-    } as unknown as typeof d.instrumentation;
+    } as unknown as typeof NO_INSTRUMENTATION;
     await expect(Promise.resolve().then(() => d.sink('p.t', 0, record(2, {})))).resolves.toBe(
       undefined,
     );
     expect(positions.positionOf('p.t', 0)).toBe('3');
-    expect(d.internalErrors).toBeGreaterThan(0);
+    expect(d.counters().internalErrors).toBeGreaterThan(0);
     // The same record again is refused, never handled twice.
     await d.sink('p.t', 0, record(2, {}));
     expect(calls.filter((c) => c === 'sync').length).toBeLessThanOrEqual(2);
-    expect(d.refused).toBe(1);
+    expect(d.counters().refused).toBe(1);
   });
 });
 
@@ -143,7 +147,7 @@ describe('BroadcastDispatcher: retries keep the positions', () => {
     // The client hands record 0 over again: refused, whatever the retries did.
     await d.sink('p.t', 0, record(0, { n: 0 }));
     expect(calls).toEqual([0, 1, 0]);
-    expect(d.refused).toBe(1);
+    expect(d.counters().refused).toBe(1);
     expect(d.handlerCalls).toMatchObject({ failed: 1, retries: 1, exhausted: 0 });
   });
 });

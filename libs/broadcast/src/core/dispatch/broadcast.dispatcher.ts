@@ -1,4 +1,3 @@
-import type { BroadcastInstrumentation } from '../../interfaces/broadcast-instrumentation.interface.js';
 import type {
   BroadcastLogFields,
   BroadcastLogger,
@@ -7,11 +6,13 @@ import type { BroadcastMessage } from '../../interfaces/broadcast-message.interf
 import type { IncomingRecord } from '../../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../../shared/async.utils.js';
 import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-handler.registry.js';
+import type { DispatchCounters, DispatcherWiring } from './dispatch-counters.js';
 import type { Admission, DispatchGate } from './dispatch-gate.js';
-import type { FailureOutlets } from './failure-outlets.js';
 import { HandlerCalls } from './handler-calls.js';
 import { isThenable, toMessage } from './incoming-message.js';
 import { ReadPositions } from '../positions/read-positions.js';
+
+export type { DispatchCounters, DispatcherWiring } from './dispatch-counters.js';
 
 export interface DispatcherSettings {
   topicPrefix: string;
@@ -32,19 +33,19 @@ export interface DispatcherSettings {
  * handler cannot stop the others.
  */
 export class BroadcastDispatcher {
-  received = 0;
-  skipped = 0;
-  heartbeats = 0;
+  private received = 0;
+  private skipped = 0;
+  private heartbeats = 0;
   /** When the latest heartbeat record was handed over, in this host's clock. */
-  lastHeartbeatAt: number | undefined;
+  private lastHeartbeatAt: number | undefined;
   /** The latest heartbeat record's own timestamp, in its sender's clock (not clamped). */
-  lastHeartbeatTimestamp: number | undefined;
+  private lastHeartbeatTimestamp: number | undefined;
   /** Targeted at other instances, skipped before any handler. */
-  filtered = 0;
+  private filtered = 0;
   /** Failed the topic's schema, skipped before any handler. */
-  invalid = 0;
+  private invalid = 0;
   /** Below the engine's position (handed over already, or older than the start): refused. */
-  refused = 0;
+  private refused = 0;
   /** Exceptions caught around a record here, outside the handler calls. */
   private contained = 0;
   /**
@@ -54,14 +55,12 @@ export class BroadcastDispatcher {
    * make the view look fresher than it is. So health and heartbeats cannot be fooled by
    * skew, and a consumer that receives nothing goes stale on time.
    */
-  newestTimestamp: number | undefined;
+  private newestTimestamp: number | undefined;
   private readonly fullHeartbeatTopic: string;
   private readonly logicalTopics = new Map<string, string>();
   private readonly calls: HandlerCalls;
-  /** Targeting, validation and receipts; set by the engine. */
-  gate: DispatchGate | undefined;
-  /** Whether a heartbeat record was in the log before the start (see NewestHeartbeat). */
-  heartbeatFromBeforeStart: ((partition: number, offset: string) => boolean) | undefined;
+  /** Targeting, validation and receipts. */
+  private readonly gate: DispatchGate | undefined;
 
   constructor(
     private readonly registry: BroadcastHandlerRegistry,
@@ -69,19 +68,45 @@ export class BroadcastDispatcher {
     private readonly logger: BroadcastLogger,
     /** Advanced with every record handed over: where reading got to. */
     readonly positions: ReadPositions = new ReadPositions(),
+    /** What the engine hands the dispatcher when it builds it (see DispatcherWiring). */
+    private readonly wiring: DispatcherWiring = {},
   ) {
     this.fullHeartbeatTopic = settings.topicPrefix + settings.heartbeatTopic;
-    this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger, settings.maxPendingRetries);
+    this.gate = wiring.gate;
+    const { outlets, instrumentation } = wiring;
+    this.calls = new HandlerCalls(settings.handlerTimeoutMs, logger, settings.maxPendingRetries, {
+      outlets,
+      instrumentation,
+    });
   }
 
-  /** A logger, instrumentation or validator that threw around a record: contained, counted. */
-  get internalErrors(): number {
-    return this.contained + this.calls.internalErrors;
-  }
-
-  /** Handler calls that threw, rejected or timed out (each attempt counted). */
-  get failed(): number {
-    return this.calls.failed;
+  /** Every counter at one moment: what status() and the heartbeat read. */
+  counters(): DispatchCounters {
+    const calls = this.calls;
+    const outlets = this.wiring.outlets;
+    return {
+      received: this.received,
+      heartbeats: this.heartbeats,
+      lastHeartbeatAt: this.lastHeartbeatAt,
+      lastHeartbeatTimestamp: this.lastHeartbeatTimestamp,
+      newestTimestamp: this.newestTimestamp,
+      failed: calls.failed,
+      skipped: this.skipped,
+      filtered: this.filtered,
+      invalid: this.invalid,
+      refused: this.refused,
+      // A logger, instrumentation or validator that threw around a record: contained, counted.
+      internalErrors: this.contained + calls.internalErrors,
+      retries: calls.retries,
+      exhausted: calls.exhausted,
+      retriesShed: calls.retriesShed,
+      retriesPending: calls.pendingRetries,
+      deadLettered: outlets?.deadLettered ?? 0,
+      deadLetterFailures: outlets?.deadLetterFailures ?? 0,
+      hookFailures: outlets?.hookFailures ?? 0,
+      passedOver: this.positions.passedOver,
+      rewinds: this.positions.rewinds,
+    };
   }
 
   /** The handler calls and their failure policy: retries, final failures, outlets. */
@@ -89,18 +114,13 @@ export class BroadcastDispatcher {
     return this.calls;
   }
 
-  /** Where final handler failures go (hook, dead letter); set by the engine. */
-  set outlets(outlets: FailureOutlets) {
-    this.calls.outlets = outlets;
-  }
-
-  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
-  get instrumentation(): BroadcastInstrumentation {
-    return this.calls.instrumentation;
-  }
-
-  set instrumentation(instrumentation: BroadcastInstrumentation) {
-    this.calls.instrumentation = instrumentation;
+  /**
+   * Waiting retries end as final failures; their hooks and dead letters (and those under way)
+   * get at most `boundMs` to settle.
+   */
+  async stop(boundMs: number): Promise<void> {
+    this.calls.stop();
+    await this.wiring.outlets?.settled(boundMs);
   }
 
   readonly sink = (
@@ -131,7 +151,7 @@ export class BroadcastDispatcher {
     if (fullTopic === this.fullHeartbeatTopic) {
       this.heartbeats++;
       // One read at start from before it was heard when it was sent, not when it was read.
-      const before = this.heartbeatFromBeforeStart?.(partition, record.offset);
+      const before = this.wiring.heartbeatFromBeforeStart?.(partition, record.offset);
       this.lastHeartbeatAt = before ? Math.min(timestamp, Date.now()) : Date.now();
       this.lastHeartbeatTimestamp = timestamp;
       return;

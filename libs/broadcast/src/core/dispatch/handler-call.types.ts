@@ -1,9 +1,13 @@
 // The shapes HandlerCalls works with: one handler's call of one message, a message's outcome.
-import type { HandlerObservation } from '../../interfaces/broadcast-instrumentation.interface.js';
+import type {
+  BroadcastInstrumentation,
+  HandlerObservation,
+} from '../../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastMessage } from '../../interfaces/broadcast-message.interface.js';
 import type { IncomingRecord } from '../../interfaces/kafka-port.interface.js';
 import type { RegisteredHandler } from './broadcast-handler.registry.js';
 import type { HandlerPolicy } from './handler-policy.js';
+import type { FailureOutlets } from './failure-outlets.js';
 
 /** One handler call that threw, rejected or timed out. */
 export interface FailedAttempt {
@@ -43,3 +47,11 @@ export type TrackedCall = Promise<void> & {
   call: Call;
   observed: HandlerObservation;
 };
+
+/** What the engine hands the handler calls when it builds them. */
+export interface HandlerCallsWiring {
+  /** Where final failures go: the hook and the dead-letter topic. */
+  outlets?: FailureOutlets;
+  /** Traces and counts handler calls; read at each call, since telemetry loads in the background. */
+  instrumentation?: () => BroadcastInstrumentation;
+}

@@ -20,11 +20,11 @@ function policy(attempts: number, backoffMs = 100, timeoutMs = 1_000): HandlerPo
 }
 
 function harness(maxPendingRetries = 100) {
-  const calls = new HandlerCalls(1_000, silent, maxPendingRetries);
   const exhausted: ExhaustedCall[] = [];
-  calls.outlets = {
+  const outlets = {
     exhausted: (call: ExhaustedCall) => void exhausted.push(call),
   } as FailureOutlets;
+  const calls = new HandlerCalls(1_000, silent, maxPendingRetries, { outlets });
   const handler = (name: string, p: HandlerPolicy, handle: (n: number) => unknown) =>
     ({
       topic: 't',
@@ -77,7 +77,7 @@ describe('HandlerCalls failure policy', () => {
       exhausted: 0,
     });
     expect(exhausted).toEqual([]);
-    expect(calls.scheduler.pending).toBe(0);
+    expect(calls.pendingRetries).toBe(0);
   });
 
   it('after the last attempt: final once, with the attempts, to the outlets and the receipt', async () => {
@@ -121,9 +121,9 @@ describe('HandlerCalls failure policy', () => {
     expect(attempts).toBe(1);
     await vi.advanceTimersByTimeAsync(10);
     expect(attempts).toBe(2);
-    expect(calls.scheduler.pending).toBe(1);
+    expect(calls.pendingRetries).toBe(1);
     await vi.advanceTimersByTimeAsync(50);
-    expect(calls.scheduler.pending).toBe(0);
+    expect(calls.pendingRetries).toBe(0);
     expect(exhausted.map((e) => [(e.error as Error).message, e.attempts])).toEqual([
       ['timed out after 50 ms', 2],
     ]);
@@ -148,7 +148,7 @@ describe('HandlerCalls failure policy', () => {
     });
     const settled: (readonly string[])[] = [];
     invoke([broken], 1, (f) => void settled.push(f));
-    calls.scheduler.stop();
+    calls.stop();
     vi.advanceTimersByTime(10_000);
     expect(exhausted).toHaveLength(1);
     expect((exhausted[0]!.error as Error).message).toBe('the engine stopped before attempt 2');
@@ -156,9 +156,9 @@ describe('HandlerCalls failure policy', () => {
   });
 
   it('without a policy a handler gets one attempt, as before', () => {
-    const calls = new HandlerCalls(1_000, silent);
     const exhausted: ExhaustedCall[] = [];
-    calls.outlets = { exhausted: (c: ExhaustedCall) => void exhausted.push(c) } as FailureOutlets;
+    const outlets = { exhausted: (c: ExhaustedCall) => void exhausted.push(c) } as FailureOutlets;
+    const calls = new HandlerCalls(1_000, silent, undefined, { outlets });
     const { message: m, raw } = message(1);
     const plain = {
       topic: 't',

@@ -1,5 +1,4 @@
 import type {
-  BroadcastInstrumentation,
   HandlerObservation,
   HandlerOutcome,
 } from '../../interfaces/broadcast-instrumentation.interface.js';
@@ -10,7 +9,6 @@ import { errorMessage } from '../../shared/async.utils.js';
 import { BackgroundWork } from '../../shared/background-work.js';
 import { NO_INSTRUMENTATION } from '../../interfaces/no-instrumentation.js';
 import type { RegisteredHandler } from './broadcast-handler.registry.js';
-import type { FailureOutlets } from './failure-outlets.js';
 import { DEFAULT_MAX_PENDING_RETRIES } from '../options/failure-options.resolver.js';
 import { type HandlerPolicy, retryDelay } from './handler-policy.js';
 import { awaitBounded, type CallVerdicts, trackCall } from './handler-call-timeouts.js';
@@ -20,11 +18,13 @@ import type {
   FailedAttempt,
   MessageOutcome,
   MessageSettled,
+  HandlerCallsWiring,
   TrackedCall,
 } from './handler-call.types.js';
 
-export type { FailedAttempt, MessageSettled } from './handler-call.types.js';
+export type { FailedAttempt, HandlerCallsWiring, MessageSettled } from './handler-call.types.js';
 import { RetryScheduler } from './retry-scheduler.js';
+import { reportFailure } from './handler-call-report.js';
 
 /** The observation used when the instrumentation itself threw: the call runs unobserved. */
 const UNOBSERVED: HandlerObservation = { run: (call) => call(), end: () => undefined };
@@ -57,11 +57,8 @@ export class HandlerCalls {
   retriesShed = 0;
   /** The instrumentation or the logger threw around a handler call. */
   internalErrors = 0;
-  /** Traces and counts handler calls (set by the engine once telemetry is loaded). */
-  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
-  /** Where final failures go: the hook and the dead-letter topic (set by the engine). */
-  outlets: FailureOutlets | undefined;
-  readonly scheduler: RetryScheduler;
+  /** Retries waiting for their time or running now (see RetryScheduler). */
+  private readonly scheduler: RetryScheduler;
   /** Retries, hooks and dead letters under way: what a test waits for after the reads. */
   readonly background = new BackgroundWork();
   /** Told of every failed call (the testing helper lists them). */
@@ -77,9 +74,21 @@ export class HandlerCalls {
     timeoutMs: number,
     private readonly logger: BroadcastLogger,
     maxPendingRetries = DEFAULT_MAX_PENDING_RETRIES,
+    /** Where final failures go (the hook and the dead-letter topic), and what traces calls. */
+    private readonly wiring: HandlerCallsWiring = {},
   ) {
     this.defaultPolicy = { attempts: 1, backoffMs: 1, maxBackoffMs: 1, timeoutMs };
     this.scheduler = new RetryScheduler(maxPendingRetries, this.background);
+  }
+
+  /** Retries waiting for their time or running now. */
+  get pendingRetries(): number {
+    return this.scheduler.pending;
+  }
+
+  /** Waiting retries end as final failures; none is taken any more. */
+  stop(): void {
+    this.scheduler.stop();
   }
 
   /**
@@ -123,7 +132,7 @@ export class HandlerCalls {
 
   private observe(message: BroadcastMessage, handlerName: string): HandlerObservation {
     try {
-      return this.instrumentation.handler(message, handlerName);
+      return (this.wiring.instrumentation?.() ?? NO_INSTRUMENTATION).handler(message, handlerName);
     } catch {
       this.internalErrors++;
       return UNOBSERVED;
@@ -196,7 +205,7 @@ export class HandlerCalls {
     this.settle(call.outcome);
     const { handler, message, record } = call;
     try {
-      const outlets = this.outlets?.exhausted({
+      const outlets = this.wiring.outlets?.exhausted({
         handler: handler.name,
         message,
         record,
@@ -220,22 +229,8 @@ export class HandlerCalls {
   }
 
   private report(level: 'warn' | 'error', call: Call, error: unknown, note: string): void {
-    const { handler, message, policy } = call;
-    const where = `${message.topic}[${message.partition}]@${message.offset}`;
-    const attempt = policy.attempts > 1 ? ` (attempt ${call.attempt} of ${policy.attempts})` : '';
-    const text = `Broadcast handler ${handler.name} failed on ${where}${attempt}: ${errorMessage(error)}${note}`;
-    const fields = {
-      topic: message.topic,
-      partition: message.partition,
-      offset: message.offset,
-      handler: handler.name,
-      // Only for handlers with retries: the fields of a plain handler's failure stay as they were.
-      ...(policy.attempts > 1 && { attempt: call.attempt, attempts: policy.attempts }),
-      reason: errorMessage(error),
-    };
     try {
-      if (level === 'warn') this.logger.warn(text, fields);
-      else this.logger.error(text, error instanceof Error ? error.stack : undefined, fields);
+      reportFailure(this.logger, level, call, error, note);
     } catch {
       this.internalErrors++;
     }

@@ -13,15 +13,14 @@ import type { PublishOptions } from './publish-options.js';
 
 /** Publishes JSON broadcasts; every live instance's handlers receive them. */
 export class BroadcastPublisher {
-  /** @internal Traces publishes (set by the engine once telemetry is loaded). */
-  instrumentation: BroadcastInstrumentation = NO_INSTRUMENTATION;
-
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
     private readonly kafka: KafkaPort,
     private readonly topicPrefix: string,
     /** Validation, targeting and receipts; without them only plain publishes work. */
     private readonly features?: PublishFeatures,
+    /** Traces publishes; read at each publish, since telemetry loads in the background. */
+    private readonly instrumentation: () => BroadcastInstrumentation = () => NO_INSTRUMENTATION,
   ) {}
 
   /**
@@ -56,7 +55,7 @@ export class BroadcastPublisher {
     const fullTopic = this.topicPrefix + name;
     const send = async (given: Record<string, string> | undefined): Promise<void> => {
       const headers = { ...given };
-      const observed = this.instrumentation.publish(fullTopic, headers);
+      const observed = this.instrumentation().publish(fullTopic, headers);
       try {
         await this.kafka.send(fullTopic, [{ key: options.key ?? null, value, headers }]);
       } catch (error) {

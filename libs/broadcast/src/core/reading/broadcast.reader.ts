@@ -5,10 +5,17 @@ import type {
   BroadcastStatus,
 } from '../../interfaces/broadcast-status.interface.js';
 import { deferred, errorMessage, pause } from '../../shared/async.utils.js';
-import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
+import {
+  type Claim,
+  eventOf,
+  LOCK_LOST,
+  type ReaderDeps,
+  type ReaderEvent,
+  type ReaderSettings,
+} from './broadcast-reader.types.js';
 import { describeRefusal, GroupJoins } from './group-joins.js';
-import { GroupMembership } from '../allocation/group-membership.js';
-import { LockWatch } from '../allocation/lock-watch.js';
+import { GroupMembership } from './group-membership.js';
+import { LockWatch } from './lock-watch.js';
 import { ReaderAllocation } from './reader-allocation.js';
 import { ReaderProblem } from './reader-problem.js';
 import { claimFields, readerStatus } from './reader-status.js';
@@ -19,9 +26,15 @@ export type { ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
 /**
  * Reads every broadcast topic through one exclusively held consumer group, and keeps it so:
  * it rejoins the same group after a crash, and moves to another group when the lock is
- * lost or another member shows up. Every transition runs one at a time.
+ * lost or another member shows up. Every transition runs one at a time (TransitionChain).
+ *
+ * The lock is lost during a rejoin: the lock watch reports `lock-lost` (on), which aborts the
+ * claim's loss signal and stops its membership; the rejoin's wait for a verdict (or its pause)
+ * ends at once, it sees the loss and moves away (moveAway: leave the group, then unlock, then
+ * allocate another group until one is verified ours or the reader stops).
  */
 export class BroadcastReader {
+  /** Written only in on(). */
   private state: BroadcastState = 'starting';
   private claim: Claim | undefined;
   private started = false;
@@ -35,8 +48,6 @@ export class BroadcastReader {
   private readonly allocation: ReaderAllocation;
   /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
   private readonly problem: ReaderProblem;
-  /** Per claim, aborted once its lock was found lost: a rejoin in flight ends at once. */
-  private readonly lockLost = new WeakMap<Claim, AbortController>();
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
@@ -44,11 +55,11 @@ export class BroadcastReader {
     private readonly deps: ReaderDeps,
   ) {
     this.ready.promise.catch(() => {});
-    this.joins = new GroupJoins(settings, deps, () => this.topics, this.abort.signal);
     const topics = () => this.topics;
+    this.joins = new GroupJoins(settings, deps, topics, this.abort.signal);
     this.allocation = new ReaderAllocation(settings, deps, this.joins, topics, this.abort.signal);
     this.transitions = new TransitionChain(deps.logger);
-    this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.received);
+    this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.counters().received);
   }
 
   /** The consumer group in use; undefined until one is allocated. */
@@ -78,7 +89,8 @@ export class BroadcastReader {
     );
     // Part of the transition chain, so stop() waits for an allocation in flight and then
     // releases whatever it produced: a group claimed during shutdown is never leaked.
-    const startup = this.allocateOnce(Date.now() + this.settings.startupTimeoutMs);
+    const deadline = Date.now() + this.settings.startupTimeoutMs;
+    const startup = this.allocation.once(deadline).then((claim) => this.adopt(claim));
     this.transitions.begin(startup);
     try {
       await startup;
@@ -94,15 +106,13 @@ export class BroadcastReader {
           { reason: errorMessage(error) },
         );
         this.startLockChecks();
-        return this.transitions.schedule(() => this.allocateUntilStopped());
+        return this.transitions.schedule(() =>
+          this.allocation.untilStopped((claim) => this.adopt(claim)),
+        );
       }
       this.ready.reject(this.abort.signal.aborted ? new BroadcastStoppedError() : error);
       throw error;
     }
-  }
-
-  private async allocateOnce(deadline: number): Promise<void> {
-    this.adopt(await this.allocation.once(deadline));
   }
 
   /** Leaves the group, then frees the lock. Idempotent. */
@@ -112,7 +122,7 @@ export class BroadcastReader {
     this.lockWatch?.stop();
     this.ready.reject(new BroadcastStoppedError());
     await this.transitions.finish(() => this.abandon());
-    this.state = 'stopped';
+    this.on({ kind: 'stopped' });
   }
 
   /** Takes over a freshly verified group and watches what happens to it next. */
@@ -120,35 +130,42 @@ export class BroadcastReader {
     this.claim = claim;
     // When stopping, stop() releases this claim right after the chain reaches it.
     if (this.abort.signal.aborted) return;
-    this.watch(claim, claim.value.membership);
-    this.becomeReady(claim);
+    this.watch(claim, claim.membership);
+    this.on({ kind: 'ready', claim });
   }
 
   private watch(claim: Claim, membership: GroupMembership): void {
     membership.observe((verdict) => {
-      if (this.claim !== claim || claim.value.membership !== membership) return;
-      if (verdict.kind === 'ready') return this.becomeReady(claim);
-      this.state = 'recovering';
-      // Leaving or rejoining either way: no handler runs on this membership any more.
-      void membership.stop();
-      if (verdict.kind === 'foreign') {
-        const reason = `member(s) ${verdict.memberIds.join(', ')} of another instance joined`;
-        this.transitions.schedule(() => this.moveAway(claim, reason));
-      } else {
-        this.transitions.schedule(() => this.rejoin(claim, verdict.error));
-      }
+      if (claim.membership === membership) this.on(eventOf(claim, verdict));
     });
   }
 
-  private becomeReady(claim: Claim): void {
-    if (this.claim !== claim || this.abort.signal.aborted) return;
-    // Ready after a recovery; the first time, the engine writes the line (client, start-up time).
-    if (this.state !== 'ready' && this.problem.current() === undefined && this.wasReady)
-      this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
-    this.state = 'ready';
-    this.wasReady = true;
-    claim.value.membership.handOver();
-    this.ready.resolve();
+  /** The one place the reader's state changes: each event, and the transition it starts. */
+  private on(event: ReaderEvent): void {
+    if (event.kind === 'stopped') return void (this.state = 'stopped');
+    const { claim } = event;
+    if (this.claim !== claim) return;
+    if (event.kind === 'ready') {
+      if (this.abort.signal.aborted) return;
+      // Ready after a recovery; the first time, the engine writes the line (client, start-up time).
+      if (this.state !== 'ready' && this.problem.current() === undefined && this.wasReady)
+        this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
+      this.state = 'ready';
+      this.wasReady = true;
+      claim.membership.handOver();
+      return this.ready.resolve();
+    }
+    this.state = 'recovering';
+    // Leaving or rejoining either way: no handler runs on this membership any more.
+    void claim.membership.stop();
+    if (event.kind === 'crashed')
+      return this.transitions.schedule(() => this.rejoin(claim, event.error));
+    if (event.kind === 'lock-lost') claim.lockLost.abort();
+    const reason =
+      event.kind === 'lock-lost'
+        ? LOCK_LOST
+        : `member(s) ${event.memberIds.join(', ')} of another instance joined`;
+    this.transitions.schedule(() => this.moveAway(claim, reason));
   }
 
   /** After a crash or an outage: the same group, a new member, positions kept. */
@@ -156,7 +173,7 @@ export class BroadcastReader {
     this.deps.probe?.('rejoin');
     // The lock watch stops the membership when the lock is lost, so its join never gives a
     // verdict: without this signal the rejoin would wait the whole join timeout to move away.
-    const lost = this.lossOf(claim).signal;
+    const lost = claim.lockLost.signal;
     const waiting = AbortSignal.any([this.abort.signal, lost]);
     if (isBroadcastStartupError(cause)) {
       this.problem.note(cause);
@@ -167,22 +184,21 @@ export class BroadcastReader {
         claimFields(claim, cause.message),
       );
     for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
-      await claim.value.membership.stop();
-      if (lost.aborted || !(await claim.lock.isHeld()))
-        return this.moveAway(claim, 'the advisory lock was lost');
+      await claim.membership.stop();
+      if (lost.aborted || !(await claim.lock.isHeld())) return this.moveAway(claim, LOCK_LOST);
       const membership = new GroupMembership(
         claim.groupId,
         this.joins.context(),
-        claim.value.ownMemberIds,
+        claim.ownMemberIds,
       );
-      claim.value.membership = membership;
+      claim.membership = membership;
       const verdict = await this.joins.join(membership, Infinity, lost);
       if (this.abort.signal.aborted) return;
       // Whatever the verdict, a group whose lock was lost may be someone else's now.
       if (lost.aborted) continue;
       if (verdict.kind === 'ready') {
         this.watch(claim, membership);
-        return this.becomeReady(claim);
+        return this.on({ kind: 'ready', claim });
       }
       if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
       // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
@@ -204,20 +220,15 @@ export class BroadcastReader {
       `Giving up broadcast group ${claim.groupId}: ${reason}`,
       claimFields(claim, reason),
     );
-    this.state = 'recovering';
     await this.abandon();
-    await this.allocateUntilStopped();
-  }
-
-  private allocateUntilStopped(): Promise<void> {
-    return this.allocation.untilStopped((claim) => this.adopt(claim));
+    await this.allocation.untilStopped((claim) => this.adopt(claim));
   }
 
   private async abandon(): Promise<void> {
     const claim = this.claim;
     this.claim = undefined;
     if (!claim) return;
-    await claim.value.membership.stop();
+    await claim.membership.stop();
     await claim.lock.release();
   }
 
@@ -227,21 +238,8 @@ export class BroadcastReader {
     this.lockWatch ??= new LockWatch(
       this.settings.lockCheckIntervalMs,
       () => this.claim?.lock,
-      () => {
-        const claim = this.claim;
-        if (!claim) return;
-        this.state = 'recovering';
-        this.lossOf(claim).abort();
-        void claim.value.membership.stop();
-        this.transitions.schedule(() => this.moveAway(claim, 'the advisory lock was lost'));
-      },
+      () => this.claim && this.on({ kind: 'lock-lost', claim: this.claim }),
     );
     this.lockWatch.start();
-  }
-
-  private lossOf(claim: Claim): AbortController {
-    let lost = this.lockLost.get(claim);
-    if (!lost) this.lockLost.set(claim, (lost = new AbortController()));
-    return lost;
   }
 }

@@ -2,22 +2,19 @@ import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import type { KafkaPort, TopicOffsets } from '../../interfaces/kafka-port.interface.js';
 import type { BroadcastDispatcher } from '../dispatch/broadcast.dispatcher.js';
-import type { GroupJoiner } from '../allocation/broadcast-group.allocator.js';
 import {
   GroupMembership,
   type MembershipContext,
   type MembershipVerdict,
   type StepProbe,
-} from '../allocation/group-membership.js';
+} from './group-membership.js';
 import { resumeOutOfRange } from '../positions/out-of-range.js';
 import type { ReadPositions } from '../positions/read-positions.js';
 
-/** A group the reader holds: its current membership and what it remembers about the group. */
-export interface ActiveGroup {
-  membership: GroupMembership;
-  /** Our members of this group across memberships, which may linger after a crash. */
-  ownMemberIds: Set<string>;
-}
+/** A candidate group joined and verified this instance's alone, or why not. */
+export type Tried =
+  | { accepted: true; membership: GroupMembership; ownMemberIds: Set<string> }
+  | { accepted: false; reason: string };
 
 export interface JoinSettings {
   /** Longest one join attempt may take before the candidate is given up. */
@@ -47,27 +44,25 @@ export class GroupJoins {
    * replay window's start) before it joins, so nothing published after that moment can be
    * skipped; every later candidate and group resumes from the engine's positions (ReadPositions).
    */
-  joiner(): GroupJoiner<ActiveGroup> {
-    return async (groupId, deadline) => {
-      const { kafka, positions, probe } = this.deps;
-      if (!positions.hasStart) {
-        probe?.('snapshot');
-        const { startOffsets } = this.deps;
-        const topics = this.topics();
-        positions.setStart(
-          await (startOffsets ? startOffsets(topics) : kafka.admin.latestOffsets(topics)),
-        );
-      }
-      // One set for the whole claim: the rejoin after a crash must know the earlier members.
-      const ownMemberIds = new Set<string>();
-      const membership = new GroupMembership(groupId, this.context(), ownMemberIds);
-      const verdict = await this.join(membership, deadline);
-      if (verdict.kind === 'ready') return { accepted: true, value: { membership, ownMemberIds } };
-      await membership.stop();
-      // A missing ACL or a refused login fails every group alike: stop instead of walking the pool.
-      if (verdict.kind === 'failed' && isBroadcastStartupError(verdict.error)) throw verdict.error;
-      return { accepted: false, reason: describeRefusal(verdict) };
-    };
+  async tryGroup(groupId: string, deadline: number): Promise<Tried> {
+    const { kafka, positions, probe } = this.deps;
+    if (!positions.hasStart) {
+      probe?.('snapshot');
+      const { startOffsets } = this.deps;
+      const topics = this.topics();
+      positions.setStart(
+        await (startOffsets ? startOffsets(topics) : kafka.admin.latestOffsets(topics)),
+      );
+    }
+    // One set for the whole claim: the rejoin after a crash must know the earlier members.
+    const ownMemberIds = new Set<string>();
+    const membership = new GroupMembership(groupId, this.context(), ownMemberIds);
+    const verdict = await this.join(membership, deadline);
+    if (verdict.kind === 'ready') return { accepted: true, membership, ownMemberIds };
+    await membership.stop();
+    // A missing ACL or a refused login fails every group alike: stop instead of walking the pool.
+    if (verdict.kind === 'failed' && isBroadcastStartupError(verdict.error)) throw verdict.error;
+    return { accepted: false, reason: describeRefusal(verdict) };
   }
 
   /**

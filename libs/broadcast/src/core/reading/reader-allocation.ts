@@ -1,11 +1,14 @@
 import { BroadcastStoppedError } from '../../errors/broadcast-stopped.error.js';
+import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
+import type { FreeGroup } from '../allocation/broadcast-group.allocator.js';
 import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
-import type { GroupJoins } from './group-joins.js';
+import type { GroupJoins, Tried } from './group-joins.js';
 
 /**
- * How the reader gets a group: the topic check, then a claim from the pool within the start-up
- * budget; after a failed start-up or a given-up group, the same again with a growing pause until
+ * How the reader gets a group: the topic check, then the pool's free groups (the allocator locks
+ * and empties each) joined one by one until one is verified ours, within the start-up budget;
+ * after a failed start-up or a given-up group, the same again with a growing pause until
  * stopped. Kept apart from BroadcastReader, which only adopts the claim and keeps it; the
  * reader's transition chain still runs every call, one at a time.
  */
@@ -25,12 +28,31 @@ export class ReaderAllocation {
     await this.deps.kafka.admin.ensureTopics(this.topics(), this.signal);
     // The topic check returns at once when stopped: take no lock then.
     if (this.signal.aborted) throw new BroadcastStoppedError();
-    return this.deps.allocator.allocate(
-      this.joins.joiner(),
-      deadline,
-      this.signal,
-      this.settings.startupTimeoutMs,
-    );
+    const { allocator } = this.deps;
+    const budget = this.settings.startupTimeoutMs;
+    for await (const group of allocator.freeGroups(deadline, this.signal, budget)) {
+      const tried = await this.tryGroup(group, deadline);
+      if (!tried.accepted) {
+        group.refuse(tried.reason);
+        continue;
+      }
+      group.keep();
+      const { id, groupId, lock } = group;
+      const { membership, ownMemberIds } = tried;
+      return { id, groupId, lock, membership, ownMemberIds, lockLost: new AbortController() };
+    }
+    // freeGroups ends only by throwing (stopped, deadline, lock database).
+    throw new BroadcastStoppedError();
+  }
+
+  /** Joins a free group; a failure is a refusal, unless retrying cannot fix it (it throws). */
+  private async tryGroup(group: FreeGroup, deadline: number): Promise<Tried> {
+    try {
+      return await this.joins.tryGroup(group.groupId, deadline);
+    } catch (error) {
+      if (isBroadcastStartupError(error)) throw error;
+      return { accepted: false, reason: errorMessage(error) };
+    }
   }
 
   /** Attempts until one claim is adopted or the reader stops; each failure is logged. */

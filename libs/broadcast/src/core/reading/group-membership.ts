@@ -1,0 +1,239 @@
+import type {
+  GroupConsumerListener,
+  GroupConsumerPort,
+  RecordSink,
+} from '../../interfaces/kafka-port.interface.js';
+import { asError, backoffDelay, pause } from '../../shared/async.utils.js';
+import { holdUntilProven } from './held-records.js';
+import { describeMembers, logContest, seekAll } from './membership-calls.js';
+import {
+  type MembershipContext,
+  type MembershipEvent,
+  type MembershipPhase,
+  type MembershipVerdict,
+  type Round,
+  VERIFY_ATTEMPTS,
+} from './membership.types.js';
+import { endRound, liveRound, nextRound } from './membership-rounds.js';
+
+export type { MembershipContext, MembershipVerdict, StepProbe } from './membership.types.js';
+
+/**
+ * One consumer in one broadcast group, from its join to its stop. After every (re)join it
+ * checks with describeGroups that the only member is this one, by member id: counting members
+ * is not enough, since a prober could see only someone else's member.
+ *
+ * A foreign member joins: the verification lists it (`collided`). A member that never held the
+ * group alone, and is not the generation's leader, yields at once (verdict `foreign`). An
+ * established member (it held the group alone: the newcomer deleted the group just before we
+ * joined it, and leaves by itself) waits `contestGraceMs`; the leader of newcomers that joined
+ * the same empty group together (lock-free mass starts) waits half of it, so that if the other
+ * member is established the newcomer gives up. When the grace ends the group is described
+ * again (`contest-ended`): alone, it is verified again and kept; otherwise this member yields.
+ * The reader answers `foreign` by moving to another group (see BroadcastReader).
+ */
+export class GroupMembership implements GroupConsumerListener {
+  private phase: MembershipPhase = { name: 'joining' };
+  private readonly consumer: GroupConsumerPort;
+  private readonly abort = new AbortController();
+  private observer: (verdict: MembershipVerdict) => void = () => {};
+
+  /**
+   * @param ownMemberIds members of this instance from earlier memberships of the same
+   *   group, which may linger after a crash; they are ours, so not a reason to give up.
+   */
+  constructor(
+    readonly groupId: string,
+    private readonly ctx: MembershipContext,
+    private readonly ownMemberIds: Set<string>,
+  ) {
+    this.consumer = ctx.kafka.createGroupConsumer({
+      groupId,
+      topics: ctx.topics,
+      // Every assigned partition is sought at every join, and a position that fell out of the
+      // log's range is decided by the engine (outOfRange), so nothing relies on this; should a
+      // client ever fetch a partition nobody sought, the sink's guard still refuses old records.
+      fromBeginning: true,
+      sink: this.sink,
+      listener: this,
+      progress: ctx.progress,
+      outOfRange: ctx.outOfRange,
+    });
+  }
+
+  /** Every verdict after every join is reported here. */
+  observe(observer: (verdict: MembershipVerdict) => void): void {
+    this.observer = observer;
+  }
+
+  /** Starts and resolves with the first verdict, or `failed` after `timeoutMs`. */
+  async join(timeoutMs: number, signal: AbortSignal): Promise<MembershipVerdict> {
+    const verdict = new Promise<MembershipVerdict>((resolve) => this.observe(resolve));
+    this.consumer.start().catch((error: unknown) => this.crashed(asError(error)));
+    const timedOut = pause(timeoutMs, signal).then((): MembershipVerdict => ({
+      kind: 'failed',
+      error: new Error(`no verdict within ${timeoutMs} ms`),
+    }));
+    return Promise.race([verdict, timedOut]);
+  }
+
+  stop(): Promise<void> {
+    this.decide({ kind: 'stop' });
+    return this.consumer.stop().then(() => this.decide({ kind: 'stopped' }));
+  }
+
+  /**
+   * The reader took this membership over as ready: records fetched from now on, and those held
+   * until now, go to the handlers. Called once the verdict `ready` was adopted (not at the
+   * verification itself), so that no handler runs while the reader still reports another state.
+   */
+  handOver(): void {
+    this.decide({ kind: 'handed-over' });
+  }
+
+  joined(
+    memberId: string,
+    assignment: ReadonlyMap<string, readonly number[]>,
+    leader: boolean,
+  ): void {
+    this.ownMemberIds.add(memberId);
+    this.decide({ kind: 'joined', memberId, leader, assignment });
+  }
+
+  /** Known before the broker answers: a member that join leaves behind is ours, not foreign. */
+  joining(memberId: string): void {
+    this.ownMemberIds.add(memberId);
+  }
+
+  /** A crash, or a fence or expiry the client reports as one. */
+  crashed(error: Error): void {
+    this.decide({ kind: 'crashed', error });
+  }
+
+  /** The one place a membership changes phase: each event, and what it leads to. */
+  private decide(event: MembershipEvent): void {
+    const phase = this.phase;
+    if (phase.name === 'stopped') return;
+    if (event.kind === 'stop' || event.kind === 'stopped') {
+      endRound(phase);
+      this.phase = { name: event.kind === 'stop' ? 'leaving' : 'stopped' };
+      this.observer = () => {};
+      return this.abort.abort();
+    }
+    if (phase.name === 'leaving') return;
+    if (event.kind === 'crashed') return this.giveUp({ kind: 'failed', error: event.error });
+    const round = liveRound(phase);
+    if (event.kind === 'joined') {
+      this.ctx.probe?.('joined');
+      // A contest belongs to the generation that saw the other member: this one is judged anew.
+      endRound(phase);
+      const next = nextRound(round, event.memberId, event.leader);
+      this.phase = { name: 'verifying', round: next };
+      seekAll(this.consumer, this.ctx, event.assignment);
+      return void this.verify(next.generation);
+    }
+    if (!round) return;
+    if (event.kind === 'handed-over') {
+      round.adopted = true;
+      round.proof.resolve(true);
+      if (phase.name === 'verified') this.phase = { name: 'reading', round };
+      return;
+    }
+    // The rest answer one generation's verification or contest; a later generation's is judged
+    // anew, and a verdict of an earlier one no longer counts.
+    const expected = event.kind === 'contest-ended' ? 'contesting' : 'verifying';
+    if (phase.name !== expected || round.generation !== event.generation) return;
+    switch (event.kind) {
+      case 'alone':
+        round.established = true;
+        if (round.contested) logContest(this.ctx, this.groupId, 'left', round.contested);
+        round.contested = undefined;
+        this.phase = { name: round.adopted ? 'reading' : 'verified', round };
+        // Positions were sought at the join, before any fetch: exclusivity was all that was missing.
+        return this.observer({ kind: 'ready' });
+      case 'predecessor':
+        this.ctx.logger.log(
+          `Waiting for an earlier member of ${this.groupId} to expire before reading`,
+        );
+        this.phase = { name: 'waiting', round };
+        return;
+      case 'unverified':
+        return this.giveUp({
+          kind: 'failed',
+          error: new Error(`could not confirm exclusive use of ${this.groupId}`),
+        });
+      case 'collided':
+        if (round.established) {
+          logContest(this.ctx, this.groupId, 'joined', event.foreign);
+          return this.contest(round, event.foreign, this.ctx.contestGraceMs);
+        }
+        if (!round.leader) return this.giveUp({ kind: 'foreign', memberIds: event.foreign });
+        logContest(this.ctx, this.groupId, 'joined together', event.foreign);
+        return this.contest(round, event.foreign, this.ctx.contestGraceMs / 2);
+      case 'contest-ended':
+        if (event.staying.length === 0) {
+          this.phase = { name: 'verifying', round };
+          return void this.verify(round.generation);
+        }
+        round.contested = undefined;
+        return this.giveUp({ kind: 'foreign', memberIds: event.staying });
+    }
+  }
+
+  /** Reports a foreign or failed verdict: the group is given up, nothing reaches the handlers. */
+  private giveUp(verdict: MembershipVerdict): void {
+    endRound(this.phase);
+    this.phase = { name: 'leaving' };
+    this.observer(verdict);
+  }
+
+  private contest(round: Round, foreign: string[], graceMs: number): void {
+    round.contested = foreign;
+    const timer = setTimeout(() => void this.recheck(round.generation, foreign), graceMs);
+    this.phase = { name: 'contesting', round, foreign, timer };
+  }
+
+  /**
+   * The grace ended: the group is described again before anything is concluded, since the other
+   * member may have left without this member seeing a new generation (a KIP-848 member epoch
+   * can move while its partitions stay the same), and a member alone in its group must keep it.
+   */
+  private async recheck(generation: number, seen: string[]): Promise<void> {
+    const phase = this.phase;
+    if (phase.name !== 'contesting' || phase.round.generation !== generation) return;
+    const now = await describeMembers(this.ctx, this.groupId);
+    // A describe that failed proves nothing: the members seen at the start count.
+    const staying = now?.filter((id) => !this.ownMemberIds.has(id)) ?? seen;
+    this.decide({ kind: 'contest-ended', generation, staying });
+  }
+
+  /** Describes the group until it is decided; each finding goes to `decide`. */
+  private async verify(generation: number): Promise<void> {
+    const current = () => {
+      const phase = this.phase;
+      return phase.name === 'verifying' && phase.round.generation === generation;
+    };
+    for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
+      if (attempt > 0) await pause(backoffDelay(attempt, 50, 1_000), this.abort.signal);
+      if (!current()) return;
+      this.ctx.probe?.('verify');
+      const members = await describeMembers(this.ctx, this.groupId);
+      const round = liveRound(this.phase);
+      if (!current() || !members || !round) continue;
+      const foreign = members.filter((id) => !this.ownMemberIds.has(id));
+      if (foreign.length > 0) return this.decide({ kind: 'collided', generation, foreign });
+      // A describe that does not list us yet saw the group before our join completed.
+      if (!members.includes(round.memberId)) continue;
+      return this.decide({ kind: members.length > 1 ? 'predecessor' : 'alone', generation });
+    }
+    this.decide({ kind: 'unverified', generation });
+  }
+
+  /** Records reach the handlers only once the reader adopted this membership (held-records). */
+  private readonly sink: RecordSink = (topic, partition, record) =>
+    holdUntilProven({
+      phase: () => this.phase,
+      deliver: () => this.ctx.sink(topic, partition, record),
+      seekBack: () => this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition)),
+    });
+}

@@ -1,0 +1,38 @@
+import { HOLD_MS, type MembershipPhase } from './membership.types.js';
+import { liveRound } from './membership-rounds.js';
+
+/** One fetched record, and what can be done with it. */
+export interface HeldRecord {
+  /** The membership's phase now (it moves while the record is held). */
+  phase(): MembershipPhase;
+  /** Hands it to the handlers. */
+  deliver(): void | Promise<void>;
+  /** Drops it and seeks its partition back to the engine's position. */
+  seekBack(): void;
+}
+
+/**
+ * Nothing reaches the handlers before the membership proved that it is alone in the group and
+ * the reader adopted it: the client fetches as soon as it joined (seeks apply at once), so a
+ * record that arrives before is held until the proof. If the group is refused, or a new
+ * generation or HOLD_MS comes first, the record is dropped without moving any position (and,
+ * while the membership lives, its partition is sought back there), so the group that is
+ * finally held hands it over once. A member once adopted keeps reading through later
+ * rebalances; a rejoined member waits, like any other, until its own expiring predecessor is
+ * gone.
+ */
+export function holdUntilProven(record: HeldRecord): void | Promise<void> {
+  const phase = record.phase();
+  const round = liveRound(phase);
+  if (round?.adopted) return record.deliver();
+  if (phase.name === 'leaving' || phase.name === 'stopped') return;
+  const proof = round?.proof.promise ?? Promise.resolve(false);
+  let timer: NodeJS.Timeout | undefined;
+  const held = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, HOLD_MS, false)));
+  return Promise.race([proof, held]).then((proven) => {
+    clearTimeout(timer);
+    const now = record.phase();
+    if (proven && liveRound(now)?.adopted) return record.deliver();
+    if (now.name !== 'leaving' && now.name !== 'stopped') record.seekBack();
+  });
+}
