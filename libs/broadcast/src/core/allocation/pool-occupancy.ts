@@ -18,7 +18,7 @@ export async function occupiedPoolIds(
   logger: BroadcastLogger,
   signal: AbortSignal,
 ): Promise<Set<number> | undefined> {
-  if (!admin.occupiedGroups || signal.aborted) return undefined;
+  if (signal.aborted) return undefined;
   const settled = new AbortController();
   try {
     const listing = admin.occupiedGroups(groupPrefix);

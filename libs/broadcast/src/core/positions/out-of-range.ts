@@ -79,7 +79,7 @@ async function afterLastSeen(
   high: bigint,
 ): Promise<bigint> {
   const timestamp = positions.lastTimestamp(topic, partition);
-  if (timestamp === undefined || !admin.offsetsForTimestamp) return high;
+  if (timestamp === undefined) return high;
   const found = (await admin.offsetsForTimestamp(topic, Number(timestamp))).get(partition);
   if (found === undefined) return high;
   const offset = BigInt(found);

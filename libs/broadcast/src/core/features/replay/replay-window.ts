@@ -27,12 +27,6 @@ export class ReplayWindow {
   async startOffsets(topics: readonly string[]): Promise<TopicOffsets> {
     const latest = await this.admin.latestOffsets(topics);
     if (this.windows.size === 0) return latest;
-    if (!this.admin.offsetsForTimestamp) {
-      this.logger.warn('This Kafka client cannot look offsets up by timestamp: no replay window.', {
-        reason: 'no offsets by timestamp',
-      });
-      return latest;
-    }
     const now = Date.now();
     const targets: TopicOffsets = new Map();
     for (const [topic, windowMs] of this.windows) {
