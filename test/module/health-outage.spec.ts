@@ -54,7 +54,7 @@ describe.each(kafkaClients())(
       const kafka = cluster!;
       const h = useNestHarness('health-outage', kafka.brokers, client);
       // The outage makes kafkajs and the engine log plenty; keep it for the failure report only.
-      const logger = new CapturingLogger(false);
+      const logger = new CapturingLogger();
       onTestFailed(() => console.error(`--- app log ---\n${logger.dump()}`));
       const app = await h.start(
         {

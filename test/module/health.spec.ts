@@ -235,7 +235,7 @@ describe.each(kafkaClients())(
           ],
           providers: [PingListener, BroadcastHealthIndicator],
         },
-        { logger: new CapturingLogger(false) },
+        { logger: new CapturingLogger() },
       );
       await expect(app.init()).rejects.toThrow(/Could not allocate a broadcast consumer group/);
 

@@ -74,67 +74,7 @@ export function appName(label: string): string {
 // ---------------------------------------------------------------------------------------------
 // Logs
 
-export interface LogLine {
-  level: 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
-  context: string | undefined;
-  message: string;
-}
-
-/**
- * A Nest LoggerService that records every line (and prints errors).
- * Install it with `h.create(metadata, { logger })`; the harness restores a quiet logger afterwards.
- */
-export class CapturingLogger implements LoggerService {
-  readonly lines: LogLine[] = [];
-  private readonly console = quietLogger();
-
-  /** @param echoErrors print error lines too (default true); the test can print `lines` itself on failure. */
-  constructor(private readonly echoErrors = true) {}
-
-  log(message: unknown, ...rest: unknown[]) {
-    this.record('log', message, rest);
-  }
-  error(message: unknown, ...rest: unknown[]) {
-    this.record('error', message, rest);
-    if (this.echoErrors) this.console.error(message, ...(rest as string[]));
-  }
-  warn(message: unknown, ...rest: unknown[]) {
-    this.record('warn', message, rest);
-  }
-  debug(message: unknown, ...rest: unknown[]) {
-    this.record('debug', message, rest);
-  }
-  verbose(message: unknown, ...rest: unknown[]) {
-    this.record('verbose', message, rest);
-  }
-  fatal(message: unknown, ...rest: unknown[]) {
-    this.record('fatal', message, rest);
-  }
-
-  /** Lines of `level` whose message matches `pattern`. */
-  find(level: LogLine['level'], pattern: RegExp): LogLine[] {
-    return this.lines.filter((l) => l.level === level && pattern.test(l.message));
-  }
-
-  /** Every line as text, for a failure report. */
-  dump(): string {
-    return this.lines
-      .map((l) => `${l.level.toUpperCase()} [${l.context ?? '-'}] ${l.message}`)
-      .join('\n');
-  }
-
-  private record(level: LogLine['level'], message: unknown, rest: unknown[]) {
-    const context =
-      rest.length > 0 && typeof rest[rest.length - 1] === 'string'
-        ? (rest[rest.length - 1] as string)
-        : undefined;
-    this.lines.push({
-      level,
-      context,
-      message: typeof message === 'string' ? message : String(message),
-    });
-  }
-}
+export { CapturingLogger, type LogLine } from '../engine/capturing-logger.js';
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL inspection
