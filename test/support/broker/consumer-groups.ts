@@ -46,3 +46,45 @@ export async function consumerGroupView(
     await viewer.close();
   }
 }
+
+/** A group's state and member ids, whatever its protocol. */
+export interface GroupView {
+  state: string;
+  memberIds: string[];
+}
+
+/**
+ * The state and member ids of `groupIds`, of either protocol: DescribeGroups (one request for
+ * all), then ConsumerGroupDescribe for each group it calls 'Dead' (a KIP-848 group looks dead to
+ * it). `viewer` defaults to a throwaway one on `brokers`.
+ */
+export async function describeGroupsOfEitherProtocol(
+  admin: { describeGroups(groupIds: string[]): Promise<{ groups: DescribedGroup[] }> },
+  groupIds: readonly string[],
+  kip848: { brokers: readonly string[] } | ReturnType<typeof consumerGroupViewer>,
+): Promise<Map<string, GroupView>> {
+  const { groups } = await admin.describeGroups([...groupIds]);
+  const views = new Map<string, GroupView>(
+    groupIds.map((groupId) => [groupId, { state: 'Dead', memberIds: [] }]),
+  );
+  for (const g of groups)
+    views.set(g.groupId, { state: g.state, memberIds: g.members.map((m) => m.memberId) });
+  const dead = [...views].filter(([, v]) => v.state === 'Dead').map(([groupId]) => groupId);
+  if (dead.length === 0) return views;
+  const viewer = 'view' in kip848 ? kip848 : consumerGroupViewer(kip848.brokers);
+  try {
+    for (const groupId of dead) {
+      const view = await viewer.view(groupId);
+      if (view) views.set(groupId, { state: view.state, memberIds: view.memberIds });
+    }
+  } finally {
+    if (viewer !== kip848) await viewer.close();
+  }
+  return views;
+}
+
+interface DescribedGroup {
+  groupId: string;
+  state: string;
+  members: { memberId: string }[];
+}

@@ -2,7 +2,7 @@
 // (engine-locks) and instance processes on a broker of a test's own (faults-lock-loss).
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
-import { consumerGroupViewer } from './consumer-groups.js';
+import { consumerGroupViewer, describeGroupsOfEitherProtocol } from './consumer-groups.js';
 import { kafkaBrokers } from './kafka.js';
 
 export interface GroupSamplerReport {
@@ -51,23 +51,18 @@ export function sampleGroups(
       while (!stopped) {
         const at = Date.now();
         try {
-          const { groups } = await admin.describeGroups([...groupIds]);
+          const views = await describeGroupsOfEitherProtocol(admin, groupIds, kip848);
           report.samples++;
           report.sampledAt.push(at);
           const ignored = new Set(ignore());
-          for (const group of groups) {
-            const memberIds =
-              group.state === 'Dead'
-                ? ((await kip848.view(group.groupId))?.memberIds ?? [])
-                : group.members.map((m) => m.memberId);
+          for (const [groupId, { memberIds }] of views) {
             const members = memberIds.filter((m) => !ignored.has(m));
             report.maxMembers = Math.max(report.maxMembers, members.length);
             report.maxMembersPerGroup.set(
-              group.groupId,
-              Math.max(report.maxMembersPerGroup.get(group.groupId) ?? 0, members.length),
+              groupId,
+              Math.max(report.maxMembersPerGroup.get(groupId) ?? 0, members.length),
             );
-            if (members.length > 1)
-              report.violations.push({ at, groupId: group.groupId, memberIds: members });
+            if (members.length > 1) report.violations.push({ at, groupId, memberIds: members });
           }
         } catch {
           report.failedSamples++;

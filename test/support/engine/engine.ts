@@ -26,7 +26,7 @@ import {
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { CapturingLogger } from './capturing-logger.js';
-import { consumerGroupView } from '../broker/consumer-groups.js';
+import { describeGroupsOfEitherProtocol } from '../broker/consumer-groups.js';
 import {
   clientScoped,
   groupProtocolOf,
@@ -349,14 +349,10 @@ export class EngineHarness {
 
   /** Member ids per group. */
   async members(groupIds: readonly string[]): Promise<Map<string, string[]>> {
-    const admin = await this.admin();
-    const { groups } = await admin.describeGroups([...groupIds]);
-    const members = new Map(groups.map((g) => [g.groupId, g.members.map((m) => m.memberId)]));
-    // A KIP-848 group answers DescribeGroups with 'Dead': ConsumerGroupDescribe has its members.
-    for (const g of groups)
-      if (g.state === 'Dead')
-        members.set(g.groupId, (await consumerGroupView(this.brokers, g.groupId))?.memberIds ?? []);
-    return members;
+    const views = await describeGroupsOfEitherProtocol(await this.admin(), groupIds, {
+      brokers: this.brokers,
+    });
+    return new Map([...views].map(([groupId, view]) => [groupId, view.memberIds]));
   }
 
   /** Sum of the high watermarks of a topic's partitions: the number of records ever written. */

@@ -18,7 +18,11 @@ import { pathToFileURL } from 'node:url';
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
 import { kafkaBrokers, runId, waitFor } from '../broker/kafka.js';
-import { consumerGroupView } from '../broker/consumer-groups.js';
+import {
+  consumerGroupView,
+  describeGroupsOfEitherProtocol,
+  type GroupView,
+} from '../broker/consumer-groups.js';
 import type { BroadcastKafkaClient } from '../broker/kafka-clients.js';
 
 const { Kafka: KafkaClient, logLevel } = kafkajs;
@@ -169,10 +173,7 @@ export async function prefixGroups(admin: Admin, prefix: string): Promise<string
     .sort();
 }
 
-export interface GroupView {
-  state: string;
-  memberIds: string[];
-}
+export type { GroupView } from '../broker/consumer-groups.js';
 
 /**
  * A group's state and member ids, of either protocol. `brokers`: the cluster `admin` talks to
@@ -183,15 +184,7 @@ export async function describe1(
   groupId: string,
   brokers: readonly string[] = kafkaBrokers(),
 ): Promise<GroupView> {
-  const { groups } = await admin.describeGroups([groupId]);
-  const group = groups.find((g) => g.groupId === groupId);
-  const view = {
-    state: group?.state ?? 'Dead',
-    memberIds: group?.members.map((m) => m.memberId) ?? [],
-  };
-  // A KIP-848 group answers DescribeGroups with 'Dead': ConsumerGroupDescribe has its members.
-  if (view.state !== 'Dead') return view;
-  return (await consumerGroupView(brokers, groupId)) ?? view;
+  return (await describeGroupsOfEitherProtocol(admin, [groupId], { brokers })).get(groupId)!;
 }
 
 /**
