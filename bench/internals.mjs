@@ -61,7 +61,7 @@ await hasJoined;
 /**
  * DeleteGroups and DescribeGroups sent straight to each group's coordinator, found once per group
  * through the admin's Cluster (findGroupCoordinator, findBroker, the Broker's own requests): what
- * kafka/kafkajs-group-coordinators.ts did until the adapter moved to the public calls.
+ * adapters/kafkajs/kafkajs-group-coordinators.ts did until the adapter moved to the public calls.
  */
 function straightToCoordinator(cluster) {
   const nodes = new Map();
