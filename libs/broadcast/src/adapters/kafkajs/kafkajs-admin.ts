@@ -2,7 +2,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { backoffDelay, pause } from '../../shared/async.utils.js';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
-import { listLiveMembers, listOccupiedGroups } from './kafkajs-live-members.js';
+import { listLiveMembers, listOccupiedGroups } from './kafkajs-roster-members.js';
 import {
   adminWithCluster,
   readHighWatermarks,

@@ -5,7 +5,7 @@ import type {
   GroupConsumerSpec,
 } from '../../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
-import { memberInfoAssigner } from './member-info-assigner.js';
+import { memberInfoAssigner } from './kafkajs-member-info-assigner.js';
 import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { withOwnCluster } from './kafkajs-own-cluster.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';

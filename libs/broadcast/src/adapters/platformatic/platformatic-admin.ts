@@ -14,7 +14,7 @@ import {
   listsConsumerGroupApis,
 } from './platformatic-consumer-group-describe.js';
 import { deleteGroupRetrying } from './platformatic-group-delete.js';
-import { occupiedPoolGroups, poolMembers } from './platformatic-pool-members.js';
+import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
 import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
 import { brokerState } from './platformatic-group-state.js';
