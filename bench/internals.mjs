@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the kafkajs internals of the adapter (libs/broadcast/src/kafka) save over kafkajs's public
+// What the kafkajs internals of the adapter (libs/broadcast/src/adapters/kafkajs) save over kafkajs's public
 // admin calls, per call of a start: the topic check, the offsets snapshot, the delete of a group
 // and the describe that verifies it, and a probe of an occupied id. Each case runs both ways in one
 // process against one broker, alternating the order every repetition, and reports wall time
@@ -61,7 +61,7 @@ await hasJoined;
 /**
  * DeleteGroups and DescribeGroups sent straight to each group's coordinator, found once per group
  * through the admin's Cluster (findGroupCoordinator, findBroker, the Broker's own requests): what
- * kafka/kafkajs-group-coordinators.ts did until the adapter moved to the public calls.
+ * adapters/kafkajs/kafkajs-group-coordinators.ts did until the adapter moved to the public calls.
  */
 function straightToCoordinator(cluster) {
   const nodes = new Map();

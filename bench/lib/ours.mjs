@@ -28,10 +28,10 @@ export async function loadBuild(specifier) {
   const dir = dirname(fileURLToPath(import.meta.resolve(specifier)));
   const internal = (path) => import(pathToFileURL(join(dir, path)).href);
   const { createAdvisoryLockProvider } = await internal('locks/advisory-lock.factory.js');
-  const { KafkajsAdapter } = await internal('kafka/kafkajs.adapter.js');
+  const { KafkajsAdapter } = await internal('adapters/kafkajs/kafkajs.adapter.js');
   const { resolveBroadcastOptions } = await internal('core/options/broadcast-options.resolver.js');
   // Builds from before the second adapter have none; only the platformatic sides need it.
-  const platformatic = await internal('kafka-platformatic/platformatic.adapter.js').catch(
+  const platformatic = await internal('adapters/platformatic/platformatic.adapter.js').catch(
     () => undefined,
   );
   /** The adapter the engine would load for `kafka.client`, made here so that it can be wrapped. */

@@ -10,7 +10,7 @@
 export async function consumerGroupDescriber(brokers) {
   const lib = process.env.BROADCAST_LIB || import.meta.resolve('nestjs-kafka-broadcast');
   const { describeConsumerGroup } = await import(
-    new URL('./kafka-platformatic/platformatic-consumer-group-describe.js', lib).href
+    new URL('./adapters/platformatic/platformatic-consumer-group-describe.js', lib).href
   );
   const { Admin } = await import('@platformatic/kafka');
   const admin = new Admin({ clientId: 'soak-sampler-kip848', bootstrapBrokers: [...brokers] });

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
-import { describeConsumerGroup } from '../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
+import { describeConsumerGroup } from '../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 import { cliEntry, runCli } from '../support/package/cli.js';
 import { useEngineHarness } from '../support/engine/engine.js';
 import { kafkaBrokers } from '../support/broker/kafka.js';

@@ -1,13 +1,14 @@
 /**
  * The library's folders import one way: the entries (index.ts, engine.ts, … directly in src/) and
  * cli/ → nest/ (the Nest layer) → views/ (the public engine type, read-only views of its parts) →
- * engine/ (the wiring) → core/ → the adapters kafka/,
- * kafka-platformatic/, locks/, telemetry/ and testing/ (the in-memory broker) → errors/, shared/ →
+ * engine/ (the wiring) → adapters/registry.ts (the clients, each loaded on demand) → core/ → the
+ * adapters adapters/kafkajs/, adapters/platformatic/, locks/, telemetry/ and testing/ (the
+ * in-memory broker) → adapters/shared/ (the Kafka adapters' shared types) → errors/, shared/ →
  * interfaces/. The core sees no adapter (telemetry included): the engine hands it each one through
  * an interface. The contracts (interfaces/, errors/, nest/broadcast.constants.ts) import no core
  * file, and the core's files import each other without a circle, nor do its parts (allocation/,
- * reading/, dispatch/, …). kafkajs is imported only in kafka/, @platformatic/kafka only in
- * kafka-platformatic/, and both adapters only on demand (so an app installs one client), @nestjs/*
+ * reading/, dispatch/, …). kafkajs is imported only in adapters/kafkajs/, @platformatic/kafka only
+ * in adapters/platformatic/, and both adapters only on demand (so an app installs one client), @nestjs/*
  * only by the Nest layer, and the optional peers only by the entries that need them.
  * A static check of the sources' import statements (no runtime involved).
  */
@@ -25,20 +26,36 @@ const RANK: Record<string, number> = {
   // The public face of the engine and the read-only views of its parts (what the entries name).
   views: 4.5,
   engine: 4,
+  // adapters/registry.ts: one row per Kafka client, importing its adapter on demand.
+  adapters: 3.5,
   core: 3,
-  kafka: 2,
-  'kafka-platformatic': 2,
+  'adapters/kafkajs': 2,
+  'adapters/platformatic': 2,
   locks: 2,
   telemetry: 2,
-  // The in-memory broker: a KafkaPort like kafka/, shipped only through the testing entry.
+  // The in-memory broker: a KafkaPort like adapters/kafkajs/, shipped only through the testing entry.
   testing: 2,
+  // The types both Kafka adapters share.
+  'adapters/shared': 1.5,
   errors: 1,
   shared: 1,
   interfaces: 0,
 };
 
 /** Adapters of the same rank never import each other, and the core imports none of them. */
-const ADAPTERS = new Set(['kafka', 'kafka-platformatic', 'locks', 'telemetry', 'testing']);
+const ADAPTERS = new Set([
+  'adapters/kafkajs',
+  'adapters/platformatic',
+  'locks',
+  'telemetry',
+  'testing',
+]);
+
+/** The folders of the Kafka adapters, each with the one client package it may import. */
+const KAFKA_ADAPTERS: Record<string, string> = {
+  'adapters/kafkajs': 'kafkajs',
+  'adapters/platformatic': '@platformatic/kafka',
+};
 
 /** Files that state a contract: they may not reach into the core. */
 const CONTRACTS = (file: string) =>
@@ -52,9 +69,11 @@ const PACKAGES: Record<string, RegExp> = {
   cli: /^(commander|node:.*)$/,
   engine: /^node:/,
   views: /^node:/,
+  adapters: /^node:/,
   core: /^node:/,
-  kafka: /^(kafkajs|node:.*)$/,
-  'kafka-platformatic': /^(@platformatic\/kafka|node:.*)$/,
+  'adapters/kafkajs': /^(kafkajs|node:.*)$/,
+  'adapters/platformatic': /^(@platformatic\/kafka|node:.*)$/,
+  'adapters/shared': /^node:/,
   locks: /^node:/,
   telemetry: /^(@opentelemetry\/api|node:.*)$/,
   testing: /^node:/,
@@ -87,9 +106,11 @@ function sources(dir: string): string[] {
   });
 }
 
+/** A file's layer: its folder under src/ ('.' for src/ itself), or adapters/<client>. */
 function folderOf(file: string): string {
-  const rel = relative(SRC, file);
-  return rel.includes('/') ? rel.split('/')[0]! : '.';
+  const parts = relative(SRC, file).split('/');
+  if (parts.length === 1) return '.';
+  return parts[0] === 'adapters' && parts.length > 2 ? `adapters/${parts[1]}` : parts[0]!;
 }
 
 /** The part of the core a file belongs to: its folder under core/ ('.' for core/ itself). */
@@ -254,7 +275,7 @@ describe('library layering', () => {
   });
 
   it('the Kafka adapters are loaded on demand only, each with its own client', () => {
-    const adapters = new Set(['kafka', 'kafka-platformatic']);
+    const adapters = new Set(Object.keys(KAFKA_ADAPTERS));
     const staticallyReached: string[] = [];
     for (const file of files) {
       const from = folderOf(file);
@@ -269,15 +290,18 @@ describe('library layering', () => {
       }
     }
     expect(staticallyReached).toEqual([]);
-    const loader = readFileSync(join(SRC, 'engine/kafka-client.loader.ts'), 'utf8');
-    expect(dynamicImportsOf(join(SRC, 'engine/kafka-client.loader.ts'))).toEqual([
-      '../kafka/kafkajs.adapter.js',
-      '../kafka-platformatic/platformatic.adapter.js',
+    const registry = join(SRC, 'adapters/registry.ts');
+    expect(dynamicImportsOf(registry)).toEqual([
+      './kafkajs/kafkajs.adapter.js',
+      './kafkajs/kafkajs-operator.js',
+      './platformatic/platformatic.adapter.js',
+      './platformatic/platformatic-operator.js',
     ]);
-    expect(loader).not.toMatch(/from '\.\.\/kafka/);
+    expect(readFileSync(registry, 'utf8')).not.toMatch(/from '\.\/(kafkajs|platformatic)\//);
+    expect(dynamicImportsOf(join(SRC, 'engine/kafka-client.loader.ts'))).toEqual([]);
   });
 
-  it('no file outside kafka/ and kafka-platformatic/ names a client package as a module, not even for a type or in a spec', () => {
+  it('no file outside adapters/kafkajs/ and adapters/platformatic/ names a client package as a module, not even for a type or in a spec', () => {
     // Every way a file can reach a module: import/export … from, a bare import, import() (also
     // `typeof import()` in a type), require(), and TypeScript's `import x = require()`.
     const specifiers =
@@ -292,17 +316,16 @@ describe('library layering', () => {
     for (const file of everyFile(SRC)) {
       const folder = folderOf(file);
       for (const [, specifier] of readFileSync(file, 'utf8').matchAll(specifiers)) {
-        const own = specifier!.startsWith('kafkajs') ? 'kafka' : 'kafka-platformatic';
+        const own = specifier!.startsWith('kafkajs') ? 'adapters/kafkajs' : 'adapters/platformatic';
         if (folder !== own) outside.push(`${relative(SRC, file)} → ${specifier}`);
       }
       // Nor any file of an adapter folder, not even for a type: only import() of an adapter
       // (which brings its client along when it is called) is allowed outside the adapters.
-      if (folder === 'kafka' || folder === 'kafka-platformatic') continue;
+      if (KAFKA_ADAPTERS[folder]) continue;
       const text = readFileSync(file, 'utf8');
       for (const [, specifier] of text.matchAll(/\bfrom\s*'(\.[^']*)'/g)) {
         const to = folderOf(resolve(dirname(file), specifier!));
-        if (to === 'kafka' || to === 'kafka-platformatic')
-          outside.push(`${relative(SRC, file)} → ${specifier}`);
+        if (KAFKA_ADAPTERS[to]) outside.push(`${relative(SRC, file)} → ${specifier}`);
       }
     }
     expect(outside).toEqual([]);

@@ -206,7 +206,7 @@ describe('an install with neither client', () => {
 });
 
 describe('the built package', () => {
-  it('names a client package only in dist/kafka/ and dist/kafka-platformatic/, in .js and .d.ts alike', () => {
+  it('names a client package only in dist/adapters/kafkajs/ and dist/adapters/platformatic/, in .js and .d.ts alike', () => {
     // A type the compiler inferred from a client would be written into a .d.ts as import("…").
     const dist = dirname(fileURLToPath(ensureLibBuilt()));
     const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) =>
@@ -220,9 +220,12 @@ describe('the built package', () => {
           /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](kafkajs|@platformatic\/kafka)(?:\/[^'"]*)?['"]/g,
         ),
       ];
-      const folder = file.split('/')[0];
+      const folder = file.split('/').slice(0, 2).join('/');
       return named
-        .filter(([, pkg]) => folder !== (pkg === 'kafkajs' ? 'kafka' : 'kafka-platformatic'))
+        .filter(
+          ([, pkg]) =>
+            folder !== (pkg === 'kafkajs' ? 'adapters/kafkajs' : 'adapters/platformatic'),
+        )
         .map(([specifier]) => `${file}: ${specifier}`);
     });
     expect(outside).toEqual([]);

@@ -12,8 +12,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Consumer } from 'kafkajs';
-import { KafkajsAdmin } from '../../libs/broadcast/src/kafka/kafkajs-admin.js';
-import { PlatformaticAdapter } from '../../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
+import { KafkajsAdmin } from '../../libs/broadcast/src/adapters/kafkajs/kafkajs-admin.js';
+import { PlatformaticAdapter } from '../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
 import type { KafkaAdminPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { kafkaClients } from '../support/broker/kafka-clients.js';
 import {

@@ -8,10 +8,10 @@ import { Admin } from '@platformatic/kafka';
 import { BroadcastStartupError } from 'nestjs-kafka-broadcast';
 import { onTestFailed, onTestFinished } from 'vitest';
 import { startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
-import { describeConsumerGroup } from '../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
+import { describeConsumerGroup } from '../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 import { EngineHarness } from '../support/engine/engine.js';
 import { testPrefix } from '../support/broker/kafka.js';
-import { brokerState } from '../../libs/broadcast/src/kafka-platformatic/platformatic-group-state.js';
+import { brokerState } from '../../libs/broadcast/src/adapters/platformatic/platformatic-group-state.js';
 
 const TOPIC = 'news';
 let cluster: KafkaCluster;

@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
-import { describeConsumerGroup } from '../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
+import { describeConsumerGroup } from '../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 import { type TestEngine, useEngineHarness } from '../support/engine/engine.js';
 import { kafkaBrokers, waitFor } from '../support/broker/kafka.js';
-import { brokerState } from '../../libs/broadcast/src/kafka-platformatic/platformatic-group-state.js';
+import { brokerState } from '../../libs/broadcast/src/adapters/platformatic/platformatic-group-state.js';
 
 const TOPIC = 'news';
 const KIP848 = { client: 'platformatic', groupProtocol: 'consumer' } as const;

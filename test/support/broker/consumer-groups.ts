@@ -3,7 +3,7 @@
 // harness's group views ask ConsumerGroupDescribe then, as the @platformatic/kafka adapter does,
 // so the conformance specs see the members of both kinds of group.
 import { Admin } from '@platformatic/kafka';
-import { describeConsumerGroup } from '../../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
+import { describeConsumerGroup } from '../../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 
 export interface ConsumerGroupView {
   state: string;

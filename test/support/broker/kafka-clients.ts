@@ -9,10 +9,12 @@
 // protocol (groupProtocolOf); without it they run the library's default, 'auto': KIP-848 on a
 // broker that offers it.
 import type { BroadcastGroupProtocol, BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
+import { KAFKA_CLIENT_NAMES } from '../../../libs/broadcast/src/adapters/registry.js';
 
 export type { BroadcastKafkaClient };
 
-const ALL: readonly BroadcastKafkaClient[] = ['kafkajs', 'platformatic'];
+/** Every client of the library's registry (adapters/registry.ts). */
+const ALL: readonly BroadcastKafkaClient[] = KAFKA_CLIENT_NAMES;
 
 /** The adapters to run over: all of them, or those BROADCAST_KAFKA_CLIENTS lists. */
 export function kafkaClients(): BroadcastKafkaClient[] {

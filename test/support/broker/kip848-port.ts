@@ -1,8 +1,8 @@
 // A @platformatic/kafka adapter on the KIP-848 protocol and group consumers driven through the
 // port, recording what they tell the engine's listener (test/port-kip848-*.spec.ts).
 import type { Admin } from '@platformatic/kafka';
-import { PlatformaticAdapter } from '../../../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
-import { describeConsumerGroup } from '../../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
+import { PlatformaticAdapter } from '../../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
+import { describeConsumerGroup } from '../../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 import type {
   GroupConsumerListener,
   GroupConsumerPort,

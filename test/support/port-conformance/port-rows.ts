@@ -3,9 +3,9 @@
 // The real-broker rows use the shared test broker (KAFKA_BROKERS) and never mock it.
 import { Admin, consumerGroupHeartbeatV1, leaveGroupV3 } from '@platformatic/kafka';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { describeConsumerGroup } from '../../../libs/broadcast/src/kafka-platformatic/platformatic-consumer-group-describe.js';
-import { PlatformaticAdapter } from '../../../libs/broadcast/src/kafka-platformatic/platformatic.adapter.js';
-import { KafkajsAdapter } from '../../../libs/broadcast/src/kafka/kafkajs.adapter.js';
+import { describeConsumerGroup } from '../../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
+import { PlatformaticAdapter } from '../../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
+import { KafkajsAdapter } from '../../../libs/broadcast/src/adapters/kafkajs/kafkajs.adapter.js';
 import type { KafkaPort } from '../../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { InMemoryKafka } from '../../../libs/broadcast/src/testing/in-memory-kafka.js';
 import { createTopics, kafkaBrokers } from '../broker/kafka.js';

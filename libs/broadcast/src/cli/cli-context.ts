@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { KAFKA_CLIENT_NAMES } from '../adapters/registry.js';
 import {
   DEFAULT_HEARTBEAT_TOPIC,
   DEFAULT_LOCK_FREE_GROUP_BASE,
@@ -50,7 +51,7 @@ export function addCommonOptions(command: Command): Command {
         '--client <name>',
         'Kafka client library (default: platformatic (@platformatic/kafka) when installed, else kafkajs; only platformatic describes KIP-848 groups)',
       )
-        .choices(['kafkajs', 'platformatic'])
+        .choices(KAFKA_CLIENT_NAMES)
         .env('KAFKA_CLIENT'),
     )
     .addOption(

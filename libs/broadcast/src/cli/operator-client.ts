@@ -1,5 +1,5 @@
-import { resolveBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
-import { KAFKA_CLIENT_PACKAGES, loadForClient } from '../engine/kafka-client.loader.js';
+import { KAFKA_CLIENTS, type MakeOperatorPort, perClient } from '../adapters/registry.js';
+import { loadForClient } from '../engine/kafka-client.loader.js';
 import type {
   BroadcastKafkaClient,
   BroadcastKafkaOptions,
@@ -7,25 +7,12 @@ import type {
 import type { OperatorKafkaPort } from '../interfaces/broadcast-operator.interface.js';
 
 /** Makes the operator port on one client; the import fails with the client's package not found. */
-export type OperatorImport = (kafka: BroadcastKafkaOptions) => Promise<OperatorKafkaPort>;
+export type OperatorImport = MakeOperatorPort;
 
 /** Each client's operator port, imported on demand with its client (the other is never loaded). */
-export const OPERATOR_IMPORTS: Record<BroadcastKafkaClient, OperatorImport> = {
-  kafkajs: async (kafka) => {
-    const { KafkajsOperator } = await import('../kafka/kafkajs-operator.js');
-    return new KafkajsOperator(kafka);
-  },
-  platformatic: async (kafka) => {
-    const { PlatformaticOperator } = await import('../kafka-platformatic/platformatic-operator.js');
-    // The engine's own defaults (consumer timings, topic settings) for the reading consumer.
-    const resolved = resolveBroadcastOptions({ kafka, lock: false });
-    const { brokers } = kafka;
-    return new PlatformaticOperator(
-      resolved,
-      typeof brokers === 'function' ? await brokers() : brokers,
-    );
-  },
-};
+export const OPERATOR_IMPORTS: Record<BroadcastKafkaClient, OperatorImport> = perClient(
+  (row) => async (kafka) => (await row.operator())(kafka),
+);
 
 /**
  * The CLI's Kafka client, chosen as the engine chooses (engine/kafka-client.loader.ts):
@@ -39,7 +26,7 @@ export function loadOperatorPort(
   const options = { clientId: 'nestjs-kafka-broadcast-cli', ...kafka };
   return loadForClient(
     kafka.client,
-    { kafkajs: () => imports.kafkajs(options), platformatic: () => imports.platformatic(options) },
+    perClient((_, client) => () => imports[client](options)),
     {
       missing: (client, pkg) =>
         new Error(
@@ -47,7 +34,7 @@ export function loadOperatorPort(
         ),
       none: () =>
         new Error(
-          `no Kafka client is installed: npm install ${KAFKA_CLIENT_PACKAGES.platformatic} or npm install ${KAFKA_CLIENT_PACKAGES.kafkajs} (--client or KAFKA_CLIENT chooses when both are)`,
+          `no Kafka client is installed: npm install ${KAFKA_CLIENTS.platformatic.package} or npm install ${KAFKA_CLIENTS.kafkajs.package} (--client or KAFKA_CLIENT chooses when both are)`,
         ),
     },
   );

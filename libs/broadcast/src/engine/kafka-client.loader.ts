@@ -4,43 +4,19 @@ import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
-
-/** The npm package of each client. */
-export const KAFKA_CLIENT_PACKAGES: Record<BroadcastKafkaClient, string> = {
-  kafkajs: 'kafkajs',
-  platformatic: '@platformatic/kafka',
-};
+import { KAFKA_CLIENTS, type MakeKafkaPort, perClient } from '../adapters/registry.js';
 
 /** Makes one client's adapter; the import fails with the client's package not found. */
-export type AdapterImport = (
-  o: ResolvedBroadcastOptions,
-  logger: BroadcastLogger,
-  /** The engine's test hook, handed to the adapter's constructor (never on the port). */
-  probe?: (step: string) => void,
-) => Promise<KafkaPort>;
-
-/** Each adapter's module, which imports its client (nothing is made or connected). */
-const MODULE_IMPORTS = {
-  kafkajs: () => import('../kafka/kafkajs.adapter.js'),
-  platformatic: () => import('../kafka-platformatic/platformatic.adapter.js'),
-};
+export type AdapterImport = MakeKafkaPort;
 
 /** Each adapter, imported on demand with its client (so the other client is never loaded). */
-export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = {
-  kafkajs: async (o, logger, probe) => {
+export const ADAPTER_IMPORTS: Record<BroadcastKafkaClient, AdapterImport> = perClient(
+  (row) => async (o, logger, probe) => {
     const began = Date.now();
-    const { KafkajsAdapter } = await MODULE_IMPORTS.kafkajs();
-    return new KafkajsAdapter(withinStartup(o, began), logger, probe);
+    const make = await row.adapter();
+    return make(withinStartup(o, began), logger, probe);
   },
-  platformatic: async (o, logger, probe) => {
-    const began = Date.now();
-    const { PlatformaticAdapter } = await MODULE_IMPORTS.platformatic();
-    // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
-    const { brokers } = o.kafka;
-    const list = typeof brokers === 'function' ? await brokers() : brokers;
-    return new PlatformaticAdapter(withinStartup(o, began), list, logger, probe);
-  },
-};
+);
 
 /**
  * The options with what is left of startupTimeoutMs once the adapter is loaded. The first start
@@ -60,7 +36,8 @@ function withinStartup(o: ResolvedBroadcastOptions, began: number): ResolvedBroa
  */
 export function preloadKafkaClient(chosen: BroadcastKafkaClient | undefined): Promise<unknown> {
   const fail = () => new Error('not installed');
-  return loadForClient<unknown>(chosen, MODULE_IMPORTS, { missing: fail, none: fail }).catch(
+  const modules = perClient((row) => row.adapter);
+  return loadForClient<unknown>(chosen, modules, { missing: fail, none: fail }).catch(
     () => undefined,
   );
 }
@@ -77,10 +54,7 @@ export async function loadKafkaPort(
 ): Promise<KafkaPort> {
   return loadForClient(
     o.kafka.client,
-    {
-      kafkajs: () => adapters.kafkajs(o, logger, probe),
-      platformatic: () => adapters.platformatic(o, logger, probe),
-    },
+    perClient((_, client) => () => adapters[client](o, logger, probe)),
     {
       missing: (client, pkg) =>
         new BroadcastStartupError(
@@ -93,7 +67,7 @@ export async function loadKafkaPort(
 }
 
 /** Without `kafka.client`: the first of these that is installed. */
-export const DEFAULT_CLIENT_ORDER = ['platformatic', 'kafkajs'] as const;
+export const DEFAULT_CLIENT_ORDER: readonly BroadcastKafkaClient[] = ['platformatic', 'kafkajs'];
 
 /** What to throw when a client package is not installed (the engine and the CLI word it apart). */
 export interface MissingClientErrors {
@@ -119,15 +93,15 @@ export async function loadForClient<T>(
     try {
       return await imports[chosen]();
     } catch (error) {
-      if (!isMissing(error, KAFKA_CLIENT_PACKAGES[chosen])) throw error;
-      throw errors.missing(chosen, KAFKA_CLIENT_PACKAGES[chosen]);
+      if (!isMissing(error, KAFKA_CLIENTS[chosen].package)) throw error;
+      throw errors.missing(chosen, KAFKA_CLIENTS[chosen].package);
     }
   }
   for (const client of DEFAULT_CLIENT_ORDER) {
     try {
       return await imports[client]();
     } catch (error) {
-      if (!isMissing(error, KAFKA_CLIENT_PACKAGES[client])) throw error;
+      if (!isMissing(error, KAFKA_CLIENTS[client].package)) throw error;
     }
   }
   throw errors.none();

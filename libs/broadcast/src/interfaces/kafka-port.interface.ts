@@ -1,8 +1,8 @@
 import type { LiveGroupMember } from './broadcast-roster.interface.js';
 
 /**
- * The engine's view of a Kafka client: one adapter per client library (../kafka,
- * ../kafka-platformatic) and the in-memory broker (../testing) implement it. What the engine relies
+ * The engine's view of a Kafka client: one adapter per client library (../adapters/kafkajs,
+ * ../adapters/platformatic) and the in-memory broker (../testing) implement it. What the engine relies
  * on, fact by fact, and the conformance test that pins each: docs/PORT-CONTRACT.md.
  */
 

@@ -1,0 +1,236 @@
+import type { Admin, Kafka } from 'kafkajs';
+import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import { backoffDelay, pause } from '../../shared/async.utils.js';
+import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
+import { listLiveMembers, listOccupiedGroups } from './kafkajs-roster-members.js';
+import {
+  adminWithCluster,
+  readHighWatermarks,
+  type AdminWithCluster,
+} from './kafkajs-cluster-offsets.js';
+import { isBrokenConnection } from './kafkajs-error-chain.js';
+import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { KafkajsTopicSetup } from './kafkajs-topic-setup.js';
+import type { TopicSettings } from '../shared/adapter-types.js';
+import type {
+  DeleteGroupOutcome,
+  GroupDescription,
+  KafkaAdminPort,
+  OffsetBounds,
+  TopicOffsets,
+} from '../../interfaces/kafka-port.interface.js';
+
+const NON_EMPTY_GROUP = 68;
+const GROUP_ID_NOT_FOUND = 69;
+/** Snapshot attempts before the claim of a group gives up on this one. */
+const LATEST_OFFSETS_ATTEMPTS = 5;
+
+/** Admin operations the engine needs, over one lazily connected kafkajs admin. */
+export class KafkajsAdmin implements KafkaAdminPort {
+  private connecting: Promise<Admin> | undefined;
+  /** Set by disconnect(), for good: no admin connects after it (see withAdmin). */
+  private closed = false;
+  /** Per admin: its kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
+  private readonly extras = new WeakMap<Admin, { cluster: AdminWithCluster['cluster'] }>();
+  /** Creates missing topics and waits for their leaders. */
+  private readonly topics: KafkajsTopicSetup;
+
+  constructor(
+    private readonly kafka: Kafka,
+    topicSettings: TopicSettings,
+    private readonly errors?: KafkajsErrorClassifier,
+  ) {
+    this.topics = new KafkajsTopicSetup(topicSettings, errors);
+  }
+
+  async ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
+    // a refused login, certificate or ACL is reported at once (see kafkajs-errors.ts).
+    if (this.errors)
+      return this.errors.untilReachable(
+        () => this.createMissingTopics(topics, signal),
+        {
+          operation: 'describe topics',
+          acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
+          topics,
+        },
+        signal,
+      );
+    return this.createMissingTopics(topics, signal);
+  }
+
+  private createMissingTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    return this.withAdmin(async (admin) => {
+      if (signal?.aborted) return;
+      await this.topics.ensure(admin, this.extras.get(admin)?.cluster, topics, signal, (call) =>
+        this.afterLastUse(admin, call),
+      );
+    });
+  }
+
+  async deleteGroup(
+    groupId: string,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<DeleteGroupOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
+      try {
+        // kafkajs's own call (Metadata, FindCoordinator, DeleteGroups): going straight to a
+        // coordinator found once saved one request per call, too little to keep an internal for
+        // (libs/broadcast/docs/RELIABILITY.md, "kafkajs internals still used").
+        await this.withAdmin((admin) => admin.deleteGroups([groupId]));
+        return 'deleted';
+      } catch (error) {
+        const code = groupErrorCode(error, groupId);
+        if (code === NON_EMPTY_GROUP) return 'non-empty';
+        if (code === GROUP_ID_NOT_FOUND) return 'not-found';
+        const denied = await this.errors?.fatalForGroup(error, {
+          operation: 'delete consumer group',
+          acl: { group: 'DELETE' },
+          groupId,
+        });
+        if (denied) throw denied;
+        // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
+        const delay = backoffDelay(attempt);
+        if (Date.now() + delay >= deadline || signal?.aborted) throw error;
+        await pause(delay, signal);
+      }
+    }
+  }
+
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const { groups } = await this.withAdmin((admin) => admin.describeGroups([groupId]));
+    const group = groups.find((g) => g.groupId === groupId);
+    return {
+      state: group?.state ?? 'Dead',
+      memberIds: group?.members.map((m) => m.memberId) ?? [],
+    };
+  }
+
+  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    // A lost connection or a leader moving is retried here (a fresh client each time), rather
+    // than costing the claim of a group.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0));
+      } catch (error) {
+        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+        const denied = this.errors?.fatal(error, { ...operation, topics });
+        if (denied) throw denied;
+        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors?.transient(error)) throw error;
+        await pause(backoffDelay(attempt, 100, 1_000));
+      }
+    }
+  }
+
+  private async highWatermarks(
+    admin: Admin,
+    topics: readonly string[],
+    retrying: boolean,
+  ): Promise<TopicOffsets> {
+    const cluster = this.extras.get(admin)?.cluster;
+    if (cluster) return readHighWatermarks(cluster, topics, retrying);
+    const entries = await Promise.all(
+      topics.map(async (topic) => {
+        const partitions = await admin.fetchTopicOffsets(topic);
+        return [topic, new Map(partitions.map((p) => [p.partition, p.high]))] as const;
+      }),
+    );
+    return new Map(entries);
+  }
+
+  async offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    // Rare (a position out of range), so kafkajs's own per-topic call: Metadata, then the latest
+    // and the earliest offsets (ListOffsets -1 and -2).
+    const partitions = await this.withAdmin((admin) => admin.fetchTopicOffsets(topic));
+    return new Map(partitions.map((p) => [p.partition, { low: p.low, high: p.high }]));
+  }
+
+  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const offsets = await this.withAdmin((admin) =>
+      admin.fetchTopicOffsetsByTimestamp(topic, timestamp),
+    );
+    return new Map(offsets.map((o) => [o.partition, o.offset]));
+  }
+
+  async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
+    return this.withAdmin((admin) => listLiveMembers(admin, groupPrefix));
+  }
+
+  async occupiedGroups(groupPrefix: string): Promise<string[]> {
+    return this.withAdmin((admin) => listOccupiedGroups(admin, groupPrefix));
+  }
+
+  /** Disconnects for good: later calls are refused instead of connecting a new client. */
+  async disconnect(): Promise<void> {
+    this.closed = true;
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
+  }
+
+  private admin(): Promise<Admin> {
+    if (this.closed) return Promise.reject(new Error(BroadcastMessages.kafkaClientClosed()));
+    if (!this.connecting) {
+      const { admin, cluster } = adminWithCluster(this.kafka);
+      this.extras.set(admin, { cluster });
+      const connecting = admin.connect().then(() => admin);
+      this.connecting = connecting;
+      // A failed connect must not poison later calls, nor leave the half-made client behind.
+      connecting.catch(() => {
+        this.discard(connecting);
+        return admin.disconnect().catch(() => undefined);
+      });
+    }
+    return this.connecting;
+  }
+
+  /**
+   * Runs `use` on the shared admin. When its connections broke, kafkajs can keep a broker it never
+   * connected in its pool and answer "Broker not connected" to every later call: the client is
+   * then dropped, and the next call connects a new one.
+   *
+   * kafkajs reconnects a disconnected admin's brokers on its next request: a call that got its
+   * admin before disconnect() is refused if it has not begun, and disconnects the admin again
+   * once it ends if it was under way, so that no socket outlives disconnect().
+   */
+  private async withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
+    const connecting = this.admin();
+    let admin: Admin | undefined;
+    try {
+      admin = await connecting;
+      if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
+      return await use(admin);
+    } catch (error) {
+      if (isBrokenConnection(error) && this.discard(connecting))
+        void connecting.then((admin) => admin.disconnect()).catch(() => undefined);
+      throw error;
+    } finally {
+      if (this.closed) await admin?.disconnect().catch(() => undefined);
+    }
+  }
+
+  /**
+   * A kafkajs call its caller stopped waiting for (it cannot be cancelled) still uses `admin`:
+   * if disconnect() came meanwhile, the call may have reconnected it, so disconnect it again.
+   */
+  private afterLastUse(admin: Admin, call: Promise<unknown>): void {
+    void call
+      .catch(() => undefined)
+      .then(() => (this.closed ? admin.disconnect() : undefined))
+      .catch(() => undefined);
+  }
+
+  /** Forgets `connecting` if it is still the shared client; true when it was. */
+  private discard(connecting: Promise<Admin>): boolean {
+    if (this.connecting !== connecting) return false;
+    this.connecting = undefined;
+    return true;
+  }
+}
+
+function groupErrorCode(error: unknown, groupId: string): number | undefined {
+  const groups = (error as { groups?: { groupId: string; errorCode: number }[] }).groups;
+  return groups?.find((g) => g.groupId === groupId)?.errorCode;
+}

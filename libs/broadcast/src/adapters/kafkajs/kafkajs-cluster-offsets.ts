@@ -1,0 +1,107 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { TopicOffsets } from '../../interfaces/kafka-port.interface.js';
+import { withOwnCluster } from './kafkajs-own-cluster.js';
+
+/**
+ * The parts of kafkajs 2.2.4's internal Cluster that read high watermarks for several topics at
+ * once. kafkajs's admin asks per topic: a Metadata request each, then a ListOffsets for the latest
+ * AND one for the earliest offsets. The admin's own Cluster answers all topics with one Metadata
+ * and one ListOffsets per partition leader.
+ */
+interface ClusterInternals {
+  targetTopics: Set<string>;
+  addMultipleTargetTopics(topics: string[]): Promise<void>;
+  refreshMetadata(): Promise<void>;
+  findTopicPartitionMetadata(topic: string): { partitionId: number; leader: number }[];
+  fetchTopicsOffset(
+    topics: { topic: string; fromBeginning: boolean; partitions: { partition: number }[] }[],
+  ): Promise<{ topic: string; partitions: { partition: number; offset: string }[] }[]>;
+}
+
+/** An admin, and its Cluster when this kafkajs exposes what readHighWatermarks needs. */
+export interface AdminWithCluster {
+  admin: Admin;
+  cluster: ClusterInternals | undefined;
+}
+
+/** How long metadata read for the topic check serves the offsets snapshot that follows. */
+const METADATA_REUSE_MS = 2_000;
+/** When each Cluster last read metadata for our topics (kafkajs's admin keeps no age). */
+const metadataReadAt = new WeakMap<ClusterInternals, number>();
+
+/**
+ * `kafka.admin()`, keeping the Cluster kafkajs makes for it (see kafkajs-own-cluster.ts). Another
+ * kafkajs version without that factory gets the admin alone (and the per-topic path).
+ */
+export function adminWithCluster(kafka: Kafka): AdminWithCluster {
+  const { client: admin, cluster } = withOwnCluster(kafka, () => kafka.admin());
+  return { admin, cluster: isClusterInternals(cluster) ? cluster : undefined };
+}
+
+function isClusterInternals(value: unknown): value is ClusterInternals {
+  const c = value as Partial<Record<keyof ClusterInternals, unknown>> | undefined;
+  return (
+    c?.targetTopics instanceof Set &&
+    typeof c.addMultipleTargetTopics === 'function' &&
+    typeof c.refreshMetadata === 'function' &&
+    typeof c.findTopicPartitionMetadata === 'function' &&
+    typeof c.fetchTopicsOffset === 'function'
+  );
+}
+
+/**
+ * True when every topic exists and every partition has a leader, from one Metadata request for
+ * just `topics` (which also serves readHighWatermarks after it); false when one is missing.
+ */
+export async function clusterHasLeaders(
+  cluster: ClusterInternals,
+  topics: readonly string[],
+): Promise<boolean> {
+  try {
+    // addMultipleTargetTopics reads metadata only when the set of topics grows: force it otherwise.
+    if (topics.every((t) => cluster.targetTopics.has(t))) await cluster.refreshMetadata();
+    else await cluster.addMultipleTargetTopics([...topics]);
+    metadataReadAt.set(cluster, Date.now());
+  } catch (error) {
+    // Missing: create it. Just created, no leader yet: wait for one (the caller polls).
+    const type = (error as { type?: string }).type;
+    if (type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE') return false;
+    throw error;
+  }
+  return topics.every((topic) => {
+    const partitions = cluster.findTopicPartitionMetadata(topic);
+    return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+  });
+}
+
+/**
+ * The high watermark of every partition of `topics`, through the admin's connected Cluster.
+ * `refresh` re-reads metadata first (after a failure: a leader may have moved).
+ */
+export async function readHighWatermarks(
+  cluster: ClusterInternals,
+  topics: readonly string[],
+  refresh: boolean,
+): Promise<TopicOffsets> {
+  await cluster.addMultipleTargetTopics([...topics]);
+  // kafkajs's admin reads metadata before every offsets request (new partitions, moved leaders).
+  // Right after clusterHasLeaders read it (a start: topic check, lock, delete, snapshot), the
+  // snapshot reuses that answer instead.
+  const readAt = metadataReadAt.get(cluster);
+  if (refresh || readAt === undefined || Date.now() - readAt > METADATA_REUSE_MS) {
+    await cluster.refreshMetadata();
+    metadataReadAt.set(cluster, Date.now());
+  }
+  const request = topics.map((topic) => ({
+    topic,
+    fromBeginning: false,
+    partitions: cluster
+      .findTopicPartitionMetadata(topic)
+      .map((p) => ({ partition: p.partitionId })),
+  }));
+  const answered = await cluster.fetchTopicsOffset(request.filter((t) => t.partitions.length > 0));
+  const offsets: TopicOffsets = new Map(topics.map((t) => [t, new Map<number, string>()]));
+  for (const { topic, partitions } of answered)
+    for (const { partition, offset } of partitions) offsets.get(topic)?.set(partition, offset);
+  return offsets;
+}

@@ -1,0 +1,52 @@
+import kafkajs, { type Admin } from 'kafkajs';
+import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
+
+const POOL_GROUP = /-\d+$/;
+
+/**
+ * Every member of every consumer group named `<groupPrefix>…-<n>`: one ListGroups (one request per
+ * broker) and one DescribeGroups (one request per coordinator).
+ */
+export async function listLiveMembers(
+  admin: Admin,
+  groupPrefix: string,
+): Promise<LiveGroupMember[]> {
+  const { groups } = await admin.listGroups();
+  const ids = groups
+    .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
+    .map((g) => g.groupId)
+    .filter((id) => POOL_GROUP.test(id));
+  if (ids.length === 0) return [];
+  const described = await admin.describeGroups(ids);
+  const members: LiveGroupMember[] = [];
+  for (const group of described.groups) {
+    for (const member of group.members) {
+      let topics: string[] = [];
+      let userData: string | undefined;
+      try {
+        const metadata = kafkajs.AssignerProtocol.MemberMetadata.decode(member.memberMetadata);
+        topics = metadata?.topics ?? [];
+        userData = metadata?.userData?.length ? metadata.userData.toString('utf8') : undefined;
+      } catch {
+        // A member of another client library: not one of ours.
+      }
+      members.push({ groupId: group.groupId, memberId: member.memberId, topics, userData });
+    }
+  }
+  return members;
+}
+
+/**
+ * The consumer groups named `<groupPrefix>…` that have members: one ListGroups (one request per
+ * broker) and, for the listed ones, one DescribeGroups per coordinator (kafkajs's listing carries
+ * no group state, and an empty group lingers until its offsets expire).
+ */
+export async function listOccupiedGroups(admin: Admin, groupPrefix: string): Promise<string[]> {
+  const { groups } = await admin.listGroups();
+  const ids = groups
+    .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
+    .map((g) => g.groupId);
+  if (ids.length === 0) return [];
+  const described = await admin.describeGroups(ids);
+  return described.groups.filter((g) => g.members.length > 0).map((g) => g.groupId);
+}

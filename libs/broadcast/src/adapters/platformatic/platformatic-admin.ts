@@ -1,0 +1,242 @@
+import type { Admin, ClusterMetadata } from '@platformatic/kafka';
+import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
+import type {
+  DeleteGroupOutcome,
+  GroupDescription,
+  KafkaAdminPort,
+  OffsetBounds,
+  TopicOffsets,
+} from '../../interfaces/kafka-port.interface.js';
+import { backoffDelay, pause } from '../../shared/async.utils.js';
+import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
+import {
+  describeConsumerGroup,
+  listsConsumerGroupApis,
+} from './platformatic-consumer-group-describe.js';
+import { deleteGroupRetrying } from './platformatic-group-delete.js';
+import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
+import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
+import type { TopicSettings } from '../shared/adapter-types.js';
+import { brokerState } from './platformatic-group-state.js';
+
+/** ListOffsets timestamps: the high watermark and the log start. */
+const LATEST = -1n;
+const EARLIEST = -2n;
+/** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
+const READ_UNCOMMITTED = 0;
+const GROUP_KEY = 0;
+
+/** The group protocol the adapter's groups use, once 'auto' was resolved. */
+export type ResolvedGroupProtocol = 'classic' | 'consumer';
+const LATEST_OFFSETS_ATTEMPTS = 5;
+
+/** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
+export class PlatformaticAdmin implements KafkaAdminPort {
+  private readonly topics: PlatformaticTopicSetup;
+  private probed = false;
+  private listed: Promise<boolean> | undefined;
+  private offered: Promise<boolean> | undefined;
+  /** Set once a group of ours uses KIP-848: its describes go to ConsumerGroupDescribe first. */
+  private consumerFirst = false;
+
+  constructor(
+    private readonly admin: Admin,
+    topicSettings: TopicSettings,
+    private readonly errors: PlatformaticErrors,
+    /** One connection that the client does not retry (platformatic-connection-probe.ts). */
+    private readonly probe: () => Promise<void> = () => Promise.resolve(),
+  ) {
+    this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
+  }
+
+  /**
+   * Whether ApiVersions lists the KIP-848 APIs (ConsumerGroupHeartbeat v1, ConsumerGroupDescribe).
+   * Not enough on its own: a broker started with group.coordinator.rebalance.protocols=classic
+   * (Apache Kafka 4.4) still lists them and answers UNSUPPORTED_VERSION. Asked once.
+   */
+  listsConsumerProtocol(): Promise<boolean> {
+    this.listed ??= listsConsumerGroupApis(this.admin);
+    this.listed.catch(() => (this.listed = undefined));
+    return this.listed;
+  }
+
+  /**
+   * Whether the broker speaks the KIP-848 consumer protocol: ApiVersions lists it and a
+   * ConsumerGroupDescribe of `groupId` (one of ours, so its ACLs allow it; no side effect) is not
+   * refused with UNSUPPORTED_VERSION, as the broker refuses every KIP-848 request when the
+   * protocol is disabled. Asked once.
+   */
+  offersConsumerProtocol(groupId: string): Promise<boolean> {
+    this.offered ??= (async () => {
+      if (!(await this.listsConsumerProtocol())) return false;
+      try {
+        await describeConsumerGroup(this.admin, groupId);
+        return true;
+      } catch (error) {
+        if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return false;
+        throw error;
+      }
+    })();
+    this.offered.catch(() => (this.offered = undefined));
+    return this.offered;
+  }
+
+  /** Noted by the adapter when its groups use KIP-848 (see describeGroup). */
+  useConsumerProtocol(): void {
+    this.consumerFirst = true;
+  }
+
+  /** The group's coordinator (FindCoordinator), for the KIP-848 heartbeats. */
+  async coordinatorOf(groupId: string): Promise<{ host: string; port: number }> {
+    const [found] = await this.admin.findCoordinator({ keyType: GROUP_KEY, keys: [groupId] });
+    if (!found) throw new Error(`no coordinator for group ${groupId}`);
+    return { host: found.host, port: found.port };
+  }
+
+  ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
+    // a refused login, certificate or ACL is reported at once.
+    return this.errors.untilReachable(
+      async () => {
+        if (!this.probed) await this.probe();
+        this.probed = true;
+        await this.topics.ensure(topics, signal);
+      },
+      {
+        operation: 'describe topics',
+        acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
+        topics,
+      },
+      signal,
+    );
+  }
+
+  deleteGroup(
+    groupId: string,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<DeleteGroupOutcome> {
+    return deleteGroupRetrying(this.admin, this.errors, groupId, deadline, signal);
+  }
+
+  /**
+   * Members of a group of either protocol. DescribeGroups does not see KIP-848 groups (it answers
+   * 'Dead', no members) and ConsumerGroupDescribe does not see classic ones (GROUP_ID_NOT_FOUND):
+   * the one our groups use is asked first, the other when the first finds no such group.
+   */
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    if (this.consumerFirst) {
+      const described = await describeConsumerGroup(this.admin, groupId);
+      if (described.kind === 'consumer')
+        return {
+          state: brokerState(described.state),
+          memberIds: described.members.map((m) => m.memberId),
+        };
+      return this.describeClassicGroup(groupId);
+    }
+    const classic = await this.describeClassicGroup(groupId);
+    if (classic.state !== 'Dead' || !(await this.listsConsumerProtocol().catch(() => false)))
+      return classic;
+    const described = await describeConsumerGroup(this.admin, groupId).catch((error: unknown) => {
+      if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return undefined;
+      throw error;
+    });
+    if (described?.kind !== 'consumer') return classic;
+    return {
+      state: brokerState(described.state),
+      memberIds: described.members.map((m) => m.memberId),
+    };
+  }
+
+  private async describeClassicGroup(groupId: string): Promise<GroupDescription> {
+    const group = (await this.admin.describeGroups({ groups: [groupId] })).get(groupId);
+    return {
+      // The broker's own spelling ('Stable', 'Empty', 'Dead'), as kafkajs reports it.
+      state: brokerState(group?.state ?? 'DEAD'),
+      memberIds: [...(group?.members.keys() ?? [])],
+    };
+  }
+
+  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const listed = await this.listOffsets(topics, () => LATEST);
+        return new Map(
+          [...listed].map(([topic, p]) => [
+            topic,
+            new Map([...p].map(([i, o]) => [i, o.toString()])),
+          ]),
+        );
+      } catch (error) {
+        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+        const denied = this.errors.fatal(error, { ...operation, topics });
+        if (denied) throw denied;
+        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors.transient(error)) throw error;
+        this.admin.clearMetadata();
+        await pause(backoffDelay(attempt, 100, 1_000));
+      }
+    }
+  }
+
+  async offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    const [low, high] = await Promise.all([
+      this.listOffsets([topic], () => EARLIEST),
+      this.listOffsets([topic], () => LATEST),
+    ]);
+    const bounds = new Map<number, OffsetBounds>();
+    for (const [partition, offset] of high.get(topic) ?? [])
+      bounds.set(partition, {
+        low: (low.get(topic)?.get(partition) ?? 0n).toString(),
+        high: offset.toString(),
+      });
+    return bounds;
+  }
+
+  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const [found, high] = await Promise.all([
+      this.listOffsets([topic], () => BigInt(timestamp)),
+      this.listOffsets([topic], () => LATEST),
+    ]);
+    const offsets = new Map<number, string>();
+    // -1: no record at or after the timestamp; the port promises the high watermark then.
+    for (const [partition, offset] of found.get(topic) ?? [])
+      offsets.set(partition, (offset >= 0n ? offset : high.get(topic)!.get(partition)!).toString());
+    return offsets;
+  }
+
+  async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
+    const kip848 = await this.listsConsumerProtocol().catch(() => false);
+    return poolMembers(this.admin, groupPrefix, kip848);
+  }
+
+  async occupiedGroups(groupPrefix: string): Promise<string[]> {
+    const kip848 = await this.listsConsumerProtocol().catch(() => false);
+    return occupiedPoolGroups(this.admin, groupPrefix, kip848);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.admin.close();
+  }
+
+  /** Per topic, per partition: the offset ListOffsets answers for `at(partition)`. */
+  private async listOffsets(
+    topics: readonly string[],
+    at: (partition: number) => bigint,
+  ): Promise<Map<string, Map<number, bigint>>> {
+    const metadata: ClusterMetadata = await this.admin.metadata({ topics: [...topics] });
+    const request = topics.map((name) => ({
+      name,
+      partitions: Array.from(
+        { length: metadata.topics.get(name)?.partitionsCount ?? 0 },
+        (_, partitionIndex) => ({ partitionIndex, timestamp: at(partitionIndex) }),
+      ),
+    }));
+    const listed = await this.admin.listOffsets({
+      topics: request,
+      isolationLevel: READ_UNCOMMITTED,
+    });
+    return new Map(
+      listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
+    );
+  }
+}

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { consumerGroupHeartbeatV1, type Connection } from '@platformatic/kafka';
+import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
+import { chainOf } from './platformatic-errors.js';
+
+type HeartbeatResponse = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatResponse;
+type OwnedPartitions = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatRequestTopicPartition[];
+
+/** Heartbeat errors after which the member is out of the group and must join anew. */
+const MEMBERSHIP_LOST = new Set(['UNKNOWN_MEMBER_ID', 'FENCED_MEMBER_EPOCH']);
+/** Errors that send the next heartbeat to a coordinator found again. */
+const COORDINATOR_MOVED = new Set([
+  'NOT_COORDINATOR',
+  'COORDINATOR_NOT_AVAILABLE',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+]);
+const LEAVE_EPOCH = -1;
+
+export interface HeartbeatSpec {
+  groupId: string;
+  topics: readonly string[];
+  rebalanceTimeoutMs: number;
+  /** How long heartbeats may fail in a row before the member counts itself out of the group. */
+  sessionTimeoutMs: number;
+  /** Sent as the member's rack id, the only free text ConsumerGroupDescribe shows (the roster's member info). */
+  rackId: string | null;
+  /** A connection to the group's coordinator; `fresh` after the coordinator moved. */
+  coordinator(fresh: boolean): Promise<Connection>;
+  /** The assignment the broker gave, as topic ids and partitions (the full set, each time). */
+  assigned(memberId: string, owned: OwnedPartitions): void;
+  /** The member is out of the group (fenced, expired, or heartbeats failed too long). */
+  lost(error: Error): void;
+}
+
+/**
+ * One KIP-848 group member: the ConsumerGroupHeartbeat loop, written here rather than taken from
+ * @platformatic/kafka (1.35, and 2.12.1 still: consumer.js:404-407, 1320-1321, 1066-1084), whose
+ * consumer joins only through its MessagesStream (which keeps its own positions) and retries
+ * forever with a stale epoch after UNKNOWN_MEMBER_ID (a member the coordinator expired or removed
+ * never rejoins; only FENCED_MEMBER_EPOCH resets it). Here a lost membership is reported, and the
+ * engine rejoins with a new member; partitions are acknowledged at once (nothing is committed).
+ */
+export class ConsumerProtocolHeartbeat {
+  /** KIP-848 v1: the member makes its own id and keeps it for its whole life. */
+  readonly memberId = randomUUID();
+  private epoch = 0;
+  /** A join went out (answered or not): the broker may hold this member, so stop must leave. */
+  private joinSent = false;
+  private owned: OwnedPartitions = [];
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  private stopped = false;
+  private lastSuccess = Date.now();
+  private failures = 0;
+  private freshCoordinator = false;
+  /** When the last heartbeat the broker answered was sent, and the interval it asks for. */
+  private answeredSentAt = 0;
+  private intervalMs = 0;
+  private waiters: ((inGroup: boolean) => void)[] = [];
+
+  constructor(private readonly spec: HeartbeatSpec) {}
+
+  /** The first heartbeat (epoch 0): resolves once the coordinator took the member in. */
+  async join(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      try {
+        return this.handle(await this.send(0, []));
+      } catch (error) {
+        if (this.stopped || !this.transient(error)) throw error;
+        if (Date.now() - this.lastSuccess >= this.spec.sessionTimeoutMs) throw error;
+        await pause(backoffDelay(++this.failures, 50, 1_000));
+      }
+    }
+  }
+
+  /**
+   * Stops heartbeating and leaves (epoch -1), a join in flight included: the broker removes a
+   * member that leaves whatever its epoch, and it reads a connection's requests in order, so the
+   * leave sent behind an unanswered join still removes the member that join creates. Errors are
+   * ignored (the broker expires the member anyway).
+   */
+  async leave(): Promise<void> {
+    this.stop();
+    await this.beating?.catch(() => undefined);
+    if (!this.joinSent) return;
+    await this.send(LEAVE_EPOCH, []).catch(() => undefined);
+  }
+
+  /** Stops heartbeating without leaving (the membership is lost already). */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.settle(false);
+  }
+
+  /**
+   * The broker surely still holds the member: less than one heartbeat interval passed since the
+   * last answered heartbeat was sent. The broker's session (group.consumer.session.timeout.ms,
+   * which no client setting changes) is longer than that interval, as Kafka requires; past it,
+   * the member may have expired and its group been taken by another instance.
+   */
+  surelyInGroup(): boolean {
+    return !this.stopped && Date.now() - this.answeredSentAt < this.intervalMs;
+  }
+
+  /** Resolves true at the next answered heartbeat, false once the member is out or stopped. */
+  nextAnswer(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private settle(inGroup: boolean): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve(inGroup);
+  }
+
+  private send(epoch: number, owned: OwnedPartitions): Promise<HeartbeatResponse> {
+    const { groupId, topics, rebalanceTimeoutMs, rackId } = this.spec;
+    const fresh = this.freshCoordinator;
+    this.freshCoordinator = false;
+    return this.spec.coordinator(fresh).then(async (connection) => {
+      if (epoch === 0) this.joinSent = true;
+      const sentAt = Date.now();
+      const response = await consumerGroupHeartbeatV1.api.async(
+        connection,
+        groupId,
+        this.memberId,
+        epoch,
+        null,
+        rackId,
+        epoch === LEAVE_EPOCH ? 0 : rebalanceTimeoutMs,
+        epoch === LEAVE_EPOCH ? [] : [...topics],
+        null,
+        null,
+        owned,
+      );
+      if (epoch !== LEAVE_EPOCH) this.answeredSentAt = sentAt;
+      return response;
+    });
+  }
+
+  /** The first answer: its assignment (perhaps none yet) is reported whatever it is. */
+  private handle(response: HeartbeatResponse): void {
+    if (this.stopped) return;
+    this.lastSuccess = Date.now();
+    this.failures = 0;
+    this.intervalMs = response.heartbeatIntervalMs;
+    this.epoch = response.memberEpoch;
+    const next = response.assignment?.topicPartitions ?? [];
+    this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
+    this.spec.assigned(this.memberId, this.owned);
+    this.settle(true);
+    // An assignment is acknowledged at once: the fetcher already reads exactly these.
+    this.schedule(next.length > 0 ? 0 : response.heartbeatIntervalMs);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.beating = this.beat();
+    }, delayMs);
+  }
+
+  private async beat(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const response = await this.send(this.epoch, this.owned);
+      if (!this.stopped) this.handleAgain(response);
+    } catch (error) {
+      if (this.stopped) return;
+      const lost = [...chainOf(error)].some((e) => e.apiId && MEMBERSHIP_LOST.has(e.apiId));
+      const tooLong = Date.now() - this.lastSuccess >= this.spec.sessionTimeoutMs;
+      if (lost || tooLong || !this.transient(error)) {
+        this.stop();
+        const cause = error instanceof Error ? error : new Error(errorMessage(error));
+        return this.spec.lost(cause);
+      }
+      this.schedule(backoffDelay(++this.failures, 100, 2_000));
+    }
+  }
+
+  /**
+   * Later answers report every membership change: new partitions, or a new member epoch with the
+   * same ones (another member joined or left; the engine verifies the group again on it).
+   */
+  private handleAgain(response: HeartbeatResponse): void {
+    const before = this.owned;
+    const epochMoved = response.memberEpoch !== this.epoch;
+    this.epoch = response.memberEpoch;
+    this.lastSuccess = Date.now();
+    this.failures = 0;
+    this.intervalMs = response.heartbeatIntervalMs;
+    const next = response.assignment?.topicPartitions;
+    const moved = next !== undefined && next !== null && !samePartitions(next, before);
+    if (moved)
+      this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
+    if (moved || epochMoved) this.spec.assigned(this.memberId, this.owned);
+    this.settle(true);
+    this.schedule(moved ? 0 : response.heartbeatIntervalMs);
+  }
+
+  /**
+   * A coordinator that moved or a connection that failed (found again, then retried), or an error
+   * the broker calls retriable. A lost membership or a refusal (an ACL) is not.
+   */
+  private transient(error: unknown): boolean {
+    const answers = [...chainOf(error)].filter((e) => e.apiId);
+    if (answers.some((e) => MEMBERSHIP_LOST.has(e.apiId!))) return false;
+    if (answers.length === 0 || answers.some((e) => COORDINATOR_MOVED.has(e.apiId!))) {
+      this.freshCoordinator = true;
+      return true;
+    }
+    return answers.every((e) => e.canRetry === true);
+  }
+}
+
+function samePartitions(a: OwnedPartitions, b: OwnedPartitions): boolean {
+  const key = (list: OwnedPartitions) =>
+    list
+      .flatMap((t) => t.partitions.map((p) => `${t.topicId}:${p}`))
+      .sort()
+      .join(',');
+  return key(a) === key(b);
+}

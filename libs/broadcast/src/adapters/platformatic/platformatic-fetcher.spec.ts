@@ -1,0 +1,204 @@
+import type { Consumer, RecordsBatch } from '@platformatic/kafka';
+import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
+import { PlatformaticFetcher } from './platformatic-fetcher.js';
+
+const TOPIC = 't';
+const TOPIC_ID = 'id-t';
+
+/** One batch of plain records at `offsets` (consecutive). */
+function batch(first: number, count: number): RecordsBatch {
+  return {
+    firstOffset: BigInt(first),
+    lastOffsetDelta: count - 1,
+    attributes: 0,
+    producerId: -1n,
+    firstTimestamp: 0n,
+    maxTimestamp: 0n,
+    records: Array.from({ length: count }, (_, i) => ({
+      timestampDelta: 0n,
+      offsetDelta: i,
+      key: null,
+      value: Buffer.from(String(first + i)),
+      headers: [],
+    })),
+  } as unknown as RecordsBatch;
+}
+
+type FetchAnswer = { errorCode?: number; batches?: RecordsBatch[]; aborted?: [] | null } | Error;
+
+/**
+ * A Consumer as far as the fetcher uses it: one topic with one partition led by node 1; each
+ * Fetch takes the next scripted answer (or waits for one), and records the offset it asked for.
+ */
+function fakeConsumer(answers: FetchAnswer[], topic = { partitionsCount: 1 }) {
+  const asked: bigint[] = [];
+  let wake: (() => void) | undefined;
+  const consumer = {
+    metadata: async () => ({
+      topics: new Map([
+        [
+          TOPIC,
+          { id: TOPIC_ID, partitions: [{ leader: 1 }], partitionsCount: topic.partitionsCount },
+        ],
+      ]),
+    }),
+    listOffsets: async () => new Map([[TOPIC, [0n]]]),
+    clearMetadata: () => undefined,
+    fetch: async (request: { topics: { partitions: { fetchOffset: bigint }[] }[] }) => {
+      asked.push(request.topics[0]!.partitions[0]!.fetchOffset);
+      while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const answer = answers.shift()!;
+      if (answer instanceof Error) throw answer;
+      const response = {
+        responses: [
+          {
+            topicId: TOPIC_ID,
+            partitions: [
+              {
+                partitionIndex: 0,
+                errorCode: answer.errorCode ?? 0,
+                abortedTransactions: answer.aborted === undefined ? [] : answer.aborted,
+                records: answer.batches,
+              },
+            ],
+          },
+        ],
+      };
+      // As the client does: a partition error fails the whole Fetch (a ResponseError carrying
+      // the parsed answer, its ProtocolErrors among `errors`).
+      if (answer.errorCode)
+        throw Object.assign(new Error('Received response with error while executing API Fetch'), {
+          errors: [{ apiId: 'OFFSET_OUT_OF_RANGE', canRetry: false }],
+          response,
+        });
+      return response;
+    },
+  };
+  const push = (answer: FetchAnswer) => {
+    answers.push(answer);
+    wake?.();
+  };
+  return { consumer: consumer as unknown as Consumer, asked, push };
+}
+
+function spec(received: string[], overrides: Partial<GroupConsumerSpec> = {}): GroupConsumerSpec {
+  return {
+    groupId: 'g',
+    topics: [TOPIC],
+    fromBeginning: true,
+    sink: (_topic, _partition, record: IncomingRecord) => void received.push(record.offset),
+    listener: { joined: () => undefined, positioned: () => undefined, crashed: () => undefined },
+    ...overrides,
+  };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+};
+
+describe('PlatformaticFetcher', () => {
+  it('hands over an answer whose abortedTransactions is null (2.12 types it nullable)', async () => {
+    const received: string[] = [];
+    const crashed: unknown[] = [];
+    const { consumer, push } = fakeConsumer([{ batches: [batch(0, 2)], aborted: null }]);
+    const listener = {
+      joined: () => undefined,
+      positioned: () => undefined,
+      crashed: (e: unknown) => void crashed.push(e),
+    };
+    const fetcher = new PlatformaticFetcher(consumer, spec(received, { listener }), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    await until(() => received.length === 2 || crashed.length > 0);
+    fetcher.stop();
+    push({ batches: [] });
+    await running.catch((error: unknown) => crashed.push(error));
+    expect({ received, crashed }).toEqual({ received: ['0', '1'], crashed: [] });
+  });
+
+  it('a failed Fetch is asked again from the same position: nothing is handed over twice', async () => {
+    const received: string[] = [];
+    const { consumer, asked, push } = fakeConsumer([
+      { batches: [batch(5, 2)] },
+      Object.assign(new Error('Connection closed'), { canRetry: true }),
+      { batches: [batch(7, 1)] },
+    ]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '5');
+    const running = fetcher.run();
+    await until(() => received.length === 3);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+    expect({ received, asked: asked.slice(0, 3) }).toEqual({
+      received: ['5', '6', '7'],
+      asked: [5n, 7n, 7n],
+    });
+  });
+
+  it('drops a Fetch that began before the latest join, and reads from the new seek', async () => {
+    const received: string[] = [];
+    const { consumer, asked, push } = fakeConsumer([]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    await until(() => asked.length === 1);
+    // A rejoin while that Fetch is in flight: the engine seeks 3.
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '3');
+    push({ batches: [batch(0, 3)] });
+    await until(() => asked.length === 2);
+    push({ batches: [batch(3, 1)] });
+    await until(() => received.length === 1);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+    expect({ received, asked: asked.slice(0, 2) }).toEqual({ received: ['3'], asked: [0n, 3n] });
+  });
+
+  it('OFFSET_OUT_OF_RANGE: the engine decides where the partition continues, nothing else resets it', async () => {
+    const received: string[] = [];
+    const { consumer, asked, push } = fakeConsumer([{ errorCode: 1 }, { batches: [batch(10, 1)] }]);
+    const outOfRange = vi.fn(async () => '10');
+    const fetcher = new PlatformaticFetcher(consumer, spec(received, { outOfRange }), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '6');
+    const running = fetcher.run();
+    await until(() => received.length === 1);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+    expect({ received, asked: asked.slice(0, 2), decided: outOfRange.mock.calls }).toEqual({
+      received: ['10'],
+      asked: [6n, 10n],
+      decided: [[TOPIC, 0]],
+    });
+  });
+
+  it('reports partitions added to a topic once per generation (the client would never rebalance for them)', async () => {
+    const topic = { partitionsCount: 1 };
+    const { consumer, asked, push } = fakeConsumer([], topic);
+    const added = vi.fn();
+    const fetcher = new PlatformaticFetcher(consumer, spec([]), 10, added);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    await until(() => asked.length === 1);
+    push({ batches: [] });
+    await until(() => asked.length === 2);
+    expect(added).not.toHaveBeenCalled();
+    topic.partitionsCount = 3;
+    push({ batches: [] });
+    await until(() => asked.length === 3);
+    push({ batches: [] });
+    await until(() => asked.length === 4);
+    expect(added).toHaveBeenCalledTimes(1);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+  });
+});

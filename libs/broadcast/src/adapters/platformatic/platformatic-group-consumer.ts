@@ -1,0 +1,185 @@
+import type { Consumer, ConsumerGroupJoinPayload } from '@platformatic/kafka';
+import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+} from '../../interfaces/kafka-port.interface.js';
+import { errorMessage, withTimeout } from '../../shared/async.utils.js';
+import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { PlatformaticErrors } from './platformatic-errors.js';
+import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
+
+/**
+ * kafkajs's round-robin protocol, name and version: the broker lets only members with a protocol
+ * in common share a group, so a kafkajs and a @platformatic/kafka instance can meet in one group
+ * (a fleet moving from one client to the other) and see each other. This client's leader assigns
+ * round-robin whatever the name, and both encode subscriptions and assignments the same way.
+ */
+const PROTOCOL = { name: 'RoundRobinAssigner', version: 0 };
+/** How long stop() lets a join in flight finish, so that its member can leave at once. */
+const JOIN_SETTLE_MS = 10_000;
+
+/** One @platformatic/kafka consumer in one group (classic protocol): the only place that knows its events. */
+export class PlatformaticGroupConsumer implements GroupConsumerPort {
+  readonly groupId: string;
+  private consumer: Consumer | undefined;
+  private fetcher: PlatformaticFetcher | undefined;
+  private fetching: Promise<void> | undefined;
+  private joining: Promise<unknown> | undefined;
+  private joinOptions: Parameters<Consumer['joinGroup']>[0] | undefined;
+  private isLeader = false;
+  private starting: Promise<void> | undefined;
+  private stopRequested = false;
+  private stopping: Promise<void> | undefined;
+  private readonly heartbeats: HeartbeatWatch;
+
+  constructor(
+    private readonly make: () => Consumer,
+    private readonly spec: GroupConsumerSpec,
+    private readonly timings: ConsumerTimings,
+    private readonly logger: BroadcastLogger,
+    private readonly errors: PlatformaticErrors,
+    /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
+    private readonly probe?: (step: string) => void,
+  ) {
+    this.groupId = spec.groupId;
+    this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
+      this.crash(error),
+    );
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.startSteps().catch((error: unknown) => {
+      throw this.errors.fatal(error, this.consuming()) ?? error;
+    });
+    return this.starting;
+  }
+
+  /** What consuming needs, to name the missing ACL when the broker refuses it. */
+  private consuming(): KafkaOperation {
+    const { groupId, topics } = this.spec;
+    return {
+      operation: 'join and consume',
+      acl: { group: 'READ', topic: 'READ' },
+      groupId,
+      topics,
+    };
+  }
+
+  /**
+   * Connects (a Metadata request surfaces a refused login or an unreachable broker here, as
+   * kafkajs's connect() does), then joins in the background: start() does not wait for the
+   * group, the join event hands the assignment over. Each step is skipped once stop() was asked.
+   */
+  private async startSteps(): Promise<void> {
+    const { topics } = this.spec;
+    const probe = this.probe;
+    probe?.('connect');
+    const consumer = (this.consumer = this.make());
+    this.listen(consumer);
+    await consumer.metadata({ topics: [...topics] });
+    if (this.stopRequested) return;
+    probe?.('subscribe');
+    consumer.topics.trackAll(...topics);
+    if (this.stopRequested) return;
+    probe?.('run');
+    const fetcher = (this.fetcher = new PlatformaticFetcher(
+      consumer,
+      this.spec,
+      this.timings.maxWaitTimeMs,
+      () => this.rebalanceForNewPartitions(),
+    ));
+    this.fetching = fetcher.run().catch((error: unknown) => this.crash(error));
+    const { sessionTimeoutMs, heartbeatIntervalMs } = this.timings;
+    this.joinOptions = {
+      sessionTimeout: sessionTimeoutMs,
+      rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
+      heartbeatInterval: heartbeatIntervalMs,
+      // The instance's description as the member's user data, for the roster (describeGroups).
+      protocols: [{ ...PROTOCOL, metadata: this.spec.userData ?? '' }],
+    };
+    this.joining = consumer
+      .joinGroup(this.joinOptions)
+      .catch((error: unknown) => this.crash(error));
+  }
+
+  /**
+   * Partitions were added to a subscribed topic. The client's classic consumer never rebalances
+   * for that by itself (it rejoins only when a heartbeat or a group call fails), so the new
+   * partitions would never be assigned. The leader joins again: a JoinGroup from the leader of a
+   * stable group starts a rebalance, whose assignment (made from the refreshed metadata) includes
+   * them; the other members follow when their heartbeat sees REBALANCE_IN_PROGRESS.
+   */
+  private rebalanceForNewPartitions(): void {
+    const consumer = this.consumer;
+    if (!consumer || !this.joinOptions || !this.isLeader || this.stopRequested) return;
+    this.logger.debug?.(`Partitions were added to a topic of ${this.groupId}: rebalancing`, {
+      group: this.groupId,
+    });
+    this.joining = consumer
+      .joinGroup(this.joinOptions)
+      .catch((error: unknown) => this.crash(error));
+  }
+
+  seek(topic: string, partition: number, offset: string): void {
+    this.fetcher?.seek(topic, partition, offset);
+  }
+
+  stop(): Promise<void> {
+    this.stopRequested = true;
+    this.stopping ??= withTimeout(this.stopSteps(), 30_000, `disconnect of ${this.groupId}`).catch(
+      (error: unknown) =>
+        this.logger.warn(
+          `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
+          { group: this.groupId, reason: errorMessage(error) },
+        ),
+    );
+    return this.stopping;
+  }
+
+  private async stopSteps(): Promise<void> {
+    this.heartbeats.cancel();
+    await this.starting?.catch(() => undefined);
+    const consumer = this.consumer;
+    if (!consumer) return;
+    this.fetcher?.stop();
+    await this.fetching;
+    // A member whose join is still in flight gets its id only when the join ends; leaving
+    // before would leave it in the group until its session expires.
+    if (this.joining)
+      await withTimeout(this.joining, JOIN_SETTLE_MS, 'join').catch(() => undefined);
+    // Errors are ignored: closing ends the membership anyway (the broker expires it).
+    await new Promise<void>((resolve) => consumer.leaveGroup(true, () => resolve()));
+    await consumer.close(true);
+  }
+
+  private listen(consumer: Consumer): void {
+    const { listener } = this.spec;
+    consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
+      if (this.stopRequested) return;
+      this.isLeader = payload.isLeader ?? false;
+      const assignment = new Map<string, readonly number[]>(
+        (payload.assignments ?? []).map((a) => [a.topic, a.partitions]),
+      );
+      // The fetcher forgets every position first: the engine seeks each assigned partition now.
+      this.fetcher?.assign(assignment);
+      listener.joined(payload.memberId, assignment, payload.isLeader ?? false);
+    });
+    // A rejoin that failed past the client's retries: the engine decides how to recover.
+    consumer.on('error', (error: Error) => this.crash(error));
+    // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
+    consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
+    consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
+      if (!this.stopRequested) this.heartbeats.failed(payload.error);
+    });
+  }
+
+  private crash(error: unknown): void {
+    if (this.stopRequested) return;
+    this.heartbeats.cancel();
+    this.fetcher?.stop();
+    const cause = error instanceof Error ? error : new Error(errorMessage(error));
+    this.spec.listener.crashed(this.errors.fatal(cause, this.consuming()) ?? cause);
+  }
+}

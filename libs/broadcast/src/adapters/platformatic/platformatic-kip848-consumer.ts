@@ -1,0 +1,222 @@
+import type { Connection, Consumer } from '@platformatic/kafka';
+import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
+import type {
+  GroupConsumerPort,
+  GroupConsumerSpec,
+  RecordSink,
+} from '../../interfaces/kafka-port.interface.js';
+import { errorMessage, withTimeout } from '../../shared/async.utils.js';
+import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
+import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
+import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
+
+export interface Kip848Deps {
+  /** A client for metadata and fetches only: it never joins a group itself. */
+  make: () => Consumer;
+  /** host and port of the group's coordinator (FindCoordinator). */
+  coordinatorOf: (groupId: string) => Promise<{ host: string; port: number }>;
+  timings: ConsumerTimings;
+  logger: BroadcastLogger;
+  errors: PlatformaticErrors;
+  /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
+  probe?: (step: string) => void;
+  /** The bootstrap brokers, for error messages. */
+  brokers: string;
+}
+
+/**
+ * One member of one group on the KIP-848 consumer protocol: the broker assigns the partitions,
+ * there is no leader, no member user data and no initial rebalance delay. Every assignment the
+ * broker gives is a new "join" for the engine (it seeks and verifies again); the leader flag says
+ * that this member held every partition when it first got any (the first of members that joined
+ * together), so the engine's tie-break keeps one of them.
+ */
+export class PlatformaticKip848Consumer implements GroupConsumerPort {
+  readonly groupId: string;
+  private consumer: Consumer | undefined;
+  private fetcher: PlatformaticFetcher | undefined;
+  private heartbeat: ConsumerProtocolHeartbeat | undefined;
+  private fetching: Promise<void> | undefined;
+  private joining: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private stopRequested = false;
+  private leader: boolean | undefined;
+  /** Assignments are handed over in the order the broker gave them. */
+  private assigning: Promise<void> = Promise.resolve();
+  private coordinatorAddress: Promise<{ host: string; port: number }> | undefined;
+  /** topic id → [name, partition count], from the metadata of the subscribed topics. */
+  private topicsById = new Map<string, [string, number]>();
+
+  constructor(
+    private readonly spec: GroupConsumerSpec,
+    private readonly deps: Kip848Deps,
+  ) {
+    this.groupId = spec.groupId;
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.startSteps().catch((error: unknown) => {
+      throw this.deps.errors.fatal(error, this.consuming()) ?? error;
+    });
+    return this.starting;
+  }
+
+  private consuming(): KafkaOperation {
+    const { groupId, topics } = this.spec;
+    return {
+      operation: 'join and consume',
+      acl: { group: 'READ', topic: 'READ' },
+      groupId,
+      topics,
+    };
+  }
+
+  /** Connects (metadata), starts the fetch loop, then joins in the background. */
+  private async startSteps(): Promise<void> {
+    const { probe } = this.deps;
+    probe?.('connect');
+    const consumer = (this.consumer = this.deps.make());
+    await this.readTopics();
+    if (this.stopRequested) return;
+    probe?.('subscribe');
+    if (this.stopRequested) return;
+    probe?.('run');
+    const { timings } = this.deps;
+    const fetcher = (this.fetcher = new PlatformaticFetcher(
+      consumer,
+      { ...this.spec, sink: this.whileInGroup },
+      timings.maxWaitTimeMs,
+    ));
+    this.fetching = fetcher.run().catch((error: unknown) => this.crash(error));
+    const heartbeat = (this.heartbeat = new ConsumerProtocolHeartbeat({
+      groupId: this.groupId,
+      topics: this.spec.topics,
+      rebalanceTimeoutMs: Math.max(timings.sessionTimeoutMs, 10_000),
+      sessionTimeoutMs: timings.sessionTimeoutMs,
+      // The member info, for the roster (sent as the member's rack id).
+      rackId: this.spec.userData ?? null,
+      coordinator: (fresh) => this.coordinator(fresh),
+      assigned: (memberId, owned) => {
+        this.assigning = this.assigning.then(() => this.assigned(memberId, owned));
+      },
+      lost: (error) => this.crash(error),
+    }));
+    // KIP-848: the member makes its own id, so the engine knows it before the broker answers.
+    this.spec.listener.joining?.(heartbeat.memberId);
+    this.joining = heartbeat.join().catch((error: unknown) => this.crash(error));
+  }
+
+  /**
+   * Records reach the engine only while the broker surely holds the member (see
+   * ConsumerProtocolHeartbeat.surelyInGroup): a member the broker may have expired could share
+   * its group with an instance that took it. A record that comes later waits for the next
+   * answered heartbeat; if the membership ends first it is dropped and its partition sought back
+   * to it (the batch stops there), so nothing is skipped.
+   */
+  private readonly whileInGroup: RecordSink = (topic, partition, record) => {
+    const heartbeat = this.heartbeat;
+    if (heartbeat?.surelyInGroup()) return this.spec.sink(topic, partition, record);
+    return (heartbeat?.nextAnswer() ?? Promise.resolve(false)).then((inGroup) => {
+      if (inGroup) return this.spec.sink(topic, partition, record);
+      this.fetcher?.seek(topic, partition, record.offset);
+    });
+  };
+
+  seek(topic: string, partition: number, offset: string): void {
+    this.fetcher?.seek(topic, partition, offset);
+  }
+
+  stop(): Promise<void> {
+    this.stopRequested = true;
+    this.stopping ??= withTimeout(this.stopSteps(), 30_000, `disconnect of ${this.groupId}`).catch(
+      (error: unknown) =>
+        this.deps.logger.warn(
+          `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
+          { group: this.groupId, reason: errorMessage(error) },
+        ),
+    );
+    return this.stopping;
+  }
+
+  private async stopSteps(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    const consumer = this.consumer;
+    if (!consumer) return;
+    this.fetcher?.stop();
+    // A record held for the next heartbeat answer is let go (sought back): the fetch loop ends now.
+    this.heartbeat?.stop();
+    await this.fetching;
+    // At once, a join in flight included (see leave); closing then ends that join's wait.
+    await this.heartbeat?.leave();
+    await consumer.close(true);
+    await this.joining;
+  }
+
+  /** The coordinator's connection: found once, found again only after it moved (`fresh`). */
+  private coordinator(fresh: boolean): Promise<Connection> {
+    const consumer = this.consumer!;
+    if (fresh) {
+      consumer.clearMetadata();
+      this.coordinatorAddress = undefined;
+    }
+    const address = (this.coordinatorAddress ??= this.deps.coordinatorOf(this.groupId));
+    address.catch(() => (this.coordinatorAddress = undefined));
+    return address.then((broker) => consumer.connections.get(broker));
+  }
+
+  private async readTopics(): Promise<void> {
+    const metadata = await this.consumer!.metadata({ topics: [...this.spec.topics] });
+    for (const [name, topic] of metadata.topics)
+      this.topicsById.set(topic.id, [name, topic.partitionsCount]);
+  }
+
+  /** The broker's assignment, by topic name: the fetcher reads it, the engine seeks and verifies. */
+  private async assigned(
+    memberId: string,
+    owned: { topicId: string; partitions: number[] }[],
+  ): Promise<void> {
+    if (owned.some((t) => !this.topicsById.has(t.topicId))) {
+      this.consumer!.clearMetadata();
+      await this.readTopics().catch((error: unknown) => this.crash(error));
+    }
+    if (this.stopRequested) return;
+    const assignment = new Map<string, readonly number[]>();
+    let all = this.spec.topics.length > 0;
+    for (const { topicId, partitions } of owned) {
+      const [topic, count] = this.topicsById.get(topicId) ?? [];
+      if (topic)
+        assignment.set(
+          topic,
+          [...partitions].sort((a, b) => a - b),
+        );
+      if (!topic || partitions.length < (count ?? 0)) all = false;
+    }
+    if (assignment.size < this.spec.topics.length) all = false;
+    const any = owned.some((t) => t.partitions.length > 0);
+    if (any) this.leader ??= all;
+    // The fetcher forgets every position first: the engine seeks each assigned partition now.
+    this.fetcher?.assign(assignment);
+    this.spec.listener.joined(memberId, assignment, this.leader ?? false);
+  }
+
+  private crash(error: unknown): void {
+    if (this.stopRequested) return;
+    this.fetcher?.stop();
+    this.heartbeat?.stop();
+    const cause = error instanceof Error ? error : new Error(errorMessage(error));
+    // A broker that lists KIP-848 but has it disabled: every group would fail alike.
+    const unsupported = hasProtocolError(cause, 'UNSUPPORTED_VERSION')
+      ? new BroadcastStartupError(
+          'kafka.groupProtocol',
+          BroadcastMessages.groupProtocolUnsupported(this.deps.brokers),
+        )
+      : undefined;
+    this.spec.listener.crashed(
+      unsupported ?? this.deps.errors.fatal(cause, this.consuming()) ?? cause,
+    );
+  }
+}

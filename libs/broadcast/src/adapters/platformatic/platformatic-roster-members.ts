@@ -1,0 +1,76 @@
+import type { Admin } from '@platformatic/kafka';
+import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
+import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
+import { brokerState } from './platformatic-group-state.js';
+
+const POOL_GROUP = /-\d+$/;
+
+/**
+ * Members of the pool groups named `<groupPrefix>…-<n>` (the roster), of both protocols: classic
+ * groups through DescribeGroups (the member user data), KIP-848 groups (listed when `kip848`)
+ * through ConsumerGroupDescribe (the member info this adapter sends as the rack id).
+ */
+export async function poolMembers(
+  admin: Admin,
+  groupPrefix: string,
+  kip848: boolean,
+): Promise<LiveGroupMember[]> {
+  const listed = await admin.listGroups({
+    types: kip848 ? ['classic', 'consumer'] : ['classic'],
+  });
+  const pool = [...listed.values()]
+    .filter((g) => g.id.startsWith(groupPrefix) && POOL_GROUP.test(g.id))
+    .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer');
+  const classic = pool.filter((g) => g.groupType !== 'consumer').map((g) => g.id);
+  const members: LiveGroupMember[] = [];
+  if (classic.length > 0) {
+    const described = await admin.describeGroups({ groups: classic });
+    for (const group of described.values()) {
+      for (const member of group.members.values()) {
+        const metadata = member.metadata;
+        const userData = metadata?.metadata;
+        members.push({
+          groupId: group.id,
+          memberId: member.id,
+          topics: metadata?.topics ?? [],
+          userData: userData?.length ? Buffer.from(userData).toString('utf8') : undefined,
+        });
+      }
+    }
+  }
+  // KIP-848 members have no user data: this adapter sends the member info as their rack id.
+  for (const group of pool.filter((g) => g.groupType === 'consumer')) {
+    const described = await describeConsumerGroup(admin, group.id).catch(() => undefined);
+    if (described?.kind !== 'consumer') continue;
+    for (const m of described.members)
+      members.push({
+        groupId: group.id,
+        memberId: m.memberId,
+        topics: m.subscribedTopicNames,
+        userData: m.rackId ?? undefined,
+      });
+  }
+  return members;
+}
+
+/**
+ * The groups named `<groupPrefix>…` that have members, from one ListGroups (one request per
+ * broker): its group states tell empty groups apart, of both protocols (KIP-848 groups listed
+ * when `kip848`).
+ */
+export async function occupiedPoolGroups(
+  admin: Admin,
+  groupPrefix: string,
+  kip848: boolean,
+): Promise<string[]> {
+  const listed = await admin.listGroups({
+    types: kip848 ? ['classic', 'consumer'] : ['classic'],
+  });
+  return [...listed.values()]
+    .filter((g) => g.id.startsWith(groupPrefix))
+    .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer')
+    .filter((g) => !EMPTY_STATES.has(brokerState(g.state)))
+    .map((g) => g.id);
+}
+
+const EMPTY_STATES = new Set(['Empty', 'Dead']);
