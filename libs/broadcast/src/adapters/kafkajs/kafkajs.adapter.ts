@@ -17,6 +17,7 @@ import type {
   OutgoingRecord,
   RawOutgoingRecord,
 } from '../../interfaces/kafka-port.interface.js';
+import { RetiringProducer } from '../shared/retiring-producer.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { createKafkajsClient } from './kafkajs-client.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
@@ -29,9 +30,10 @@ import { createLogCreator, logLevel } from './kafkajs-log.js';
 export class KafkajsAdapter implements KafkaPort {
   readonly admin: KafkajsAdmin;
   private readonly kafka: Kafka;
-  private producer: Promise<Producer> | undefined;
-  /** Sends under way per producer, so a retired one closes after its last. */
-  private readonly sending = new Map<Promise<Producer>, number>();
+  private readonly producer = new RetiringProducer<Promise<Producer>>(
+    () => this.connectedProducer(),
+    (connecting) => connecting.then((p) => p.disconnect()),
+  );
   private readonly errors: KafkajsErrorClassifier;
   /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */
   private closed = false;
@@ -81,70 +83,53 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
-    const connecting = this.connectedProducer();
-    this.sending.set(connecting, (this.sending.get(connecting) ?? 0) + 1);
-    try {
+    if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
+    // A failed send retires its producer (RetiringProducer); that also replaces a client whose
+    // connections broke and stay stuck ("Broker not connected"), and one whose connect failed.
+    const sent = this.producer.send(async (connecting) => {
       const producer = await connecting;
       await producer.send({ topic, acks: -1, messages: records });
+    });
+    try {
+      await sent;
     } catch (error) {
-      // A new producer after any failed send: a client whose connections broke can stay stuck
-      // ("Broker not connected"), and a send that gave up may or may not have been written. The
-      // same producer would send the next records under that send's sequence number, and the
-      // broker would take them for its duplicate and drop them; a new producer id starts afresh.
-      if (this.producer === connecting) this.producer = undefined;
       const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
       throw this.errors.fatal(error, publishing) ?? error;
     } finally {
-      const left = (this.sending.get(connecting) ?? 1) - 1;
-      if (left > 0) this.sending.set(connecting, left);
-      else this.sending.delete(connecting);
-      // A send under way during disconnect() may have reconnected a broker (kafkajs retries); a
-      // retired producer closes once its last send has settled.
-      if (this.closed || (left === 0 && this.producer !== connecting))
-        await connecting.then((p) => p.disconnect()).catch(() => undefined);
+      // A send under way during disconnect() may have reconnected a broker (kafkajs retries).
+      if (this.closed) await this.producer.closeCurrent();
     }
   }
 
   /** Disconnects for good: later sends and consumers are refused instead of connecting. */
   async disconnect(): Promise<void> {
     this.closed = true;
-    const producer = this.producer;
-    this.producer = undefined;
     await Promise.all([
-      producer?.then((p) => p.disconnect()).catch(() => undefined),
+      this.producer.closeCurrent(),
       this.admin.disconnect().catch(() => undefined),
     ]);
   }
 
   private connectedProducer(): Promise<Producer> {
-    if (this.closed) return Promise.reject(new Error(BroadcastMessages.kafkaClientClosed()));
-    if (!this.producer) {
-      const producer = this.kafka.producer({
-        createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
-        allowAutoTopicCreation: true,
-        // A Produce whose answer was lost is sent again; without a producer id and sequence
-        // numbers the broker writes it twice and every instance handles one publish twice.
-        // One request in flight keeps the sequences in order. The retries stay bounded as the
-        // client's own (kafkajs would retry an idempotent send forever, and publish() with it),
-        // at least one (kafkajs refuses an idempotent producer that may not retry).
-        idempotent: true,
-        maxInFlightRequests: 1,
-        retry: {
-          retries: Math.max(
-            1,
-            this.options.kafka.retry?.retries ?? this.options.kafka.retries ?? 5,
-          ),
-        },
-      });
-      const connecting = producer.connect().then(() => producer);
-      this.producer = connecting;
-      // A failed connect must not poison later sends, nor leave the half-made client behind.
-      connecting.catch(() => {
-        if (this.producer === connecting) this.producer = undefined;
-        return producer.disconnect().catch(() => undefined);
-      });
-    }
-    return this.producer;
+    const producer = this.kafka.producer({
+      createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: true,
+      // A Produce whose answer was lost is sent again; without a producer id and sequence
+      // numbers the broker writes it twice and every instance handles one publish twice.
+      // One request in flight keeps the sequences in order. The retries stay bounded as the
+      // client's own (kafkajs would retry an idempotent send forever, and publish() with it),
+      // at least one (kafkajs refuses an idempotent producer that may not retry).
+      idempotent: true,
+      maxInFlightRequests: 1,
+      retry: {
+        retries: Math.max(1, this.options.kafka.retry?.retries ?? this.options.kafka.retries ?? 5),
+      },
+    });
+    const connecting = producer.connect().then(() => producer);
+    // A failed connect must not leave the half-made client behind (the send that awaited it
+    // fails and retires it).
+    connecting.catch(() => producer.disconnect().catch(() => undefined));
+    return connecting;
   }
 }
 

@@ -16,6 +16,7 @@ import type {
 } from '../../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
+import { RetiringProducer } from '../shared/retiring-producer.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
 import { toClientOptions } from './platformatic-client-options.js';
 import { probeConnection } from './platformatic-connection-probe.js';
@@ -38,9 +39,10 @@ export class PlatformaticAdapter implements KafkaPort {
   readonly admin: PlatformaticAdmin;
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
-  private producer: Producer<Bytes, Bytes, Bytes, Bytes> | undefined;
-  /** Sends under way per producer, so a retired one closes after its last. */
-  private readonly sending = new Map<Producer<Bytes, Bytes, Bytes, Bytes>, number>();
+  private readonly producer = new RetiringProducer(
+    () => this.newProducer(),
+    (producer) => producer.close(),
+  );
   private protocol: Promise<'classic' | 'consumer'> | undefined;
   /** The protocol once chosen, for about(). */
   private chosenProtocol: 'classic' | 'consumer' | undefined;
@@ -137,31 +139,22 @@ export class PlatformaticAdapter implements KafkaPort {
   }
 
   async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
-    const producer = (this.producer ??= this.newProducer());
-    this.sending.set(producer, (this.sending.get(producer) ?? 0) + 1);
     try {
-      await producer.send({
-        acks: ACKS_ALL,
-        messages: records.map((r) => ({
-          topic,
-          key: r.key ?? undefined,
-          value: r.value ?? undefined,
-          ...(r.headers && { headers: toProducedHeaders(r.headers) }),
-        })),
-      });
+      // A failed send retires its producer (RetiringProducer).
+      await this.producer.send((producer) =>
+        producer.send({
+          acks: ACKS_ALL,
+          messages: records.map((r) => ({
+            topic,
+            key: r.key ?? undefined,
+            value: r.value ?? undefined,
+            ...(r.headers && { headers: toProducedHeaders(r.headers) }),
+          })),
+        }),
+      );
     } catch (error) {
-      // A send that gave up may or may not have been written. The same producer would send the
-      // next records under its sequence number, and the broker would take them for its duplicate
-      // and drop them: a new producer id starts afresh.
-      if (this.producer === producer) this.producer = undefined;
       const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
       throw this.errors.fatal(error, publishing) ?? error;
-    } finally {
-      const left = (this.sending.get(producer) ?? 1) - 1;
-      if (left > 0) this.sending.set(producer, left);
-      else this.sending.delete(producer);
-      // A retired producer closes once its last send has settled.
-      if (left === 0 && this.producer !== producer) await producer.close().catch(() => undefined);
     }
   }
 
@@ -183,10 +176,8 @@ export class PlatformaticAdapter implements KafkaPort {
   }
 
   async disconnect(): Promise<void> {
-    const producer = this.producer;
-    this.producer = undefined;
     await Promise.all([
-      producer?.close().catch(() => undefined),
+      this.producer.closeCurrent(),
       this.admin.disconnect().catch(() => undefined),
     ]);
   }
