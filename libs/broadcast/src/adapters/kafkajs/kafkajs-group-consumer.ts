@@ -5,11 +5,12 @@ import type {
   GroupConsumerSpec,
 } from '../../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
+import { consumingOperation } from '../shared/kafka-operations.js';
 import { memberInfoAssigner } from './kafkajs-member-info-assigner.js';
 import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { withOwnCluster } from './kafkajs-own-cluster.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
-import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { ConsumerTimings } from '../shared/adapter-types.js';
 
 /** One kafkajs consumer in one group: the only place that knows kafkajs's events. */
 export class KafkajsGroupConsumer implements GroupConsumerPort {
@@ -70,20 +71,9 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   start(): Promise<void> {
     // A refused login or a missing ACL becomes one BroadcastStartupError (kafkajs-errors.ts).
     this.starting ??= this.startSteps().catch((error: unknown) => {
-      throw this.errors?.fatal(error, this.consuming()) ?? error;
+      throw this.errors?.fatal(error, consumingOperation(this.spec)) ?? error;
     });
     return this.starting;
-  }
-
-  /** What consuming needs, to name the missing ACL when the broker refuses it. */
-  private consuming(): KafkaOperation {
-    const { groupId, topics } = this.spec;
-    return {
-      operation: 'join and consume',
-      acl: { group: 'READ', topic: 'READ' },
-      groupId,
-      topics,
-    };
   }
 
   /**
@@ -158,7 +148,9 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     });
     this.consumer.on(events.CRASH, ({ payload }) => {
       if (!this.stopping)
-        listener.crashed(this.errors?.fatal(payload.error, this.consuming()) ?? payload.error);
+        listener.crashed(
+          this.errors?.fatal(payload.error, consumingOperation(this.spec)) ?? payload.error,
+        );
     });
   }
 

@@ -17,6 +17,7 @@ import type {
   OutgoingRecord,
   RawOutgoingRecord,
 } from '../../interfaces/kafka-port.interface.js';
+import { publishingOperation } from '../shared/kafka-operations.js';
 import { RetiringProducer } from '../shared/retiring-producer.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { createKafkajsClient } from './kafkajs-client.js';
@@ -93,8 +94,7 @@ export class KafkajsAdapter implements KafkaPort {
     try {
       await sent;
     } catch (error) {
-      const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
-      throw this.errors.fatal(error, publishing) ?? error;
+      throw this.errors.fatal(error, publishingOperation(topic)) ?? error;
     } finally {
       // A send under way during disconnect() may have reconnected a broker (kafkajs retries).
       if (this.closed) await this.producer.closeCurrent();

@@ -5,7 +5,8 @@ import type {
   GroupConsumerSpec,
 } from '../../interfaces/kafka-port.interface.js';
 import { errorMessage, withTimeout } from '../../shared/async.utils.js';
-import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { ConsumerTimings } from '../shared/adapter-types.js';
+import { consumingOperation } from '../shared/kafka-operations.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
@@ -51,20 +52,9 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
 
   start(): Promise<void> {
     this.starting ??= this.startSteps().catch((error: unknown) => {
-      throw this.errors.fatal(error, this.consuming()) ?? error;
+      throw this.errors.fatal(error, consumingOperation(this.spec)) ?? error;
     });
     return this.starting;
-  }
-
-  /** What consuming needs, to name the missing ACL when the broker refuses it. */
-  private consuming(): KafkaOperation {
-    const { groupId, topics } = this.spec;
-    return {
-      operation: 'join and consume',
-      acl: { group: 'READ', topic: 'READ' },
-      groupId,
-      topics,
-    };
   }
 
   /**
@@ -180,6 +170,6 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     this.heartbeats.cancel();
     this.fetcher?.stop();
     const cause = error instanceof Error ? error : new Error(errorMessage(error));
-    this.spec.listener.crashed(this.errors.fatal(cause, this.consuming()) ?? cause);
+    this.spec.listener.crashed(this.errors.fatal(cause, consumingOperation(this.spec)) ?? cause);
   }
 }

@@ -8,8 +8,9 @@ import type {
 import { errorMessage, withTimeout } from '../../shared/async.utils.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
+import { consumingOperation } from '../shared/kafka-operations.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
-import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { ConsumerTimings } from '../shared/adapter-types.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
 
@@ -60,19 +61,9 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
 
   start(): Promise<void> {
     this.starting ??= this.startSteps().catch((error: unknown) => {
-      throw this.deps.errors.fatal(error, this.consuming()) ?? error;
+      throw this.deps.errors.fatal(error, consumingOperation(this.spec)) ?? error;
     });
     return this.starting;
-  }
-
-  private consuming(): KafkaOperation {
-    const { groupId, topics } = this.spec;
-    return {
-      operation: 'join and consume',
-      acl: { group: 'READ', topic: 'READ' },
-      groupId,
-      topics,
-    };
   }
 
   /** Connects (metadata), starts the fetch loop, then joins in the background. */
@@ -216,7 +207,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
         )
       : undefined;
     this.spec.listener.crashed(
-      unsupported ?? this.deps.errors.fatal(cause, this.consuming()) ?? cause,
+      unsupported ?? this.deps.errors.fatal(cause, consumingOperation(this.spec)) ?? cause,
     );
   }
 }

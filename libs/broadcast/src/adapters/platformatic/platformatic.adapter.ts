@@ -16,6 +16,7 @@ import type {
 } from '../../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
+import { publishingOperation } from '../shared/kafka-operations.js';
 import { RetiringProducer } from '../shared/retiring-producer.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
 import { toClientOptions } from './platformatic-client-options.js';
@@ -153,8 +154,7 @@ export class PlatformaticAdapter implements KafkaPort {
         }),
       );
     } catch (error) {
-      const publishing = { operation: 'publish', acl: { topic: 'WRITE' }, topics: [topic] };
-      throw this.errors.fatal(error, publishing) ?? error;
+      throw this.errors.fatal(error, publishingOperation(topic)) ?? error;
     }
   }
 
