@@ -8,7 +8,7 @@ import { PlatformaticAdapter } from '../../../libs/broadcast/src/adapters/platfo
 import { KafkajsAdapter } from '../../../libs/broadcast/src/adapters/kafkajs/kafkajs.adapter.js';
 import type { KafkaPort } from '../../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { InMemoryKafka } from '../../../libs/broadcast/src/testing/in-memory-kafka.js';
-import { createTopics, kafkaBrokers } from '../broker/kafka.js';
+import { createTopics, kafkaBrokers, waitFor } from '../broker/kafka.js';
 
 /** One implementation of the port, and the broker it runs on as the tests see it. */
 export interface PortRow {
@@ -29,6 +29,12 @@ export interface PortRow {
   members(groupId: string): Promise<string[]>;
   /** The coordinator removes the member (as when it fences it or its session expires). */
   fence(groupId: string, memberId: string): Promise<void>;
+  /**
+   * Resolves once the broker has a group coordinator: a fresh broker creates its offsets topic
+   * on the first lookup and answers COORDINATOR_NOT_AVAILABLE until then, which the clients
+   * retry after a backoff, so a first join can outlast a test's wait.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +66,7 @@ export function inMemoryRow(): PortRow {
     committed: async () => ['-1'],
     members: async (groupId) => broker.members(groupId) ?? [],
     fence: async (groupId, memberId) => broker.fence(groupId, memberId),
+    ready: async () => undefined,
     close: async () => undefined,
   };
 }
@@ -100,6 +107,12 @@ export function realRow(
 
   return {
     name: kind,
+    ready: async () => {
+      await waitFor(() => admin.findCoordinator({ keyType: 0, keys: ['port-conformance-ready'] }), {
+        timeoutMs: 60_000,
+        message: 'the broker has no group coordinator',
+      });
+    },
     port: (clientId) => {
       const groupProtocol = kind === 'kafkajs' ? undefined : kip848 ? 'consumer' : 'classic';
       const { sessionTimeoutMs = TIMINGS.sessionTimeoutMs, requestTimeoutMs } = tuning;
