@@ -70,8 +70,9 @@ export type RecordSink = (
 /** What a group consumer tells its owner (contract: docs/PORT-CONTRACT.md, membership facts). */
 export interface GroupConsumerListener {
   /**
-   * The member is joining with this id, before the broker answers (KIP-848, where the client
-   * makes the id); classic clients report the id only through `joined`.
+   * The member is joining with this id, before the broker answers: the id a KIP-848 client makes,
+   * or the one a classic broker hands out (MEMBER_ID_REQUIRED) before the join that uses it. A
+   * member left behind by that join is the owner's own, not a foreign one.
    */
   joining?(memberId: string): void;
   /**

@@ -9,6 +9,7 @@ import { consumingOperation } from '../shared/kafka-operations.js';
 import { memberInfoAssigner } from './kafkajs-member-info-assigner.js';
 import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { withOwnCluster } from './kafkajs-own-cluster.js';
+import { KafkajsJoinWatch } from './kafkajs-join-watch.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
 import type { ConsumerTimings } from '../shared/adapter-types.js';
 
@@ -17,6 +18,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   readonly groupId: string;
   private readonly consumer: Consumer;
   private readonly fetchStartedAfterJoin = new Set<number>();
+  private readonly joins: KafkajsJoinWatch;
   private starting: Promise<void> | undefined;
   private stopRequested = false;
   private stopping: Promise<void> | undefined;
@@ -33,6 +35,15 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.groupId = spec.groupId;
     const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
+    this.joins = new KafkajsJoinWatch(spec.groupId, (id) => spec.listener.joining?.(id));
+    if (!this.joins.watch(cluster))
+      logger.warn(
+        `This kafkajs version cannot leave ${spec.groupId} while its join is unanswered`,
+        {
+          group: spec.groupId,
+          reason: 'kafkajs internals not found',
+        },
+      );
     if (
       !interceptOutOfRange(cluster, (topic, partition) => this.resumeOutOfRange(topic, partition))
     )
@@ -109,7 +120,11 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   stop(): Promise<void> {
     this.stopRequested = true;
     this.stopping ??= withTimeout(
-      this.afterStart().then(() => this.consumer.disconnect()),
+      // An unanswered join is left and failed first: start() waits for it (run() joins).
+      this.joins
+        .abandon()
+        .then(() => this.afterStart())
+        .then(() => this.consumer.disconnect()),
       30_000,
       `disconnect of ${this.groupId}`,
     ).catch((error: unknown) =>
