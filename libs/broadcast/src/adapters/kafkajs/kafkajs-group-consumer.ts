@@ -1,17 +1,16 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { errorMessage, withTimeout } from '../../shared/async.utils.js';
 import type {
   GroupConsumerPort,
   GroupConsumerSpec,
 } from '../../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
-import { consumingOperation } from '../shared/kafka-operations.js';
+import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
 import { memberInfoAssigner } from './kafkajs-member-info-assigner.js';
 import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { withOwnCluster } from './kafkajs-own-cluster.js';
 import { KafkajsJoinWatch } from './kafkajs-join-watch.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
-import type { ConsumerTimings } from '../shared/adapter-types.js';
+import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
 
 /** One kafkajs consumer in one group: the only place that knows kafkajs's events. */
 export class KafkajsGroupConsumer implements GroupConsumerPort {
@@ -19,20 +18,21 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   private readonly consumer: Consumer;
   private readonly fetchStartedAfterJoin = new Set<number>();
   private readonly joins: KafkajsJoinWatch;
-  private starting: Promise<void> | undefined;
-  private stopRequested = false;
-  private stopping: Promise<void> | undefined;
+  private readonly lifecycle: GroupConsumerLifecycle;
 
   constructor(
     kafka: Kafka,
     private readonly spec: GroupConsumerSpec,
     timings: ConsumerTimings,
-    private readonly logger: BroadcastLogger,
-    private readonly errors?: KafkajsErrorClassifier,
+    logger: BroadcastLogger,
+    errors?: KafkajsErrorClassifier,
     /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
-    private readonly probe?: (step: string) => void,
+    probe?: (step: string) => void,
   ) {
     this.groupId = spec.groupId;
+    // A refused login or a missing ACL becomes one BroadcastStartupError (kafkajs-errors.ts).
+    const fatal = (error: unknown, operation: KafkaOperation) => errors?.fatal(error, operation);
+    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, fatal, probe });
     const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
     this.joins = new KafkajsJoinWatch(spec.groupId, (id) => spec.listener.joining?.(id));
@@ -79,37 +79,28 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.seek(topic, partition, await decide(topic, partition));
   }
 
-  start(): Promise<void> {
-    // A refused login or a missing ACL becomes one BroadcastStartupError (kafkajs-errors.ts).
-    this.starting ??= this.startSteps().catch((error: unknown) => {
-      throw this.errors?.fatal(error, consumingOperation(this.spec)) ?? error;
-    });
-    return this.starting;
-  }
-
   /**
    * kafkajs's disconnect() during connect/subscribe/run finds no runner to stop, and the run
-   * that follows joins and consumes forever (kafkajs issue #1639). So stop() waits for this,
-   * and each step is skipped once a stop was asked for.
+   * that follows joins and consumes forever (kafkajs issue #1639): the lifecycle's stop waits
+   * for the step in flight and skips the rest.
    */
-  private async startSteps(): Promise<void> {
-    const probe = this.probe;
-    probe?.('connect');
-    await this.consumer.connect();
-    if (this.stopRequested) return;
-    probe?.('subscribe');
-    await this.consumer.subscribe({
-      topics: [...this.spec.topics],
-      fromBeginning: this.spec.fromBeginning,
-    });
-    if (this.stopRequested) return;
-    probe?.('run');
-    await this.consumer.run({
-      // Positions belong to the engine: nothing is committed, so a seek stays local (with
-      // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.consumeBatch(payload),
+  start(): Promise<void> {
+    return this.lifecycle.start({
+      connect: () => this.consumer.connect(),
+      subscribe: () =>
+        this.consumer.subscribe({
+          topics: [...this.spec.topics],
+          fromBeginning: this.spec.fromBeginning,
+        }),
+      // run() resolves once joined (kafkajs joins first); a stop ends an unanswered join.
+      run: () =>
+        this.consumer.run({
+          // Positions belong to the engine: nothing is committed, so a seek stays local (with
+          // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          eachBatch: (payload) => this.consumeBatch(payload),
+        }),
     });
   }
 
@@ -118,26 +109,12 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   }
 
   stop(): Promise<void> {
-    this.stopRequested = true;
-    this.stopping ??= withTimeout(
-      // An unanswered join is left and failed first: start() waits for it (run() joins).
-      this.joins
-        .abandon()
-        .then(() => this.afterStart())
-        .then(() => this.consumer.disconnect()),
-      30_000,
-      `disconnect of ${this.groupId}`,
-    ).catch((error: unknown) =>
-      this.logger.warn(
-        `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
-        { group: this.groupId, reason: errorMessage(error) },
-      ),
-    );
-    return this.stopping;
-  }
-
-  private async afterStart(): Promise<void> {
-    await this.starting?.catch(() => undefined);
+    return this.lifecycle.stop({
+      // At once: the start in flight waits for the join (run() joins first), which may never be
+      // answered; the watch leaves with the member id and fails that request.
+      interrupt: () => this.joins.abandon(),
+      close: () => this.consumer.disconnect(),
+    });
   }
 
   private listen(): void {
@@ -161,12 +138,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       if (payload.batchSize === 0)
         this.spec.progress?.(payload.topic, payload.partition, after(payload.lastOffset));
     });
-    this.consumer.on(events.CRASH, ({ payload }) => {
-      if (!this.stopping)
-        listener.crashed(
-          this.errors?.fatal(payload.error, consumingOperation(this.spec)) ?? payload.error,
-        );
-    });
+    this.consumer.on(events.CRASH, ({ payload }) => this.lifecycle.crashed(payload.error));
   }
 
   private async consumeBatch({

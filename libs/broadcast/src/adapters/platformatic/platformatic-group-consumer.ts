@@ -4,9 +4,9 @@ import type {
   GroupConsumerPort,
   GroupConsumerSpec,
 } from '../../interfaces/kafka-port.interface.js';
-import { errorMessage, withTimeout } from '../../shared/async.utils.js';
-import type { ConsumerTimings } from '../shared/adapter-types.js';
-import { consumingOperation } from '../shared/kafka-operations.js';
+import { withTimeout } from '../../shared/async.utils.js';
+import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
@@ -30,9 +30,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   private joining: Promise<unknown> | undefined;
   private joinOptions: Parameters<Consumer['joinGroup']>[0] | undefined;
   private isLeader = false;
-  private starting: Promise<void> | undefined;
-  private stopRequested = false;
-  private stopping: Promise<void> | undefined;
+  private readonly lifecycle: GroupConsumerLifecycle;
   private readonly heartbeats: HeartbeatWatch;
 
   constructor(
@@ -40,40 +38,39 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     private readonly spec: GroupConsumerSpec,
     private readonly timings: ConsumerTimings,
     private readonly logger: BroadcastLogger,
-    private readonly errors: PlatformaticErrors,
+    errors: PlatformaticErrors,
     /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
-    private readonly probe?: (step: string) => void,
+    probe?: (step: string) => void,
   ) {
     this.groupId = spec.groupId;
+    const fatal = (error: unknown, operation: KafkaOperation) => errors.fatal(error, operation);
+    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, fatal, probe });
     this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
       this.crash(error),
     );
   }
 
-  start(): Promise<void> {
-    this.starting ??= this.startSteps().catch((error: unknown) => {
-      throw this.errors.fatal(error, consumingOperation(this.spec)) ?? error;
-    });
-    return this.starting;
-  }
-
   /**
    * Connects (a Metadata request surfaces a refused login or an unreachable broker here, as
    * kafkajs's connect() does), then joins in the background: start() does not wait for the
-   * group, the join event hands the assignment over. Each step is skipped once stop() was asked.
+   * group, the join event hands the assignment over.
    */
-  private async startSteps(): Promise<void> {
+  start(): Promise<void> {
     const { topics } = this.spec;
-    const probe = this.probe;
-    probe?.('connect');
-    const consumer = (this.consumer = this.make());
-    this.listen(consumer);
-    await consumer.metadata({ topics: [...topics] });
-    if (this.stopRequested) return;
-    probe?.('subscribe');
-    consumer.topics.trackAll(...topics);
-    if (this.stopRequested) return;
-    probe?.('run');
+    return this.lifecycle.start({
+      connect: async () => {
+        const consumer = (this.consumer = this.make());
+        this.listen(consumer);
+        await consumer.metadata({ topics: [...topics] });
+      },
+      subscribe: () => {
+        this.consumer!.topics.trackAll(...topics);
+      },
+      run: () => this.run(this.consumer!),
+    });
+  }
+
+  private run(consumer: Consumer): void {
     const fetcher = (this.fetcher = new PlatformaticFetcher(
       consumer,
       this.spec,
@@ -103,7 +100,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
    */
   private rebalanceForNewPartitions(): void {
     const consumer = this.consumer;
-    if (!consumer || !this.joinOptions || !this.isLeader || this.stopRequested) return;
+    if (!consumer || !this.joinOptions || !this.isLeader || this.lifecycle.stopRequested) return;
     this.logger.debug?.(`Partitions were added to a topic of ${this.groupId}: rebalancing`, {
       group: this.groupId,
     });
@@ -117,20 +114,13 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   }
 
   stop(): Promise<void> {
-    this.stopRequested = true;
-    this.stopping ??= withTimeout(this.stopSteps(), 30_000, `disconnect of ${this.groupId}`).catch(
-      (error: unknown) =>
-        this.logger.warn(
-          `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
-          { group: this.groupId, reason: errorMessage(error) },
-        ),
-    );
-    return this.stopping;
+    return this.lifecycle.stop({
+      interrupt: () => this.heartbeats.cancel(),
+      close: () => this.close(),
+    });
   }
 
-  private async stopSteps(): Promise<void> {
-    this.heartbeats.cancel();
-    await this.starting?.catch(() => undefined);
+  private async close(): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
     this.fetcher?.stop();
@@ -147,7 +137,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
   private listen(consumer: Consumer): void {
     const { listener } = this.spec;
     consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
-      if (this.stopRequested) return;
+      if (this.lifecycle.stopRequested) return;
       this.isLeader = payload.isLeader ?? false;
       const assignment = new Map<string, readonly number[]>(
         (payload.assignments ?? []).map((a) => [a.topic, a.partitions]),
@@ -161,15 +151,14 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
     consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
     consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
-      if (!this.stopRequested) this.heartbeats.failed(payload.error);
+      if (!this.lifecycle.stopRequested) this.heartbeats.failed(payload.error);
     });
   }
 
   private crash(error: unknown): void {
-    if (this.stopRequested) return;
-    this.heartbeats.cancel();
-    this.fetcher?.stop();
-    const cause = error instanceof Error ? error : new Error(errorMessage(error));
-    this.spec.listener.crashed(this.errors.fatal(cause, consumingOperation(this.spec)) ?? cause);
+    this.lifecycle.crashed(error, () => {
+      this.heartbeats.cancel();
+      this.fetcher?.stop();
+    });
   }
 }

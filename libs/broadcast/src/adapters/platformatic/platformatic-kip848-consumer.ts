@@ -5,12 +5,11 @@ import type {
   GroupConsumerSpec,
   RecordSink,
 } from '../../interfaces/kafka-port.interface.js';
-import { errorMessage, withTimeout } from '../../shared/async.utils.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
-import { consumingOperation } from '../shared/kafka-operations.js';
+import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
-import type { ConsumerTimings } from '../shared/adapter-types.js';
+import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
 
@@ -42,9 +41,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
   private heartbeat: ConsumerProtocolHeartbeat | undefined;
   private fetching: Promise<void> | undefined;
   private joining: Promise<void> | undefined;
-  private starting: Promise<void> | undefined;
-  private stopping: Promise<void> | undefined;
-  private stopRequested = false;
+  private readonly lifecycle: GroupConsumerLifecycle;
   private leader: boolean | undefined;
   /** Assignments are handed over in the order the broker gave them. */
   private assigning: Promise<void> = Promise.resolve();
@@ -57,25 +54,24 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     private readonly deps: Kip848Deps,
   ) {
     this.groupId = spec.groupId;
-  }
-
-  start(): Promise<void> {
-    this.starting ??= this.startSteps().catch((error: unknown) => {
-      throw this.deps.errors.fatal(error, consumingOperation(this.spec)) ?? error;
-    });
-    return this.starting;
+    const { logger, errors, probe } = deps;
+    const fatal = (error: unknown, operation: KafkaOperation) => errors.fatal(error, operation);
+    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, fatal, probe });
   }
 
   /** Connects (metadata), starts the fetch loop, then joins in the background. */
-  private async startSteps(): Promise<void> {
-    const { probe } = this.deps;
-    probe?.('connect');
-    const consumer = (this.consumer = this.deps.make());
-    await this.readTopics();
-    if (this.stopRequested) return;
-    probe?.('subscribe');
-    if (this.stopRequested) return;
-    probe?.('run');
+  start(): Promise<void> {
+    return this.lifecycle.start({
+      connect: () => {
+        this.consumer = this.deps.make();
+        return this.readTopics();
+      },
+      subscribe: () => {}, // the heartbeat names the topics
+      run: () => this.run(this.consumer!),
+    });
+  }
+
+  private run(consumer: Consumer): void {
     const { timings } = this.deps;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
       consumer,
@@ -122,19 +118,10 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
   }
 
   stop(): Promise<void> {
-    this.stopRequested = true;
-    this.stopping ??= withTimeout(this.stopSteps(), 30_000, `disconnect of ${this.groupId}`).catch(
-      (error: unknown) =>
-        this.deps.logger.warn(
-          `Broadcast consumer ${this.groupId} did not disconnect cleanly: ${errorMessage(error)}`,
-          { group: this.groupId, reason: errorMessage(error) },
-        ),
-    );
-    return this.stopping;
+    return this.lifecycle.stop({ close: () => this.close() });
   }
 
-  private async stopSteps(): Promise<void> {
-    await this.starting?.catch(() => undefined);
+  private async close(): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
     this.fetcher?.stop();
@@ -174,7 +161,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
       this.consumer!.clearMetadata();
       await this.readTopics().catch((error: unknown) => this.crash(error));
     }
-    if (this.stopRequested) return;
+    if (this.lifecycle.stopRequested) return;
     const assignment = new Map<string, readonly number[]>();
     let all = this.spec.topics.length > 0;
     for (const { topicId, partitions } of owned) {
@@ -195,19 +182,17 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
   }
 
   private crash(error: unknown): void {
-    if (this.stopRequested) return;
-    this.fetcher?.stop();
-    this.heartbeat?.stop();
-    const cause = error instanceof Error ? error : new Error(errorMessage(error));
     // A broker that lists KIP-848 but has it disabled: every group would fail alike.
-    const unsupported = hasProtocolError(cause, 'UNSUPPORTED_VERSION')
-      ? new BroadcastStartupError(
-          'kafka.groupProtocol',
-          BroadcastMessages.groupProtocolUnsupported(this.deps.brokers),
-        )
-      : undefined;
-    this.spec.listener.crashed(
-      unsupported ?? this.deps.errors.fatal(cause, consumingOperation(this.spec)) ?? cause,
-    );
+    const unsupported =
+      error instanceof Error && hasProtocolError(error, 'UNSUPPORTED_VERSION')
+        ? new BroadcastStartupError(
+            'kafka.groupProtocol',
+            BroadcastMessages.groupProtocolUnsupported(this.deps.brokers),
+          )
+        : undefined;
+    this.lifecycle.crashed(unsupported ?? error, () => {
+      this.fetcher?.stop();
+      this.heartbeat?.stop();
+    });
   }
 }
