@@ -10,7 +10,7 @@ import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { withOwnCluster } from './kafkajs-own-cluster.js';
 import { KafkajsJoinWatch } from './kafkajs-join-watch.js';
 import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
-import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { ConsumerTimings } from '../shared/adapter-types.js';
 
 /** One kafkajs consumer in one group: the only place that knows kafkajs's events. */
 export class KafkajsGroupConsumer implements GroupConsumerPort {
@@ -31,8 +31,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
   ) {
     this.groupId = spec.groupId;
     // A refused login or a missing ACL becomes one BroadcastStartupError (kafkajs-errors.ts).
-    const fatal = (error: unknown, operation: KafkaOperation) => errors?.fatal(error, operation);
-    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, fatal, probe });
+    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, errors, probe });
     const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
     this.joins = new KafkajsJoinWatch(spec.groupId, (id) => spec.listener.joining?.(id));

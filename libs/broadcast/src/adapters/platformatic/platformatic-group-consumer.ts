@@ -5,7 +5,7 @@ import type {
   GroupConsumerSpec,
 } from '../../interfaces/kafka-port.interface.js';
 import { withTimeout } from '../../shared/async.utils.js';
-import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { ConsumerTimings } from '../shared/adapter-types.js';
 import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
@@ -43,8 +43,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     probe?: (step: string) => void,
   ) {
     this.groupId = spec.groupId;
-    const fatal = (error: unknown, operation: KafkaOperation) => errors.fatal(error, operation);
-    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, fatal, probe });
+    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, errors, probe });
     this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
       this.crash(error),
     );

@@ -9,7 +9,7 @@ import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
-import type { ConsumerTimings, KafkaOperation } from '../shared/adapter-types.js';
+import type { ConsumerTimings } from '../shared/adapter-types.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
 
@@ -55,8 +55,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
   ) {
     this.groupId = spec.groupId;
     const { logger, errors, probe } = deps;
-    const fatal = (error: unknown, operation: KafkaOperation) => errors.fatal(error, operation);
-    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, fatal, probe });
+    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, errors, probe });
   }
 
   /** Connects (metadata), starts the fetch loop, then joins in the background. */

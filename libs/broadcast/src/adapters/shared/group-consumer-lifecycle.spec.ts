@@ -12,7 +12,7 @@ function setup(fatal: (error: unknown) => Error | undefined = () => undefined) {
   } as unknown as GroupConsumerSpec;
   const lifecycle = new GroupConsumerLifecycle(spec, {
     logger: { log: () => {}, warn: (m: string) => warnings.push(m), error: () => {} },
-    fatal,
+    errors: { fatal },
     probe: (step) => probed.push(step),
   });
   return { lifecycle, crashes, warnings, probed };

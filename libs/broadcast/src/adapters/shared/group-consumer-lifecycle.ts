@@ -32,7 +32,7 @@ export interface StopSteps {
 export interface LifecycleDeps {
   logger: BroadcastLogger;
   /** The client's reading of an error as a startup error (a refused login, a missing ACL). */
-  fatal(error: unknown, operation: KafkaOperation): Error | undefined;
+  errors?: { fatal(error: unknown, operation: KafkaOperation): Error | undefined };
   /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
   probe?: (step: string) => void;
 }
@@ -64,7 +64,7 @@ export class GroupConsumerLifecycle {
 
   start(steps: StartSteps): Promise<void> {
     this.starting ??= this.run(steps).catch((error: unknown) => {
-      throw this.deps.fatal(error, consumingOperation(this.spec)) ?? error;
+      throw this.deps.errors?.fatal(error, consumingOperation(this.spec)) ?? error;
     });
     return this.starting;
   }
@@ -93,7 +93,9 @@ export class GroupConsumerLifecycle {
     this.current = 'crashed';
     halt?.();
     const cause = error instanceof Error ? error : new Error(errorMessage(error));
-    this.spec.listener.crashed(this.deps.fatal(cause, consumingOperation(this.spec)) ?? cause);
+    this.spec.listener.crashed(
+      this.deps.errors?.fatal(cause, consumingOperation(this.spec)) ?? cause,
+    );
   }
 
   private async run(steps: StartSteps): Promise<void> {
