@@ -4,8 +4,9 @@
 // that rotates every repetition, so load on the box hits every side alike. Sides: R (a raw
 // consumer), ours on the build under test (`after`, libs/broadcast/dist) and on another build
 // (`before`, --before-lib), lock-free (start() right after on()) and in lock mode with the engine
-// built before TypeORM connects (--engine-first, as the Nest module wires it); plus the import
-// references for "RSS above its own import" (as benchmark 7).
+// built before TypeORM connects (--engine-first, as the Nest module wires it), and lock-free on the
+// package's engine entry (no NestJS, as a non-Nest app imports it); plus the import references for
+// "RSS above its own import" (as benchmark 7).
 //
 //   node bench/ab-cold.mjs --before-lib=<index.js of the other build> [--reps=8] [--idle-ms=2000]
 //                          [--out=bench/results/ab-client-preload.json]
@@ -26,14 +27,23 @@ const { values: args } = parseArgs({
 });
 if (!args['before-lib']) throw new Error('usage: node bench/ab-cold.mjs --before-lib=<index.js>');
 const before = { BENCH_LIB: args['before-lib'] };
+// The package's engine entry (no NestJS), as an app without Nest imports it.
+const engineEntry = { BENCH_LIB: 'libs/broadcast/dist/esm/engine.js' };
+/** Each side; `ref`: the import reference its "RSS above its own import" is taken over. */
 const SIDES = {
-  R: { mode: 'raw' },
-  'before-lockfree': { mode: 'lockfree', env: before },
-  'after-lockfree': { mode: 'lockfree' },
+  R: { mode: 'raw', ref: 'import-platformatic' },
+  'before-lockfree': { mode: 'lockfree', env: before, ref: 'import-lib-platformatic' },
+  'after-lockfree': { mode: 'lockfree', ref: 'import-lib-platformatic' },
+  'after-lockfree-engine-entry': {
+    mode: 'lockfree',
+    env: engineEntry,
+    ref: 'import-engine-entry-platformatic',
+  },
   'before-lock-engine-first': { mode: 'lock', env: before, extraArgs: ['--engine-first'] },
   'after-lock-engine-first': { mode: 'lock', extraArgs: ['--engine-first'] },
   'import-platformatic': { mode: 'import-platformatic' },
   'import-lib-platformatic': { mode: 'import-lib-platformatic' },
+  'import-engine-entry-platformatic': { mode: 'import-lib-platformatic', env: engineEntry },
 };
 const names = Object.keys(SIDES);
 const reps = Number(args.reps);
@@ -101,12 +111,9 @@ const sides = Object.fromEntries(
     },
   ]),
 );
-const aboveImport = {
-  R: above('R', 'import-platformatic'),
-  ...Object.fromEntries(
-    names.filter((n) => /lockfree/.test(n)).map((n) => [n, above(n, 'import-lib-platformatic')]),
-  ),
-};
+const aboveImport = Object.fromEntries(
+  names.filter((n) => SIDES[n].ref).map((n) => [n, above(n, SIDES[n].ref)]),
+);
 const vsR = (field) =>
   Object.fromEntries(
     names
