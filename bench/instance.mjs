@@ -14,6 +14,8 @@
 //             (what an engine on that client has loaded once started: ours' own import)
 //
 //   --gap-ms  ours: ms between registering the handler and start() (an app's other init)
+//   --engine-first  lock mode: build the engine before the DataSource connects, as the Nest module
+//             does (its engine provider is made beside TypeORM's; the DataSource is found at start)
 //   --client  the engine's adapter (`kafka.client`) in lock and lockfree, the raw client in raw
 //             (default kafkajs). Nothing of the bench's own libraries is imported: they load kafkajs.
 //
@@ -37,6 +39,7 @@ const { values: args } = parseArgs({
     // Ours: what the app does between registering its handlers and start() (Nest: the other
     // modules' init), in ms; 0 starts at once, as before.
     'gap-ms': { type: 'string', default: '0' },
+    'engine-first': { type: 'boolean', default: false },
   },
 });
 const sessionTimeoutMs = Number(args['session-timeout']);
@@ -71,6 +74,11 @@ function libSpecifier() {
     : 'nestjs-kafka-broadcast';
 }
 const t0 = performance.now();
+/** The process's CPU time so far (user + system), ms: what its imports and start cost, load aside. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   // Memory references: Node alone, or Node after importing one package and doing nothing else.
   if (args.mode === 'import-lib' || args.mode.startsWith('import-lib-'))
@@ -80,7 +88,9 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   if (args.mode === 'import-lib-platformatic') await import('@platformatic/kafka');
   if (args.mode === 'import-kafkajs') await import('kafkajs');
   if (args.mode === 'import-platformatic') await import('@platformatic/kafka');
-  say(`READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000 })}`);
+  say(
+    `READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000, cpuMs: cpuMs() })}`,
+  );
   setInterval(() => {}, 1 << 30);
 } else if (args.mode === 'raw' && args.client === 'platformatic') {
   // R on @platformatic/kafka, as bench/lib/raw-platformatic.mjs builds it.
@@ -111,7 +121,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   // The stream is made after the join: its first fetch answer is the first fetch after the join.
   stream.once('fetch', () =>
     say(
-      `READY ${JSON.stringify({ mode: 'raw', client: 'platformatic', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000 })}`,
+      `READY ${JSON.stringify({ mode: 'raw', client: 'platformatic', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000, cpuMs: cpuMs() })}`,
     ),
   );
   for await (const message of stream) say(`GOT ${message.value.toString('utf8')}`);
@@ -143,7 +153,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
     if (!joined || announced) return;
     announced = true;
     say(
-      `READY ${JSON.stringify({ mode: 'raw', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000 })}`,
+      `READY ${JSON.stringify({ mode: 'raw', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000, cpuMs: cpuMs() })}`,
     );
   });
   stop = () => consumer.disconnect();
@@ -169,7 +179,9 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
       database: process.env.PGDATABASE ?? 'test',
       extra: { max: 4 },
     });
-    await dataSource.initialize();
+    // --engine-first: the engine is built before TypeORM connects (given the DataSource to find at
+    // start), as the Nest module builds it beside the other providers; else after, as before.
+    if (!args['engine-first']) await dataSource.initialize();
   } else if (args.mode !== 'lockfree') {
     throw new Error(`unknown --mode ${args.mode}`);
   }
@@ -185,8 +197,9 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
       consumer: { sessionTimeoutMs },
       ...(args['heartbeat-ms'] ? { heartbeat: { intervalMs: Number(args['heartbeat-ms']) } } : {}),
     },
-    { dataSource, logger },
+    { dataSource: args['engine-first'] && dataSource ? () => dataSource : dataSource, logger },
   );
+  if (args['engine-first'] && dataSource) await dataSource.initialize();
   engine.on(args.topic, (payload) => say(`GOT ${JSON.stringify(payload)}`));
   if (Number(args['gap-ms']) > 0) await new Promise((r) => setTimeout(r, Number(args['gap-ms'])));
   stop = async () => {
@@ -203,6 +216,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
       memberId,
       startMs: performance.now() - started,
       uptimeMs: process.uptime() * 1000,
+      cpuMs: cpuMs(),
       sinceImportMs: performance.now() - t0,
     })}`,
   );

@@ -20,6 +20,8 @@ export function spawnInstance({
   sessionTimeoutMs,
   heartbeatMs,
   client,
+  extraArgs = [],
+  env,
 }) {
   const argv = [
     join(BENCH_DIR, 'instance.mjs'),
@@ -31,8 +33,10 @@ export function spawnInstance({
   if (sessionTimeoutMs) argv.push(`--session-timeout=${sessionTimeoutMs}`);
   if (heartbeatMs) argv.push(`--heartbeat-ms=${heartbeatMs}`);
   if (client) argv.push(`--client=${client}`);
+  argv.push(...extraArgs);
   const proc = spawn(process.execPath, argv, {
     cwd: REPO_ROOT,
+    env: env ? { ...process.env, ...env } : process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const child = {

@@ -1,7 +1,10 @@
-// The client's import begins when the first handler is registered (an app about to start), not
-// when the engine is built: an engine that never gets a handler, nor starts, imports nothing.
+// The client's import begins when the engine is built (in the background, no client made), so the
+// first start() finds it loaded when the app did other work in between; an engine handed a port
+// (the in-memory testing Kafka) imports no client. test/package/client-preload.spec.ts checks the
+// same on the built package in a fresh process, module by module.
 import { BroadcastEngine } from './broadcast.engine.js';
 import { preloadKafkaClient } from './kafka-client.loader.js';
+import { InMemoryKafka } from '../testing/in-memory-kafka.js';
 
 vi.mock('./kafka-client.loader.js', async (original) => ({
   ...(await original<typeof import('./kafka-client.loader.js')>()),
@@ -11,15 +14,37 @@ vi.mock('./kafka-client.loader.js', async (original) => ({
 const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('BroadcastEngine client preload', () => {
-  it('begins importing the chosen client at the first handler, once', async () => {
+  beforeEach(() => vi.mocked(preloadKafkaClient).mockClear());
+
+  it('begins importing the chosen client when built, once', async () => {
     const engine = new BroadcastEngine(
       { kafka: { brokers: ['127.0.0.1:1'], client: 'platformatic' }, lock: false },
       { logger: silent },
     );
-    expect(preloadKafkaClient).not.toHaveBeenCalled();
-    engine.on('a', () => undefined).on('b', () => undefined);
     expect(preloadKafkaClient).toHaveBeenCalledTimes(1);
     expect(preloadKafkaClient).toHaveBeenCalledWith('platformatic');
+    engine.on('a', () => undefined).on('b', () => undefined);
+    expect(preloadKafkaClient).toHaveBeenCalledTimes(1);
+    await engine.stop();
+  });
+
+  it('without kafka.client, begins the import by the rule of start() (undefined: the installed one)', async () => {
+    const engine = new BroadcastEngine(
+      { kafka: { brokers: ['127.0.0.1:1'] }, lock: false },
+      { logger: silent },
+    );
+    expect(preloadKafkaClient).toHaveBeenCalledWith(undefined);
+    await engine.stop();
+  });
+
+  it('imports no client when a port is handed in (the in-memory testing Kafka)', async () => {
+    const kafka = new InMemoryKafka();
+    const engine = new BroadcastEngine(
+      { kafka: { brokers: ['in-memory'], client: 'platformatic' }, lock: false },
+      { kafka: kafka.port(), logger: silent },
+    );
+    engine.on('a', () => undefined);
+    expect(preloadKafkaClient).not.toHaveBeenCalled();
     await engine.stop();
   });
 });

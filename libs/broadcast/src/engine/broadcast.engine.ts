@@ -79,8 +79,11 @@ export class BroadcastEngine {
       group: this.reader?.groupId,
       lockId: this.reader?.status().lockId,
     })));
-    // The client (kafka.client, or whichever is installed) is imported when first used.
-    this.kafka = deps.kafka ?? LazyKafkaPort.forOptions(o, logger, deps.probe);
+    // The client (kafka.client, or whichever is installed) is imported in the background from
+    // here on (no client made, no socket), so start() finds it loaded when the app does other
+    // work in between (a Nest app builds its other providers, TypeORM connects). A port handed
+    // in (the in-memory testing Kafka) loads no client.
+    this.kafka = deps.kafka ?? LazyKafkaPort.forOptions(o, logger, deps.probe).warm();
     this.lifecycleLog = new EngineLifecycleLog(logger, () => this.kafka.about?.());
     this.dataSource = deps.dataSource;
     if (typeof deps.dataSource !== 'function') this.bindLocks();
@@ -141,8 +144,6 @@ export class BroadcastEngine {
     });
     if (typeof topic !== 'string' && topic.schema) this.features.schemas.set(logical, topic.schema);
     this.registry.add(logical, handler as BroadcastHandler, name, policy);
-    // An app that registers handlers starts next: its client's import need not wait for start().
-    if (this.kafka instanceof LazyKafkaPort) this.kafka.warm();
     return this;
   }
 

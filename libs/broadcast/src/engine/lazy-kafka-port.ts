@@ -63,13 +63,15 @@ export class LazyKafkaPort implements KafkaPort {
   }
 
   /**
-   * Begins importing the client in the background, once (the engine calls it when the first
-   * handler is registered): an app that registers handlers is about to start, and the import
-   * then no longer falls inside its first start(). An engine never given a handler, and never
-   * started, imports nothing.
+   * Begins importing the client in the background, once (the engine calls it when it is built
+   * with no port handed in), so the import no longer falls inside the first start() when the app
+   * does other work before it. Only the adapter module and its client: no client is made and no
+   * socket opened, and a failed import is left for start() to report (never a rejection here).
+   * Returns this port.
    */
-  warm(): void {
+  warm(): this {
     if (!this.port) this.preloading ??= this.preload();
+    return this;
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
