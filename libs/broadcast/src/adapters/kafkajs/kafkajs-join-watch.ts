@@ -67,8 +67,8 @@ export class KafkajsJoinWatch {
         LEAVE_BOUND_MS,
         `leave of ${this.groupId}`,
       ).catch(() => undefined); // a member the broker no longer holds: nothing to leave
-    for (const connection of broker.connectionPool?.pool ?? [])
-      connection.rejectRequests?.(stoppedError(this.groupId));
+    // Group requests go on the Broker's first connection (the second carries fetches only).
+    broker.connectionPool?.pool?.[0]?.rejectRequests?.(stoppedError(this.groupId));
   }
 
   private watchBroker(broker: object): void {
