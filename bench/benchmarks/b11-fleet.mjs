@@ -38,6 +38,9 @@ import {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const brokerCpu = (cluster) =>
   cluster.nodes.reduce((s, n) => s + (n.pid ? processCpuMs(n.pid) : 0), 0);
+/** The highest trailing `-<id>` of the pool groups held (-1 if none has one). */
+const highestPoolId = (groups) =>
+  Math.max(-1, ...groups.map((g) => Number(/-(\d+)$/.exec(g ?? '')?.[1] ?? -1)));
 /** The brokers of KAFKA_BROKERS as a cluster whose CPU is not measured (no pids). */
 const envCluster = () => ({
   brokers: process.env.KAFKA_BROKERS.split(','),
@@ -106,6 +109,8 @@ async function measure({
       allReadyMs: start.allReadyMs,
       medianReadyMs: start.readyMs[Math.floor(start.readyMs.length / 2)],
       distinctGroups: start.distinctGroups,
+      // The highest pool id held once all are ready (ids count from 0; R's groups are random).
+      poolHighWaterId: mode === 'raw' ? null : highestPoolId(start.groups),
       clientCpuMsPerStart: round(start.cpuMsPerStart),
       startRequests: start.startRequests,
       startRequestsPerSec: round((start.startRequests * 1000) / Math.max(1, start.allReadyMs)),
