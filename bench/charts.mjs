@@ -61,7 +61,8 @@ for (const file of files) {
     report.cluster?.kind === 'three' ? '3-node cluster, broker defaults' : 'one broker';
   const client = report.args?.client ?? 'kafkajs';
   const protocol = report.args?.protocol ?? (client === 'kafkajs' ? 'classic' : 'auto');
-  const cluster = `${broker}; ${client === 'platformatic' ? '@platformatic/kafka' : client} ${protocol}`;
+  const protocolName = protocol === 'consumer' ? 'KIP-848' : protocol;
+  const cluster = `${broker}; ${client === 'platformatic' ? '@platformatic/kafka' : client} ${protocolName}`;
   const stem = basename(file, '.json');
   for (const chart of CHARTS) {
     const values = report.rows

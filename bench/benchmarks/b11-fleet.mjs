@@ -22,7 +22,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PRODUCTION_DEFAULTS, benchCluster } from '../lib/clusters.mjs';
+import { PRODUCTION_DEFAULTS, benchCluster, warmUp } from '../lib/clusters.mjs';
 import { REPO_ROOT, machineInfo, otherLoad, round } from '../lib/common.mjs';
 import { startPrivateMariadb, startPrivatePostgres } from '../lib/fleet-db.mjs';
 import { HEARTBEAT_TOPIC, engineTopics } from '../lib/ours.mjs';
@@ -38,6 +38,9 @@ import {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const brokerCpu = (cluster) =>
   cluster.nodes.reduce((s, n) => s + (n.pid ? processCpuMs(n.pid) : 0), 0);
+/** The highest trailing `-<id>` of the pool groups held (-1 if none has one). */
+const highestPoolId = (groups) =>
+  Math.max(-1, ...groups.map((g) => Number(/-(\d+)$/.exec(g ?? '')?.[1] ?? -1)));
 /** The brokers of KAFKA_BROKERS as a cluster whose CPU is not measured (no pids). */
 const envCluster = () => ({
   brokers: process.env.KAFKA_BROKERS.split(','),
@@ -106,6 +109,8 @@ async function measure({
       allReadyMs: start.allReadyMs,
       medianReadyMs: start.readyMs[Math.floor(start.readyMs.length / 2)],
       distinctGroups: start.distinctGroups,
+      // The highest pool id held once all are ready (ids count from 0; R's groups are random).
+      poolHighWaterId: mode === 'raw' ? null : highestPoolId(start.groups),
       clientCpuMsPerStart: round(start.cpuMsPerStart),
       startRequests: start.startRequests,
       startRequestsPerSec: round((start.startRequests * 1000) / Math.max(1, start.allReadyMs)),
@@ -179,6 +184,8 @@ async function main() {
   };
   const dbs = {};
   try {
+    // A fresh cluster's offsets topic is made by its first group: not inside the first row's clock.
+    if (args.cluster !== 'env') report.cluster.warmupMs = await warmUp(cluster, runId);
     const uses = (m) => modes.includes(m) || modes.includes(`${m}-before`);
     if (uses('postgres')) dbs.postgres = await startPrivatePostgres();
     if (uses('mariadb')) dbs.mariadb = await startPrivateMariadb();

@@ -88,6 +88,7 @@ export async function prepareFleet({ n, processes, ...config }) {
         cpuMsPerStart: cpuMs / n,
         startRequests: replies.reduce((s, r) => s + r.requests, 0),
         distinctGroups: new Set(groups).size,
+        groups,
         rssKiBPerInstance: replies.reduce((s, r) => s + r.rssKiB, 0) / n,
       };
     },
