@@ -109,6 +109,30 @@ describe('BroadcastReader: exclusivity before handlers', () => {
     expectClean(s, 'after stop');
   });
 
+  it('a leader whose fellow newcomer left concludes its contest within moments, long before its grace ends', async () => {
+    // Issue #29: in a lock-free mass start each such contest waited the whole half grace (5 s by
+    // default) when no new generation told the leader that the other member left.
+    const s = fakeReaderOnceAt('joined', (s) => s.kafka.members('p.bc-0').add('stranger'), {
+      contestGraceMs: 600_000,
+    });
+    const describe = s.kafka.admin.describeGroup.bind(s.kafka.admin);
+    let described = 0;
+    s.kafka.admin.describeGroup = async (groupId) => {
+      const answer = await describe(groupId);
+      described++;
+      return answer;
+    };
+    const starting = s.reader.start();
+    // The first verification saw [ours, stranger]: ours is the leader (it joined first) and waits.
+    await until(() => described >= 1, 'first verification');
+    s.kafka.expire('p.bc-0', 'stranger');
+    await until(() => s.reader.status().state === 'ready', 'ready', 10_000);
+    await starting;
+    expect(s.reader.groupId).toBe('p.bc-0');
+    await s.reader.stop();
+    expectClean(s, 'after stop');
+  });
+
   it('a member whose join was never answered is ours: the next rejoin waits for it to expire instead of moving away', async () => {
     // Issue #31, defect 2: a KIP-848 member id is known before the broker answers the join.
     const s = fakeReader({ joinTimeoutMs: 5_000 });

@@ -28,8 +28,9 @@ export type { MembershipContext, MembershipVerdict, StepProbe } from './membersh
  * established member (it held the group alone: the newcomer deleted the group just before we
  * joined it, and leaves by itself) waits `contestGraceMs`; the leader of newcomers that joined
  * the same empty group together (lock-free mass starts) waits half of it, so that if the other
- * member is established the newcomer gives up. When the grace ends the group is described
- * again (`contest-ended`): alone, it is verified again and kept; otherwise this member yields.
+ * member is established the newcomer gives up. Meanwhile the group is described again
+ * (`contest-ended` once the others left or the grace ended): alone, it is verified again and
+ * kept; otherwise this member yields.
  * The reader answers `foreign` by moving to another group (see BroadcastReader).
  */
 export class GroupMembership implements GroupConsumerListener {
@@ -189,22 +190,31 @@ export class GroupMembership implements GroupConsumerListener {
 
   private contest(round: Round, foreign: string[], graceMs: number): void {
     round.contested = foreign;
-    const timer = setTimeout(() => void this.recheck(round.generation, foreign), graceMs);
+    const timer = this.lookAgain(round.generation, foreign, Date.now() + graceMs, 0);
     this.phase = { name: 'contesting', round, foreign, timer };
   }
 
   /**
-   * The grace ended: the group is described again before anything is concluded, since the other
-   * member may have left without this member seeing a new generation (a KIP-848 member epoch
-   * can move while its partitions stay the same), and a member alone in its group must keep it.
+   * The contest looks again soon (100 ms, doubling to 1 s), not only when its grace ends: the
+   * other member usually leaves within moments, and no new generation may say so (a KIP-848
+   * epoch can move with the same partitions; the next heartbeat can be seconds away).
    */
-  private async recheck(generation: number, seen: string[]): Promise<void> {
-    const phase = this.phase;
-    if (phase.name !== 'contesting' || phase.round.generation !== generation) return;
+  private lookAgain(generation: number, seen: string[], until: number, look: number) {
+    const delay = Math.min(backoffDelay(look, 100, 1_000), Math.max(0, until - Date.now()));
+    return setTimeout(() => void this.recheck(generation, seen, until, look + 1), delay);
+  }
+
+  /** A describe that failed proves nothing: the members seen at the start count. */
+  private async recheck(generation: number, seen: string[], until: number, look: number) {
+    const contest = () => (this.phase.name === 'contesting' ? this.phase : undefined);
+    if (contest()?.round.generation !== generation) return;
     const now = await describeMembers(this.ctx, this.groupId);
-    // A describe that failed proves nothing: the members seen at the start count.
     const staying = now?.filter((id) => !this.ownMemberIds.has(id)) ?? seen;
-    this.decide({ kind: 'contest-ended', generation, staying });
+    const phase = contest();
+    if (phase?.round.generation !== generation) return;
+    if (staying.length > 0 && Date.now() < until)
+      phase.timer = this.lookAgain(generation, seen, until, look);
+    else this.decide({ kind: 'contest-ended', generation, staying });
   }
 
   /** Describes the group until it is decided; each finding goes to `decide`. */

@@ -64,7 +64,7 @@ export type MembershipEvent =
   /** What a verification of `generation` found. */
   | { kind: 'alone' | 'predecessor' | 'unverified'; generation: number }
   | { kind: 'collided'; generation: number; foreign: string[] }
-  /** A contest's grace ended; `staying`: the other members still there. */
+  /** A contest concluded (the others left, or its grace ended); `staying`: those still there. */
   | { kind: 'contest-ended'; generation: number; staying: string[] };
 
 export type Assignment = ReadonlyMap<string, readonly number[]>;
