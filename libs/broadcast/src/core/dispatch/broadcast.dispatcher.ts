@@ -213,19 +213,25 @@ export class BroadcastDispatcher {
   }
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {
-    const where = `${topic}[${partition}]@${record.offset}`;
-    const at = { topic, partition, offset: record.offset };
     if (!record.value || record.value.length === 0)
-      return this.skip(`${where} has an empty value`, at);
+      return this.skip(topic, partition, record, 'has an empty value');
     try {
       return JSON.parse(record.value.toString('utf8'));
     } catch (error) {
-      return this.skip(`${where} is not valid JSON (${errorMessage(error)})`, at);
+      return this.skip(topic, partition, record, `is not valid JSON (${errorMessage(error)})`);
     }
   }
 
-  private skip(reason: string, at: BroadcastLogFields): typeof SKIPPED {
+  /** Logs and counts a malformed record (its place is written out here, not for every record). */
+  private skip(
+    topic: string,
+    partition: number,
+    record: IncomingRecord,
+    what: string,
+  ): typeof SKIPPED {
     this.skipped++;
+    const reason = `${topic}[${partition}]@${record.offset} ${what}`;
+    const at: BroadcastLogFields = { topic, partition, offset: record.offset };
     this.logger.warn(`Skipped broadcast: ${reason}`, { ...at, reason });
     return SKIPPED;
   }
