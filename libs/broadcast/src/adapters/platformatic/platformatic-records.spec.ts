@@ -131,6 +131,13 @@ describe('incomingOf: the records of a batch as the engine receives them', () =>
       { offset: (2n ** 62n + 2n).toString(), timestamp: (2n ** 60n + 1n - 2n ** 61n).toString() },
     ]);
   });
+
+  it('is exact for a timestamp delta no double holds, even when the sum would fit one', () => {
+    const b = batch(0, 1, 1);
+    b.firstTimestamp = 2n ** 52n;
+    b.records[0]!.timestampDelta = -(2n ** 53n + 1n);
+    expect(incomingOf(b)(b.records[0]!).timestamp).toBe((2n ** 52n - 2n ** 53n - 1n).toString());
+  });
 });
 
 describe('firstDeltaFrom: the records of a batch already handed over', () => {

@@ -93,7 +93,12 @@ export function incomingOf(batch: RecordsBatch): ToIncoming {
     if (appendTime !== undefined) return appendTime;
     const delta = record.timestampDelta;
     if (delta === lastDelta) return lastTimestamp;
-    const sum = firstTimestamp === undefined ? undefined : firstTimestamp + Number(delta);
+    // Both terms exact, so a sum that is a safe integer is the exact one.
+    const exactDelta = Number(delta);
+    const sum =
+      firstTimestamp !== undefined && Number.isSafeInteger(exactDelta)
+        ? firstTimestamp + exactDelta
+        : undefined;
     lastTimestamp = Number.isSafeInteger(sum)
       ? String(sum)
       : (batch.firstTimestamp + delta).toString();
