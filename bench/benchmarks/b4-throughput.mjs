@@ -23,7 +23,7 @@ import { SIDES, fourSideRows, perSide, rotation, startRaw as startRawOn } from '
 
 export const id = '4';
 export const title = 'Dispatch throughput, one instance';
-const TOPIC = 'throughput';
+export const TOPIC = 'throughput';
 const BATCH = 1000;
 
 function buildBatches(total, tag) {
@@ -80,7 +80,11 @@ function makeGate() {
   return { promise, open };
 }
 
-async function measure({ ctx, prefix, total, variant, startConsumer }) {
+/**
+ * One run of one side. `hooks.released` / `hooks.drained` (optional, awaited) bracket the backlog
+ * drain: bench/ab-backlog.mjs profiles that window alone.
+ */
+export async function measure({ ctx, prefix, total, variant, startConsumer, hooks = {} }) {
   const kafka = rawKafka(ctx.brokers, 'bench-producer');
   const producer = rawProducer(kafka);
   await producer.connect();
@@ -94,12 +98,14 @@ async function measure({ ctx, prefix, total, variant, startConsumer }) {
     let cpu0;
     if (gate) {
       await waitFor(() => c.state.first !== undefined, 10_000, 5);
+      await hooks.released?.();
       cpu0 = process.cpuUsage();
       releasedAt = now();
       gate.open();
     }
     const complete = await waitFor(c.done, 120_000, 2);
     const cpu = cpu0 && process.cpuUsage(cpu0);
+    await hooks.drained?.();
     const from = releasedAt ?? c.state.first;
     const span = c.state.last - from;
     return {

@@ -33,7 +33,7 @@ if (side !== 'off' && side !== 'floor')
     },
     { traces: true, metrics: true },
   );
-const records = Array.from({ length: 1000 }, (_, i) => ({
+const templates = Array.from({ length: 1000 }, (_, i) => ({
   key: null,
   value: Buffer.from(`{"i":${i}}`),
   // parented: a traceparent as the engine's publisher writes it, 1 in 100 sampled.
@@ -43,10 +43,15 @@ const records = Array.from({ length: 1000 }, (_, i) => ({
       }
     : {},
   timestamp: String(Date.now()),
-  offset: String(i),
 }));
+// Offsets rise, as a partition's do: the dispatcher's guard refuses an offset it handed over
+// already (until 2026-12-04 they repeated every 1000, so all but the first 1000 were refused).
+let offset = 0;
 function round(n) {
-  for (let i = 0; i < n; i++) dispatcher.sink('p.otel', 0, records[i % 1000]);
+  for (let i = 0; i < n; i++) {
+    const t = templates[i % 1000];
+    dispatcher.sink('p.otel', 0, { ...t, offset: String(offset++) });
+  }
 }
 round(50_000); // warm up
 const cpu0 = process.cpuUsage();

@@ -160,6 +160,50 @@ describe('PlatformaticFetcher', () => {
     expect({ received, asked: asked.slice(0, 2) }).toEqual({ received: ['3'], asked: [0n, 3n] });
   });
 
+  it('a seek while a record is in the sink stops the hand-over there; the next Fetch reads from the seek', async () => {
+    const received: string[] = [];
+    const progress: string[] = [];
+    const { consumer, asked, push } = fakeConsumer([{ batches: [batch(0, 4)] }]);
+    let fetcher: PlatformaticFetcher | undefined;
+    const sink = (_t: string, _p: number, record: IncomingRecord) => {
+      received.push(record.offset);
+      if (record.offset === '1') fetcher!.seek(TOPIC, 0, '10');
+    };
+    fetcher = new PlatformaticFetcher(
+      consumer,
+      spec(received, { sink, progress: (_t, _p, next) => void progress.push(next) }),
+      10,
+    );
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    await until(() => asked.length === 2);
+    push({ batches: [batch(10, 1)] });
+    await until(() => received.length === 3);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+    expect({ received, asked: asked.slice(0, 2), progress }).toEqual({
+      received: ['0', '1', '10'],
+      asked: [0n, 10n],
+      progress: ['11'],
+    });
+  });
+
+  it('an answer that begins before the position (a whole batch) hands over from the position on', async () => {
+    const received: string[] = [];
+    const { consumer, push } = fakeConsumer([{ batches: [batch(0, 5)] }]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '3');
+    const running = fetcher.run();
+    await until(() => received.length === 2);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+    expect(received).toEqual(['3', '4']);
+  });
+
   it('OFFSET_OUT_OF_RANGE: the engine decides where the partition continues, nothing else resets it', async () => {
     const received: string[] = [];
     const { consumer, asked, push } = fakeConsumer([{ errorCode: 1 }, { batches: [batch(10, 1)] }]);

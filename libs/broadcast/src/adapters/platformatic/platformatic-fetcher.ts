@@ -1,5 +1,5 @@
 import type { ClusterMetadata, Consumer } from '@platformatic/kafka';
-import type { GroupConsumerSpec } from '../../interfaces/kafka-port.interface.js';
+import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
 import {
   type FetchResponse,
@@ -9,7 +9,7 @@ import {
   planFetch,
   type Requested,
 } from './platformatic-fetch-requests.js';
-import { batchEnd, committedBatches, toIncoming } from './platformatic-records.js';
+import { batchEnd, handOverRecords } from './platformatic-records.js';
 
 /** ListOffsets timestamps: the log start and the high watermark. */
 const EARLIEST = -2n;
@@ -21,6 +21,11 @@ interface Position {
   offset: bigint;
   /** Bumped by every seek: a hand-over whose partition was sought meanwhile stops there. */
   version: number;
+  /**
+   * Set once a seek put another position in its place: what a hand-over checks after every
+   * record, without building the partition's map key each time.
+   */
+  replaced: boolean;
 }
 
 /**
@@ -66,8 +71,10 @@ export class PlatformaticFetcher {
 
   seek(topic: string, partition: number, offset: string): void {
     const key = keyOf(topic, partition);
-    const version = (this.positions.get(key)?.version ?? 0) + 1;
-    this.positions.set(key, { offset: BigInt(offset), version });
+    const previous = this.positions.get(key);
+    if (previous) previous.replaced = true;
+    const version = (previous?.version ?? 0) + 1;
+    this.positions.set(key, { offset: BigInt(offset), version, replaced: false });
   }
 
   stop(): void {
@@ -152,24 +159,12 @@ export class PlatformaticFetcher {
     position: Position,
     generation: number,
   ): Promise<void> {
-    const stale = () =>
-      this.stopped || generation !== this.generation || position !== this.current(topic, partition);
+    const stale = () => this.stopped || generation !== this.generation || position.replaced;
     const batches = answer.records ?? [];
     const from = position.offset;
-    let timestamp: string | undefined;
-    for (const batch of committedBatches(batches, answer.abortedTransactions ?? [])) {
-      for (const record of batch.records) {
-        const offset = batch.firstOffset + BigInt(record.offsetDelta);
-        if (offset < from) continue;
-        if (stale()) return;
-        const incoming = toIncoming(batch, record, offset);
-        const pending = this.spec.sink(topic, partition, incoming);
-        if (pending) await pending;
-        if (stale()) return;
-        position.offset = offset + 1n;
-        timestamp = incoming.timestamp;
-      }
-    }
+    const sink = (record: IncomingRecord) => this.spec.sink(topic, partition, record);
+    const timestamp = await handOverRecords(answer, position, sink, stale);
+    if (stale()) return;
     // Markers and aborted records never reach the sink; the position still passes them.
     const last = batches[batches.length - 1];
     const next = last && batchEnd(last) > position.offset ? batchEnd(last) : position.offset;

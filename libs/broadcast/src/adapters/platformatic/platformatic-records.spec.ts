@@ -1,5 +1,12 @@
 import type { RecordsBatch } from '@platformatic/kafka';
-import { batchEnd, committedBatches, toIncoming } from './platformatic-records.js';
+import type { IncomingRecord } from '../../interfaces/kafka-port.interface.js';
+import {
+  batchEnd,
+  committedBatches,
+  firstDeltaFrom,
+  handOverRecords,
+  incomingOf,
+} from './platformatic-records.js';
 
 const TRANSACTIONAL = 0x10;
 const CONTROL = 0x20;
@@ -78,7 +85,7 @@ describe('committedBatches: what of a Fetch answer may reach the sink', () => {
   });
 });
 
-describe('toIncoming: the record as the engine receives it', () => {
+describe('incomingOf: the records of a batch as the engine receives them', () => {
   it('gives decimal strings, the create time, and repeated headers as a list', () => {
     const b = batch(41, 1, 1);
     b.records[0]!.headers = [
@@ -86,7 +93,7 @@ describe('toIncoming: the record as the engine receives it', () => {
       [Buffer.from('t'), Buffer.from('b')],
       [Buffer.from('u'), Buffer.from('c')],
     ];
-    expect(toIncoming(b, b.records[0]!, 41n)).toEqual({
+    expect(incomingOf(b)(b.records[0]!)).toEqual({
       key: null,
       value: Buffer.from('v41'),
       timestamp: '1000',
@@ -97,6 +104,91 @@ describe('toIncoming: the record as the engine receives it', () => {
 
   it('uses the batch max timestamp under LogAppendTime', () => {
     const b = batch(0, 1, 1, 0x08);
-    expect(toIncoming(b, b.records[0]!, 0n).timestamp).toBe('2000');
+    expect(incomingOf(b)(b.records[0]!).timestamp).toBe('2000');
+  });
+
+  it('gives each record its own offset and timestamp, a repeated timestamp delta included', () => {
+    const b = batch(7, 4, 1);
+    b.records[2]!.timestampDelta = 1n; // the same delta as the record before
+    const toIncoming = incomingOf(b);
+    const got = b.records.map((r) => toIncoming(r));
+    expect(got.map((r) => [r.offset, r.timestamp])).toEqual([
+      ['7', '1000'],
+      ['8', '1001'],
+      ['9', '1001'],
+      ['10', '1003'],
+    ]);
+  });
+
+  it('is exact beyond 2^53: offsets and timestamps as the client gives them, as BigInt', () => {
+    const b = batch(0, 2, 1);
+    b.firstOffset = 2n ** 62n + 1n;
+    b.firstTimestamp = 2n ** 60n + 1n;
+    b.records[1]!.timestampDelta = -(2n ** 61n);
+    const toIncoming = incomingOf(b);
+    expect(b.records.map((r) => toIncoming(r))).toMatchObject([
+      { offset: (2n ** 62n + 1n).toString(), timestamp: (2n ** 60n + 1n).toString() },
+      { offset: (2n ** 62n + 2n).toString(), timestamp: (2n ** 60n + 1n - 2n ** 61n).toString() },
+    ]);
+  });
+
+  it('is exact for a timestamp delta no double holds, even when the sum would fit one', () => {
+    const b = batch(0, 1, 1);
+    b.firstTimestamp = 2n ** 52n;
+    b.records[0]!.timestampDelta = -(2n ** 53n + 1n);
+    expect(incomingOf(b)(b.records[0]!).timestamp).toBe((2n ** 52n - 2n ** 53n - 1n).toString());
+  });
+});
+
+describe('firstDeltaFrom: the records of a batch already handed over', () => {
+  it('skips what lies before the position, all or nothing at the edges', () => {
+    const b = batch(10, 5, 1);
+    expect([5n, 10n, 12n, 14n, 15n, 99n].map((from) => firstDeltaFrom(b, from))).toEqual([
+      0, 0, 2, 4, 5, 5,
+    ]);
+  });
+});
+
+describe('handOverRecords: one partition answer to the sink', () => {
+  const answer = { records: [batch(0, 2, 1), batch(2, 3, 1)], abortedTransactions: [] };
+
+  it('hands over from the position on, in order, and sets the position past the last one', async () => {
+    const position = { offset: 1n };
+    const got: string[] = [];
+    const timestamp = await handOverRecords(
+      answer,
+      position,
+      (r) => void got.push(r.offset),
+      () => false,
+    );
+    expect({ got, position: position.offset, timestamp }).toEqual({
+      got: ['1', '2', '3', '4'],
+      position: 5n,
+      timestamp: '1002',
+    });
+  });
+
+  it('a sink that throws: the position stays past the records handed over before it', async () => {
+    const position = { offset: 0n };
+    const sink = (r: IncomingRecord) => {
+      if (r.offset === '3') return Promise.reject(new Error('sink failed'));
+    };
+    await expect(handOverRecords(answer, position, sink, () => false)).rejects.toThrow(
+      'sink failed',
+    );
+    expect(position.offset).toBe(3n);
+  });
+
+  it('stops as soon as stale() turns true, and leaves the record it was handing over uncounted', async () => {
+    const position = { offset: 0n };
+    const got: string[] = [];
+    await handOverRecords(
+      answer,
+      position,
+      (r) => void got.push(r.offset),
+      () => got.length >= 2,
+    );
+    // stale() turned true while '1' was in the sink: a seek replaced the position meanwhile.
+    expect({ got, position: position.offset }).toEqual({ got: ['0', '1'], position: 1n });
   });
 });

@@ -9,7 +9,7 @@ import type { BroadcastHandlerRegistry, RegisteredHandler } from './broadcast-ha
 import type { DispatchCounters, DispatcherWiring } from './dispatch-counters.js';
 import type { Admission, DispatchGate } from './dispatch-gate.js';
 import { HandlerCalls } from './handler-calls.js';
-import { isThenable, toMessage } from './incoming-message.js';
+import { isThenable, recordTime, toMessage } from './incoming-message.js';
 import { ReadPositions } from '../positions/read-positions.js';
 
 export type { DispatchCounters, DispatcherWiring } from './dispatch-counters.js';
@@ -143,7 +143,7 @@ export class BroadcastDispatcher {
     partition: number,
     record: IncomingRecord,
   ): void | Promise<void> {
-    const timestamp = Number(record.timestamp);
+    const timestamp = recordTime(record);
     // Date.now() only when the record could be the newest: the common path stays cheap.
     if (!(timestamp <= (this.newestTimestamp ?? -Infinity)))
       this.newestTimestamp = Math.min(timestamp, Date.now());
@@ -213,20 +213,23 @@ export class BroadcastDispatcher {
   }
 
   private parse(topic: string, partition: number, record: IncomingRecord): unknown {
-    const where = `${topic}[${partition}]@${record.offset}`;
-    const at = { topic, partition, offset: record.offset };
     if (!record.value || record.value.length === 0)
-      return this.skip(`${where} has an empty value`, at);
+      return this.skip(topic, partition, record.offset, 'has an empty value');
     try {
-      return JSON.parse(record.value.toString('utf8'));
+      // toString() without an encoding is UTF-8 and skips the encoding lookup.
+      return JSON.parse(record.value.toString());
     } catch (error) {
-      return this.skip(`${where} is not valid JSON (${errorMessage(error)})`, at);
+      const why = `is not valid JSON (${errorMessage(error)})`;
+      return this.skip(topic, partition, record.offset, why);
     }
   }
 
-  private skip(reason: string, at: BroadcastLogFields): typeof SKIPPED {
+  /** Logs and counts a malformed record (its place is written out here, not for every record). */
+  private skip(topic: string, partition: number, offset: string, what: string): typeof SKIPPED {
     this.skipped++;
-    this.logger.warn(`Skipped broadcast: ${reason}`, { ...at, reason });
+    const reason = `${topic}[${partition}]@${offset} ${what}`;
+    const at: BroadcastLogFields = { topic, partition, offset, reason };
+    this.logger.warn(`Skipped broadcast: ${reason}`, at);
     return SKIPPED;
   }
 

@@ -5,6 +5,23 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
+let lastTimestampText = '';
+let lastTimestamp = 0;
+
+/**
+ * A record's timestamp as a number. The records of one batch mostly share their timestamp text,
+ * so the last conversion is reused (a text to number conversion per record showed in the CPU
+ * profile of a backlog drain).
+ */
+export function recordTime(record: IncomingRecord): number {
+  const text = record.timestamp;
+  if (text !== lastTimestampText) {
+    lastTimestamp = Number(text);
+    lastTimestampText = text;
+  }
+  return lastTimestamp;
+}
+
 /** The message handlers get: the record decoded, its timestamp clamped (see the dispatcher). */
 export function toMessage(
   topic: string,
