@@ -37,7 +37,11 @@ export async function run(ctx) {
 
 async function runClient(ctx, client, prefix, repeats) {
   const n = 10;
-  await createTopics(ctx.brokers, [prefix + TOPIC, prefix + RECEIPTS_TOPIC, prefix + 'broadcast.heartbeat.v1']);
+  await createTopics(ctx.brokers, [
+    prefix + TOPIC,
+    prefix + RECEIPTS_TOPIC,
+    prefix + 'broadcast.heartbeat.v1',
+  ]);
   const dataSources = await Promise.all(Array.from({ length: n }, () => newDataSource()));
   const trace = receiptTrace({
     dataTopic: prefix + TOPIC,

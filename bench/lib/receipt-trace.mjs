@@ -11,7 +11,16 @@ export function receiptTrace({ dataTopic, receiptsTopic, publisherId }) {
   return {
     /** Starts timing one publish; `kind`: 'plain' or 'receipt'. */
     begin(kind) {
-      cur = { kind, t0: now(), fetched: {}, handled: {}, ackSend: {}, ackAcked: {}, ackFetched: {} };
+      cur = {
+        kind,
+        t0: now(),
+        fetched: {},
+        handled: {},
+        ackSend: {},
+        ackAcked: {},
+        ackFetched: {},
+        ackReads: 0,
+      };
     },
     /** Called by instance `id`'s handler. */
     handled(id) {
@@ -46,8 +55,12 @@ export function receiptTrace({ dataTopic, receiptsTopic, publisherId }) {
         spec.sink = (topic, partition, record) => {
           const c = cur;
           if (c && topic === dataTopic) c.fetched[id] ??= now();
-          else if (c && topic === receiptsTopic && id === publisherId && publisherKey.equals(record.key ?? Buffer.alloc(0)))
-            c.ackFetched[JSON.parse(record.value.toString('utf8')).i] ??= now();
+          else if (c && topic === receiptsTopic) {
+            // Every instance reads every acknowledgement; only the publisher keeps its own.
+            c.ackReads++;
+            if (id === publisherId && publisherKey.equals(record.key ?? Buffer.alloc(0)))
+              c.ackFetched[JSON.parse(record.value.toString('utf8')).i] ??= now();
+          }
           return sink(topic, partition, record);
         };
         return create(spec);
@@ -85,9 +98,13 @@ export function receiptTrace({ dataTopic, receiptsTopic, publisherId }) {
           handledToAckSend: each(r, (c) => perAck(c, (c, id) => c.ackSend[id] - c.handled[id])),
           ackSendToAcked: each(r, (c) => perAck(c, (c, id) => c.ackAcked[id] - c.ackSend[id])),
           ackSendToFetched: each(r, (c) => perAck(c, (c, id) => c.ackFetched[id] - c.ackSend[id])),
-          ackAckedToFetched: each(r, (c) => perAck(c, (c, id) => c.ackFetched[id] - c.ackAcked[id])),
+          ackAckedToFetched: each(r, (c) =>
+            perAck(c, (c, id) => c.ackFetched[id] - c.ackAcked[id]),
+          ),
         },
         lastAckFetchedToResolved: each(r, (c) => [c.resolved - last(c.ackFetched)]),
+        /** Acknowledgements handed to a sink, all instances together, per receipt. */
+        ackReadsPerReceipt: each(r, (c) => [c.ackReads]),
       };
     },
   };
