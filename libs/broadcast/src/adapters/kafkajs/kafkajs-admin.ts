@@ -2,7 +2,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { backoffDelay, pause } from '../../shared/async.utils.js';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
-import { listOccupiedGroups, LiveMembersReader } from './kafkajs-roster-members.js';
+import { listLiveMembers, listOccupiedGroups } from './kafkajs-roster-members.js';
 import {
   adminWithCluster,
   readHighWatermarks,
@@ -34,7 +34,6 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private readonly extras = new WeakMap<Admin, { cluster: AdminWithCluster['cluster'] }>();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
-  private readonly members = new LiveMembersReader();
 
   constructor(
     private readonly kafka: Kafka,
@@ -156,7 +155,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    return this.withAdmin((admin) => this.members.read(admin, groupPrefix));
+    return this.withAdmin((admin) => listLiveMembers(admin, groupPrefix));
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {

@@ -14,7 +14,7 @@ import {
   listsConsumerGroupApis,
 } from './platformatic-consumer-group-describe.js';
 import { deleteGroupRetrying } from './platformatic-group-delete.js';
-import { occupiedPoolGroups, PoolMembersReader } from './platformatic-roster-members.js';
+import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
 import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
 import { brokerState } from './platformatic-group-state.js';
@@ -33,7 +33,6 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
-  private readonly members = new PoolMembersReader();
   private probed = false;
   private listed: Promise<boolean> | undefined;
   private offered: Promise<boolean> | undefined;
@@ -207,7 +206,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
-    return this.members.read(this.admin, groupPrefix, kip848);
+    return poolMembers(this.admin, groupPrefix, kip848);
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {
