@@ -119,7 +119,7 @@ const report = {
       "benchmark 12 only: ours-platformatic with kafka.groupProtocol 'consumer' (KIP-848)",
     'R-platformatic-kip848':
       "benchmark 12 only: R-platformatic with groupProtocol 'consumer' (KIP-848)",
-    note: 'benchmarks 1-4 and 7 run all four sides, 12 (its own 3-node cluster with broker defaults) those four plus KIP-848 on @platformatic/kafka; 5, 6, 8 and 9 run ours on kafkajs only (see bench/README.md)',
+    note: 'benchmarks 1-4 and 7 run all four sides, 12 (its own 3-node cluster with broker defaults) those four plus KIP-848 on @platformatic/kafka; 5, 6 and 9 run ours on kafkajs only, 8 ours on each adapter against its own plain publish (see bench/README.md)',
   },
   benchmarks: {},
 };

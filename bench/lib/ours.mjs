@@ -49,7 +49,8 @@ export async function loadBuild(specifier) {
    * A BroadcastEngine with the defaults an application gets, except what `overrides` says.
    * `lock`: 'postgres' (needs `dataSource`) or 'none'. `client`: the adapter, 'kafkajs' or
    * 'platformatic' (the engine's `kafka.client` option). `kafka`: more of the engine's `kafka`
-   * options (for example `groupProtocol`).
+   * options (for example `groupProtocol`). `tap`: called with the (wrapped) adapter before the
+   * engine gets it, to time more of its calls (#8 traces sends and records with it).
    */
   function createEngine({
     brokers,
@@ -59,6 +60,7 @@ export async function loadBuild(specifier) {
     clientId = 'bench-ours',
     client = 'kafkajs',
     kafka = {},
+    tap,
     ...overrides
   }) {
     const recorder = newRecorder();
@@ -76,9 +78,9 @@ export async function loadBuild(specifier) {
             },
       ...overrides,
     };
-    const adapter = newAdapter(client, resolveBroadcastOptions(options));
+    const adapter = recorder.kafka(newAdapter(client, resolveBroadcastOptions(options)));
     const engine = new lib.BroadcastEngine(options, {
-      kafka: recorder.kafka(adapter),
+      kafka: tap ? tap(adapter) : adapter,
       logger: engineLogger,
     });
     recorders.set(engine, recorder);

@@ -84,11 +84,13 @@ describe.each(kafkaClients())('%s client', (client) => {
         const confirmed = await b.engine.publisher.publishAndConfirm(TOPIC, { id: 5 });
         expect(confirmed.ok).toEqual(['a', 'b', 'c']);
 
+        // Five receipts, three answers each; the publisher's own answer (a's for 1-4, b's for
+        // 5) is counted where it is, so only the other two went through the receipts topic.
         // Plain broadcasts ask for nothing: the receipts topic does not grow.
         const receiptsTopic = h.topic(RECEIPTS_TOPIC);
         await waitFor(() => [a, b, c].every((e) => e.payloads(TOPIC).length === 5));
         const acksBefore = await h.topicEnd(receiptsTopic);
-        expect(acksBefore).toBe(5 * 3);
+        expect(acksBefore).toBe(5 * 2);
         for (let n = 0; n < 20; n++) await publisher.publish(TOPIC, { id: 100 + n });
         await waitFor(() => [a, b, c].every((e) => e.payloads(TOPIC).length === 25));
         expect(await h.topicEnd(receiptsTopic)).toBe(acksBefore);
@@ -128,7 +130,8 @@ describe.each(kafkaClients())('%s client', (client) => {
       expect(receipt.expected).toEqual(['a']);
       expect(receipt.ok).toEqual(['a']);
       expect(receipt.failed).toEqual([]);
-      expect(await acks()).toBe(2);
+      // a's own answer is counted in a: the topic holds the late instance's only.
+      expect(await acks()).toBe(1);
     });
 
     it('an instance with receipts: false handles the message but is not expected and never answers', async () => {
@@ -149,7 +152,8 @@ describe.each(kafkaClients())('%s client', (client) => {
       expect(receipt.expected).toEqual(['a']);
       expect(receipt.ok).toEqual(['a']);
       await waitFor(() => quiet.payloads(TOPIC).length === 1);
-      expect(await h.topicEnd(h.topic(RECEIPTS_TOPIC))).toBe(1);
+      // quiet wrote nothing, and a's own answer never goes through the topic.
+      expect(await h.topicEnd(h.topic(RECEIPTS_TOPIC))).toBe(0);
       await expect(
         quiet.engine.publisher.publish(TOPIC, { id: 2 }, { receipts: true }),
       ).rejects.toThrow(/Receipts need/);

@@ -75,6 +75,25 @@ describe('ReceiptTracker', () => {
     expect((await publisher.expect('r4', 'news', [], 60_000)).expected).toEqual([]);
   });
 
+  it("counts the publisher's own answer at once, without sending it to the receipts topic", async () => {
+    const { publisher, receiver, deliver, sent } = pair();
+    const waiting = publisher.expect('r6', 'news', ['a', 'pub'], 60_000);
+    publisher.acknowledge('pub', 'r6', ['h: boom']);
+    expect(sent).toEqual([]);
+    receiver('a').acknowledge('pub', 'r6', []);
+    await Promise.resolve();
+    expect(sent.map((s) => s.records.length)).toEqual([1]);
+    deliver();
+    expect(await waiting).toMatchObject({
+      ok: ['a'],
+      failed: [{ instanceId: 'pub', errors: ['h: boom'] }],
+      missing: [],
+    });
+    // A late own answer (the receipt already resolved) is dropped like anyone's.
+    publisher.acknowledge('pub', 'r6', []);
+    expect(sent).toEqual([]);
+  });
+
   it('stop() resolves open receipts with what they have', async () => {
     const { publisher } = pair();
     const waiting = publisher.expect('r5', 'news', ['a'], 60_000);

@@ -109,6 +109,11 @@ export class ReceiptTracker {
       });
       return;
     }
+    this.count(ack);
+  }
+
+  /** Counts one answer to a receipt of ours. */
+  private count(ack: ReceiptAck): void {
     const pending = this.pending.get(ack.r);
     // Answers of instances that were not expected (ready after the publish) are not counted.
     if (!pending || !pending.waiting.delete(ack.i)) return;
@@ -118,10 +123,18 @@ export class ReceiptTracker {
     if (pending.waiting.size === 0) this.finish(ack.r);
   }
 
-  /** Receiver side: answers the publisher `to` (fire and forget; reading never waits for it). */
+  /**
+   * Receiver side: answers the publisher `to` (fire and forget; reading never waits for it). Our
+   * own message is counted here: its round trip through the receipts topic added one produce
+   * and, since every instance reads that topic, one fetch per instance of the fleet.
+   */
   acknowledge(to: string, receiptId: string, errors: readonly string[]): void {
     const ack: ReceiptAck = { r: receiptId, i: this.instanceId };
     if (errors.length > 0) ack.e = [...errors];
+    if (to === this.instanceId) {
+      this.count(ack);
+      return;
+    }
     this.send(this.topic, [{ key: to, value: JSON.stringify(ack) }]).catch((error: unknown) =>
       this.logger.warn(`Could not send a broadcast receipt to ${to}: ${errorMessage(error)}`, {
         to,
