@@ -4,7 +4,7 @@ import type {
   RecordSink,
 } from '../../interfaces/kafka-port.interface.js';
 import { asError, backoffDelay, pause } from '../../shared/async.utils.js';
-import { holdUntilProven } from './held-records.js';
+import { heldSink } from './held-records.js';
 import { describeMembers, logContest, seekAll } from './membership-calls.js';
 import {
   type MembershipContext,
@@ -240,15 +240,10 @@ export class GroupMembership implements GroupConsumerListener {
   }
 
   /** Records reach the handlers only once the reader adopted this membership (held-records). */
-  private readonly sink: RecordSink = (topic, partition, record) =>
-    // An adopted membership hands over at once; only a held record needs its HeldRecord (three
-    // closures per record were a visible share of the CPU per message of a backlog drain).
-    liveRound(this.phase)?.adopted
-      ? this.ctx.sink(topic, partition, record)
-      : holdUntilProven({
-          phase: () => this.phase,
-          deliver: () => this.ctx.sink(topic, partition, record),
-          seekBack: () =>
-            this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition)),
-        });
+  private readonly sink: RecordSink = heldSink(
+    () => this.phase,
+    (topic, partition, record) => this.ctx.sink(topic, partition, record),
+    (topic, partition) =>
+      this.consumer.seek(topic, partition, this.ctx.positionOf(topic, partition)),
+  );
 }

@@ -1,3 +1,4 @@
+import type { RecordSink } from '../../interfaces/kafka-port.interface.js';
 import { HOLD_MS, type MembershipPhase } from './membership.types.js';
 import { liveRound } from './membership-rounds.js';
 
@@ -35,4 +36,24 @@ export function holdUntilProven(record: HeldRecord): void | Promise<void> {
     if (proven && liveRound(now)?.adopted) return record.deliver();
     if (now.name !== 'leaving' && now.name !== 'stopped') record.seekBack();
   });
+}
+
+/**
+ * A membership's sink: an adopted membership hands each record over at once; only a record that
+ * must wait gets its HeldRecord (three closures per record were a visible share of the CPU per
+ * message of a backlog drain).
+ */
+export function heldSink(
+  phase: () => MembershipPhase,
+  deliver: RecordSink,
+  seekBack: (topic: string, partition: number) => void,
+): RecordSink {
+  return (topic, partition, record) =>
+    liveRound(phase())?.adopted
+      ? deliver(topic, partition, record)
+      : holdUntilProven({
+          phase,
+          deliver: () => deliver(topic, partition, record),
+          seekBack: () => seekBack(topic, partition),
+        });
 }
