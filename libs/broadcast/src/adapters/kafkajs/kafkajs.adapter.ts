@@ -34,6 +34,8 @@ export class KafkajsAdapter implements KafkaPort {
   private readonly producer = new RetiringProducer<Promise<Producer>>(
     () => this.connectedProducer(),
     (connecting) => connecting.then((p) => p.disconnect()),
+    // One at a time: kafkajs numbers a queued send only when it goes out (RetiringProducer).
+    true,
   );
   private readonly errors: KafkajsErrorClassifier;
   /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */

@@ -48,4 +48,21 @@ describe('RetiringProducer', () => {
     await retiring.send(async () => undefined);
     expect(made).toEqual([0, 1]);
   });
+
+  it('one at a time: a send queued behind one that fails goes out on a new producer', async () => {
+    const made: number[] = [];
+    const retiring = new RetiringProducer(
+      () => made.push(made.length) - 1,
+      async () => undefined,
+      true,
+    );
+    let fail!: (error: Error) => void;
+    const failing = retiring.send(() => new Promise((_, reject) => (fail = reject)));
+    const queued = retiring.send(async (p) => p);
+    await vi.waitFor(() => expect(fail).toBeDefined());
+    fail(new Error('gave up'));
+    await expect(failing).rejects.toThrow('gave up');
+    expect(await queued).toBe(1);
+    expect(made).toEqual([0, 1]);
+  });
 });

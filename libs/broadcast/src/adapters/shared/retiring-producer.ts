@@ -10,14 +10,32 @@ export class RetiringProducer<P> {
   private current: P | undefined;
   /** Sends under way per producer. */
   private readonly sending = new Map<P, number>();
+  /** The last send begun, when sends go one at a time. */
+  private last: Promise<unknown> = Promise.resolve();
 
+  /**
+   * @param oneAtATime each send begins once the one before settled, and on the producer current
+   *   then. For a client that queues concurrent sends inside one producer and numbers each only
+   *   when it goes out (kafkajs: a lock per broker from sequence number to answer): a send queued
+   *   behind one that failed would go out on the failed producer under the failed send's number,
+   *   and if that send had been written the broker drops it as a duplicate while answering
+   *   success (a publish acknowledged and never delivered).
+   */
   constructor(
     private readonly make: () => P,
     private readonly close: (producer: P) => Promise<void>,
+    private readonly oneAtATime = false,
   ) {}
 
   /** Runs `send` with the current producer (made when there is none). */
-  async send<R>(send: (producer: P) => Promise<R>): Promise<R> {
+  send<R>(send: (producer: P) => Promise<R>): Promise<R> {
+    if (!this.oneAtATime) return this.sendNow(send);
+    const turn = this.last.then(() => this.sendNow(send));
+    this.last = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async sendNow<R>(send: (producer: P) => Promise<R>): Promise<R> {
     const producer = (this.current ??= this.make());
     this.sending.set(producer, (this.sending.get(producer) ?? 0) + 1);
     try {
