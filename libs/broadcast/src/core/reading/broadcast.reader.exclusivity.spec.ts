@@ -10,6 +10,24 @@ import {
 } from '../../../spec-support/reader-harness.js';
 import { deferred } from '../../shared/async.utils.js';
 
+/**
+ * Starts the reader; once its first verification saw [ours, stranger] (ours is the leader, it
+ * joined first, and waits for the stranger), the stranger leaves.
+ */
+async function startWithStrangerLeaving(s: ReturnType<typeof fakeReader>): Promise<void> {
+  const describe = s.kafka.admin.describeGroup.bind(s.kafka.admin);
+  let described = 0;
+  s.kafka.admin.describeGroup = async (groupId) => {
+    const answer = await describe(groupId);
+    described++;
+    return answer;
+  };
+  const starting = s.reader.start();
+  await until(() => described >= 1, 'first verification');
+  s.kafka.expire('p.bc-0', 'stranger');
+  return starting;
+}
+
 describe('BroadcastReader: exclusivity before handlers', () => {
   it('holds records fetched before verification, and a refused candidate hands nothing over', async () => {
     const receivedAtRefusal: unknown[][] = [];
@@ -91,17 +109,7 @@ describe('BroadcastReader: exclusivity before handlers', () => {
     const s = fakeReaderOnceAt('joined', (s) => s.kafka.members('p.bc-0').add('stranger'), {
       contestGraceMs: 400,
     });
-    const describe = s.kafka.admin.describeGroup.bind(s.kafka.admin);
-    let described = 0;
-    s.kafka.admin.describeGroup = async (groupId) => {
-      const answer = await describe(groupId);
-      described++;
-      return answer;
-    };
-    const starting = s.reader.start();
-    // The first verification saw [ours, stranger]: ours is the leader (it joined first) and waits.
-    await until(() => described >= 1, 'first verification');
-    s.kafka.expire('p.bc-0', 'stranger');
+    const starting = startWithStrangerLeaving(s);
     await starting;
     expect(s.reader.groupId).toBe('p.bc-0');
     expect(s.kafka.consumers.map((c) => c.groupId)).toEqual(['p.bc-0']);
@@ -115,17 +123,7 @@ describe('BroadcastReader: exclusivity before handlers', () => {
     const s = fakeReaderOnceAt('joined', (s) => s.kafka.members('p.bc-0').add('stranger'), {
       contestGraceMs: 600_000,
     });
-    const describe = s.kafka.admin.describeGroup.bind(s.kafka.admin);
-    let described = 0;
-    s.kafka.admin.describeGroup = async (groupId) => {
-      const answer = await describe(groupId);
-      described++;
-      return answer;
-    };
-    const starting = s.reader.start();
-    // The first verification saw [ours, stranger]: ours is the leader (it joined first) and waits.
-    await until(() => described >= 1, 'first verification');
-    s.kafka.expire('p.bc-0', 'stranger');
+    const starting = startWithStrangerLeaving(s);
     await until(() => s.reader.status().state === 'ready', 'ready', 10_000);
     await starting;
     expect(s.reader.groupId).toBe('p.bc-0');
