@@ -3,10 +3,19 @@
 // records when it became ready, every record it handed to its handlers (per topic), what it
 // published on command, and the warnings the shapes' verdicts look at.
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const RUNNER = join(dirname(fileURLToPath(import.meta.url)), '../../test/support/faults/instance.mjs');
+const RUNNER = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../test/support/faults/instance.mjs',
+);
+/**
+ * SOAK_TRACE_DIR=<dir>: every incarnation runs with debug logs, and every line it prints goes
+ * to `<dir>/<slot>.<n>.log` (for finding out why a soak failed; off by default, it is a lot).
+ */
+const TRACE_DIR = process.env.SOAK_TRACE_DIR;
 
 export class Incarnation {
   events = 0;
@@ -40,6 +49,8 @@ export class Incarnation {
     this.name = slot.name;
     /** the process's own name: client id and PostgreSQL application_name `bcast-<slot>.<n>` */
     this.processName = config.name;
+    const trace = TRACE_DIR && join(TRACE_DIR, `${config.name}.log`);
+    if (trace) config = { ...config, debug: true };
     this.child = spawn(process.execPath, [RUNNER], {
       env: { ...process.env, BROADCAST_INSTANCE_CONFIG: JSON.stringify(config) },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -54,12 +65,16 @@ export class Incarnation {
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk) => {
       pending += chunk;
+      if (trace) appendFileSync(trace, chunk);
       for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
         this.#line(pending.slice(0, i));
         pending = pending.slice(i + 1);
       }
     });
-    this.child.stderr.on('data', (chunk) => this.errors.push(String(chunk).slice(0, 500)));
+    this.child.stderr.on('data', (chunk) => {
+      if (trace) appendFileSync(trace, `STDERR ${chunk}`);
+      this.errors.push(String(chunk).slice(0, 500));
+    });
     this.child.stdin.on('error', () => undefined); // writes to a process that just died
   }
 
