@@ -10,10 +10,13 @@ import type {
 import { backoffDelay, pause } from '../../shared/async.utils.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
 import {
+  type BrokerApi,
   describeConsumerGroup,
   listsConsumerGroupApis,
+  listsConsumerGroupApisIn,
 } from './platformatic-consumer-group-describe.js';
 import { deleteGroupRetrying } from './platformatic-group-delete.js';
+import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
 import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
 import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
@@ -24,7 +27,6 @@ const LATEST = -1n;
 const EARLIEST = -2n;
 /** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
 const READ_UNCOMMITTED = 0;
-const GROUP_KEY = 0;
 
 /** The group protocol the adapter's groups use, once 'auto' was resolved. */
 export type ResolvedGroupProtocol = 'classic' | 'consumer';
@@ -33,6 +35,8 @@ const LATEST_OFFSETS_ATTEMPTS = 5;
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
+  /** Found once per group, shared by the describes and the KIP-848 heartbeats. */
+  private readonly coordinators: PlatformaticCoordinators;
   private probed = false;
   private listed: Promise<boolean> | undefined;
   private offered: Promise<boolean> | undefined;
@@ -43,10 +47,14 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     private readonly admin: Admin,
     topicSettings: TopicSettings,
     private readonly errors: PlatformaticErrors,
-    /** One connection that the client does not retry (platformatic-connection-probe.ts). */
-    private readonly probe: () => Promise<void> = () => Promise.resolve(),
+    /**
+     * One connection that the client does not retry (platformatic-connection-probe.ts); its
+     * ApiVersions answer, when it gives one, saves listsConsumerProtocol() its own request.
+     */
+    private readonly probe: () => Promise<readonly BrokerApi[] | void> = () => Promise.resolve(),
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
+    this.coordinators = new PlatformaticCoordinators(admin);
   }
 
   /**
@@ -70,7 +78,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     this.offered ??= (async () => {
       if (!(await this.listsConsumerProtocol())) return false;
       try {
-        await describeConsumerGroup(this.admin, groupId);
+        await describeConsumerGroup(this.admin, groupId, this.coordinators);
         return true;
       } catch (error) {
         if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return false;
@@ -86,11 +94,12 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     this.consumerFirst = true;
   }
 
-  /** The group's coordinator (FindCoordinator), for the KIP-848 heartbeats. */
-  async coordinatorOf(groupId: string): Promise<{ host: string; port: number }> {
-    const [found] = await this.admin.findCoordinator({ keyType: GROUP_KEY, keys: [groupId] });
-    if (!found) throw new Error(`no coordinator for group ${groupId}`);
-    return { host: found.host, port: found.port };
+  /**
+   * The group's coordinator (FindCoordinator), for the KIP-848 heartbeats: the one the describes
+   * found, unless `fresh` (it moved).
+   */
+  coordinatorOf(groupId: string, fresh = false): Promise<BrokerAddress> {
+    return this.coordinators.of(groupId, fresh);
   }
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -98,7 +107,10 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     // a refused login, certificate or ACL is reported at once.
     return this.errors.untilReachable(
       async () => {
-        if (!this.probed) await this.probe();
+        if (!this.probed) {
+          const apis = await this.probe();
+          if (apis) this.listed ??= Promise.resolve(listsConsumerGroupApisIn(apis));
+        }
         this.probed = true;
         await this.topics.ensure(topics, signal);
       },
@@ -126,7 +138,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
    */
   async describeGroup(groupId: string): Promise<GroupDescription> {
     if (this.consumerFirst) {
-      const described = await describeConsumerGroup(this.admin, groupId);
+      const described = await describeConsumerGroup(this.admin, groupId, this.coordinators);
       if (described.kind === 'consumer')
         return {
           state: brokerState(described.state),
@@ -137,10 +149,12 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     const classic = await this.describeClassicGroup(groupId);
     if (classic.state !== 'Dead' || !(await this.listsConsumerProtocol().catch(() => false)))
       return classic;
-    const described = await describeConsumerGroup(this.admin, groupId).catch((error: unknown) => {
-      if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return undefined;
-      throw error;
-    });
+    const described = await describeConsumerGroup(this.admin, groupId, this.coordinators).catch(
+      (error: unknown) => {
+        if (hasProtocolError(error, 'UNSUPPORTED_VERSION')) return undefined;
+        throw error;
+      },
+    );
     if (described?.kind !== 'consumer') return classic;
     return {
       state: brokerState(described.state),
@@ -206,7 +220,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
-    return poolMembers(this.admin, groupPrefix, kip848);
+    return poolMembers(this.admin, groupPrefix, kip848, this.coordinators);
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {

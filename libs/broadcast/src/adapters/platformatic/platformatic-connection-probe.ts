@@ -1,4 +1,5 @@
 import { Admin, type BaseOptions } from '@platformatic/kafka';
+import type { BrokerApi } from './platformatic-consumer-group-describe.js';
 
 /**
  * One bootstrap connection (TCP, TLS, SASL, ApiVersions) made by a client that does not retry,
@@ -12,11 +13,13 @@ import { Admin, type BaseOptions } from '@platformatic/kafka';
  * the defaults) before the adapter saw it, and an unreachable broker took that long per attempt,
  * overshooting startupTimeoutMs. Through this probe the adapter sees the first failure and
  * decides itself: a refusal at once, an unreachable broker retried until startupTimeoutMs.
+ * Its ApiVersions answer is returned: the admin reads the KIP-848 APIs from it instead of asking
+ * again.
  */
-export async function probeConnection(options: BaseOptions): Promise<void> {
+export async function probeConnection(options: BaseOptions): Promise<BrokerApi[]> {
   const probe = new Admin({ ...options, clientId: `${options.clientId}-probe`, retries: 0 });
   try {
-    await probe.listApis();
+    return await probe.listApis();
   } finally {
     await probe.close().catch(() => undefined);
   }

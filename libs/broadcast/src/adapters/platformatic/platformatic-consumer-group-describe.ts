@@ -5,6 +5,7 @@ import {
   type Admin,
   type Reader,
 } from '@platformatic/kafka';
+import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
 
 /** A member of a KIP-848 consumer group, as ConsumerGroupDescribe lists it. */
 export interface ConsumerGroupMember {
@@ -27,7 +28,6 @@ export type ConsumerGroupDescription =
   | { kind: 'other'; message: string };
 
 const GROUP_ID_NOT_FOUND = 69;
-const GROUP_KEY = 0;
 /** KIP-848's APIs; v1 of the heartbeat (the member makes its own id) is Apache Kafka 4.0+. */
 const CONSUMER_GROUP_HEARTBEAT = 68;
 const CONSUMER_GROUP_DESCRIBE = 69;
@@ -38,11 +38,21 @@ const CONSUMER_GROUP_DESCRIBE = 69;
  * (Apache Kafka 4.4) still lists them and answers UNSUPPORTED_VERSION.
  */
 export async function listsConsumerGroupApis(admin: Admin): Promise<boolean> {
-  const apis = await admin.listApis();
+  return listsConsumerGroupApisIn(await admin.listApis());
+}
+
+/** The same, read from an ApiVersions answer already at hand (the connection probe's). */
+export function listsConsumerGroupApisIn(apis: readonly BrokerApi[]): boolean {
   return (
     apis.some((a) => a.apiKey === CONSUMER_GROUP_HEARTBEAT && a.maxVersion >= 1) &&
     apis.some((a) => a.apiKey === CONSUMER_GROUP_DESCRIBE)
   );
+}
+
+/** One API of an ApiVersions answer. */
+export interface BrokerApi {
+  apiKey: number;
+  maxVersion: number;
 }
 
 interface ParsedGroup {
@@ -121,17 +131,64 @@ const consumerGroupDescribe = createAPI<[string[], boolean], { groups: ParsedGro
  * ConsumerGroupDescribe of one group, sent to its coordinator through the admin's connections
  * (its Admin has no method for it). Classic DescribeGroups answers 'Dead' for these groups.
  */
-export async function describeConsumerGroup(
+export function describeConsumerGroup(
   admin: Admin,
   groupId: string,
+  coordinators: PlatformaticCoordinators = new PlatformaticCoordinators(admin),
 ): Promise<ConsumerGroupDescription> {
-  const [coordinator] = await admin.findCoordinator({ keyType: GROUP_KEY, keys: [groupId] });
-  if (!coordinator) throw new Error(`no coordinator found for group ${groupId}`);
-  const connection = await admin.connections.get({
-    host: coordinator.host,
-    port: coordinator.port,
+  return coordinators.request(groupId, async (coordinator) => {
+    const connection = await admin.connections.get(coordinator);
+    return describedGroup(groupId, await consumerGroupDescribe.async(connection, [groupId], false));
   });
-  const { groups } = await consumerGroupDescribe.async(connection, [groupId], false);
+}
+
+/**
+ * ConsumerGroupDescribe of several groups: one request per coordinator, naming all of its groups.
+ * A request that fails (one group's coordinator moved, say) is made again group by group, so one
+ * group's failure costs only that group: it is left out of the answer.
+ */
+export async function describeConsumerGroups(
+  admin: Admin,
+  groupIds: readonly string[],
+  coordinators: PlatformaticCoordinators,
+): Promise<Map<string, ConsumerGroupDescription>> {
+  const byCoordinator = new Map<string, { address: BrokerAddress; groupIds: string[] }>();
+  const described = new Map<string, ConsumerGroupDescription>();
+  const alone: string[] = [];
+  await Promise.all(
+    groupIds.map(async (groupId) => {
+      const address = await coordinators.of(groupId).catch(() => undefined);
+      if (!address) return void alone.push(groupId);
+      const key = `${address.host}:${address.port}`;
+      const batch = byCoordinator.get(key) ?? { address, groupIds: [] };
+      batch.groupIds.push(groupId);
+      byCoordinator.set(key, batch);
+    }),
+  );
+  await Promise.all(
+    [...byCoordinator.values()].map(async ({ address, groupIds: batch }) => {
+      try {
+        const connection = await admin.connections.get(address);
+        const answer = await consumerGroupDescribe.async(connection, batch, false);
+        for (const groupId of batch) described.set(groupId, describedGroup(groupId, answer));
+      } catch {
+        alone.push(...batch);
+      }
+    }),
+  );
+  await Promise.all(
+    alone.map(async (groupId) => {
+      const one = await describeConsumerGroup(admin, groupId, coordinators).catch(() => undefined);
+      if (one) described.set(groupId, one);
+    }),
+  );
+  return described;
+}
+
+function describedGroup(
+  groupId: string,
+  { groups }: { groups: ParsedGroup[] },
+): ConsumerGroupDescription {
   const group = groups.find((g) => g.groupId === groupId);
   if (!group || group.errorCode === GROUP_ID_NOT_FOUND)
     return { kind: 'other', message: group?.errorMessage ?? 'not found' };

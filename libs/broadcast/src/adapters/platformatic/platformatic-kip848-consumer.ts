@@ -16,8 +16,8 @@ import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js'
 export interface Kip848Deps {
   /** A client for metadata and fetches only: it never joins a group itself. */
   make: () => Consumer;
-  /** host and port of the group's coordinator (FindCoordinator). */
-  coordinatorOf: (groupId: string) => Promise<{ host: string; port: number }>;
+  /** The group's coordinator; `fresh`: ask the broker, the one known moved. */
+  coordinatorOf: (groupId: string, fresh: boolean) => Promise<{ host: string; port: number }>;
   timings: ConsumerTimings;
   logger: BroadcastLogger;
   errors: PlatformaticErrors;
@@ -140,7 +140,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
       consumer.clearMetadata();
       this.coordinatorAddress = undefined;
     }
-    const address = (this.coordinatorAddress ??= this.deps.coordinatorOf(this.groupId));
+    const address = (this.coordinatorAddress ??= this.deps.coordinatorOf(this.groupId, fresh));
     address.catch(() => (this.coordinatorAddress = undefined));
     return address.then((broker) => consumer.connections.get(broker));
   }

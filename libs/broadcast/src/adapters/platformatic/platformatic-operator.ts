@@ -35,7 +35,7 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   private reader: PlatformaticAdapter | undefined;
   private listsKip848: Promise<boolean> | undefined;
   private readonly errors: PlatformaticErrors;
-  private probed: Promise<void> | undefined;
+  private probed: Promise<unknown> | undefined;
 
   constructor(
     private readonly options: AdapterOptions,

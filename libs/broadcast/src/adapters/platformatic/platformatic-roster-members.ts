@@ -1,6 +1,7 @@
 import type { Admin } from '@platformatic/kafka';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
-import { describeConsumerGroup } from './platformatic-consumer-group-describe.js';
+import { describeConsumerGroups } from './platformatic-consumer-group-describe.js';
+import type { PlatformaticCoordinators } from './platformatic-coordinators.js';
 import { brokerState } from './platformatic-group-state.js';
 
 const POOL_GROUP = /-\d+$/;
@@ -14,6 +15,7 @@ export async function poolMembers(
   admin: Admin,
   groupPrefix: string,
   kip848: boolean,
+  coordinators: PlatformaticCoordinators,
 ): Promise<LiveGroupMember[]> {
   const listed = await admin.listGroups({
     types: kip848 ? ['classic', 'consumer'] : ['classic'],
@@ -39,12 +41,15 @@ export async function poolMembers(
     }
   }
   // KIP-848 members have no user data: this adapter sends the member info as their rack id.
-  for (const group of pool.filter((g) => g.groupType === 'consumer')) {
-    const described = await describeConsumerGroup(admin, group.id).catch(() => undefined);
-    if (described?.kind !== 'consumer') continue;
-    for (const m of described.members)
+  // One ConsumerGroupDescribe per coordinator for all its groups, not one per group in turn.
+  const kip848Groups = pool.filter((g) => g.groupType === 'consumer').map((g) => g.id);
+  const described = await describeConsumerGroups(admin, kip848Groups, coordinators);
+  for (const groupId of kip848Groups) {
+    const group = described.get(groupId);
+    if (group?.kind !== 'consumer') continue;
+    for (const m of group.members)
       members.push({
-        groupId: group.id,
+        groupId,
         memberId: m.memberId,
         topics: m.subscribedTopicNames,
         userData: m.rackId ?? undefined,

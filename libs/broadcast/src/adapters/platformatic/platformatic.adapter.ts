@@ -130,7 +130,7 @@ export class PlatformaticAdapter implements KafkaPort {
     return new PlatformaticKip848Consumer(spec, {
       // The client only fetches: it never joins (its KIP-848 join runs only inside its stream).
       make: () => this.consumerClient(spec.groupId),
-      coordinatorOf: (groupId) => this.admin.coordinatorOf(groupId),
+      coordinatorOf: (groupId, fresh) => this.admin.coordinatorOf(groupId, fresh),
       timings: this.options.consumer,
       logger: this.logger,
       errors: this.errors,
