@@ -14,6 +14,8 @@
 //   npm run build:lib && npm run soak -- --minutes 30 --seed 42 [--client platformatic] \
 //     [--out summary.json]
 //
+// SOAK_TRACE_DIR=<dir> keeps every incarnation's lines, debug logs included, in <dir>/<slot>.<n>.log.
+//
 // --client sets the engines' kafka.client (kafkajs or platformatic; default: the library's own
 // choice). The soak's own producers, admin and stray consumer stay on kafkajs: they are the
 // weather, not the subject.
