@@ -190,7 +190,10 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
       kafka: {
         brokers,
         clientId: `bench-instance-${args.mode}`,
-        ...(args.client !== 'kafkajs' && { client: args.client }),
+        // Always named: without it the library picks @platformatic/kafka when both are installed
+        // (since 2026-12-03), and the kafkajs rows of #7 measured that client (the full run of
+        // 2026-12-05: ours-kafkajs had ours-platformatic's RSS to the MiB).
+        client: args.client,
       },
       topicPrefix: args.prefix,
       lock: args.mode === 'lock' ? {} : false,

@@ -38,7 +38,9 @@ async function one(side, i) {
   } else {
     const engine = new BroadcastEngine(
       {
-        kafka: { brokers },
+        // kafkajs named: its requests are what request-counter.mjs counts (the default is
+        // @platformatic/kafka when both are installed).
+        kafka: { brokers, client: 'kafkajs' },
         topicPrefix: prefix,
         lock: side === 'postgres' ? {} : false,
         heartbeat: false,

@@ -38,7 +38,8 @@ async function window() {
 
 const engine = new BroadcastEngine(
   {
-    kafka: { brokers, clientId: 'idle-ours' },
+    // kafkajs named: request-counter.mjs counts its requests (the default is @platformatic/kafka).
+    kafka: { brokers, clientId: 'idle-ours', client: 'kafkajs' },
     topicPrefix: prefix,
     lock: false,
     ...(args['heartbeat-ms'] && { heartbeat: { intervalMs: Number(args['heartbeat-ms']) } }),

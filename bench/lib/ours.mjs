@@ -65,8 +65,8 @@ export async function loadBuild(specifier) {
   }) {
     const recorder = newRecorder();
     const options = {
-      // `client` only when not the default, so builds from before the option still accept it.
-      kafka: { brokers, clientId, ...(client !== 'kafkajs' && { client }), ...kafka },
+      // `client` always: the library's default is @platformatic/kafka when both are installed.
+      kafka: { brokers, clientId, client, ...kafka },
       topicPrefix: prefix,
       // The same provider the engine picks for a DataSource, wrapped for the phase marks.
       lock:
