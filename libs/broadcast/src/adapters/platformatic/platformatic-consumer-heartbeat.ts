@@ -56,6 +56,8 @@ export class ConsumerProtocolHeartbeat {
   /** When the last heartbeat the broker answered was sent, and the interval it asks for. */
   private answeredSentAt = 0;
   private intervalMs = 0;
+  /** How long the last answered heartbeat took, sent to answered. */
+  private roundTripMs = 0;
   private waiters: ((inGroup: boolean) => void)[] = [];
 
   constructor(private readonly spec: HeartbeatSpec) {}
@@ -136,7 +138,10 @@ export class ConsumerProtocolHeartbeat {
         null,
         owned,
       );
-      if (epoch !== LEAVE_EPOCH) this.answeredSentAt = sentAt;
+      if (epoch !== LEAVE_EPOCH) {
+        this.answeredSentAt = sentAt;
+        this.roundTripMs = Date.now() - sentAt;
+      }
       return response;
     });
   }
@@ -153,7 +158,20 @@ export class ConsumerProtocolHeartbeat {
     this.spec.assigned(this.memberId, this.owned);
     this.settle(true);
     // An assignment is acknowledged at once: the fetcher already reads exactly these.
-    this.schedule(next.length > 0 ? 0 : response.heartbeatIntervalMs);
+    this.schedule(next.length > 0 ? 0 : this.untilNextBeat());
+  }
+
+  /**
+   * When the next heartbeat goes: ahead of the end of the last answered one's interval, by a
+   * fifth of the interval or twice its round trip (at most half the interval), so that its answer
+   * is usually back before surelyInGroup() turns false. Sent a whole interval after the answer,
+   * as before 2026-12-05, every interval left a gap of a round trip and more in which records
+   * waited for the answer: the full bench's paired fan-out had 10 engines' p99 at 155 ms against
+   * 19 ms for raw consumers beside them.
+   */
+  private untilNextBeat(): number {
+    const lead = Math.min(this.intervalMs / 2, Math.max(this.intervalMs / 5, 2 * this.roundTripMs));
+    return Math.max(0, this.answeredSentAt + this.intervalMs - lead - Date.now());
   }
 
   private schedule(delayMs: number): void {
@@ -199,7 +217,7 @@ export class ConsumerProtocolHeartbeat {
       this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
     if (moved || epochMoved) this.spec.assigned(this.memberId, this.owned);
     this.settle(true);
-    this.schedule(moved ? 0 : response.heartbeatIntervalMs);
+    this.schedule(moved ? 0 : this.untilNextBeat());
   }
 
   /**
