@@ -1,4 +1,4 @@
-import type { Admin, ClusterMetadata } from '@platformatic/kafka';
+import type { Admin } from '@platformatic/kafka';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
 import type {
   DeleteGroupOutcome,
@@ -7,7 +7,6 @@ import type {
   OffsetBounds,
   TopicOffsets,
 } from '../../interfaces/kafka-port.interface.js';
-import { backoffDelay, pause } from '../../shared/async.utils.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
 import {
   type BrokerApi,
@@ -17,26 +16,21 @@ import {
 } from './platformatic-consumer-group-describe.js';
 import { deleteGroupRetrying } from './platformatic-group-delete.js';
 import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
+import { PlatformaticOffsets } from './platformatic-offsets.js';
 import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
 import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
 import { brokerState } from './platformatic-group-state.js';
 
-/** ListOffsets timestamps: the high watermark and the log start. */
-const LATEST = -1n;
-const EARLIEST = -2n;
-/** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
-const READ_UNCOMMITTED = 0;
-
 /** The group protocol the adapter's groups use, once 'auto' was resolved. */
 export type ResolvedGroupProtocol = 'classic' | 'consumer';
-const LATEST_OFFSETS_ATTEMPTS = 5;
 
 /** Admin operations the engine needs, over one @platformatic/kafka Admin (it connects lazily). */
 export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly topics: PlatformaticTopicSetup;
   /** Found once per group, shared by the describes and the KIP-848 heartbeats. */
   private readonly coordinators: PlatformaticCoordinators;
+  private readonly offsets: PlatformaticOffsets;
   private probed = false;
   private listed: Promise<boolean> | undefined;
   private offered: Promise<boolean> | undefined;
@@ -55,6 +49,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
     this.coordinators = new PlatformaticCoordinators(admin);
+    this.offsets = new PlatformaticOffsets(admin, errors);
   }
 
   /**
@@ -171,51 +166,16 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     };
   }
 
-  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const listed = await this.listOffsets(topics, () => LATEST);
-        return new Map(
-          [...listed].map(([topic, p]) => [
-            topic,
-            new Map([...p].map(([i, o]) => [i, o.toString()])),
-          ]),
-        );
-      } catch (error) {
-        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
-        const denied = this.errors.fatal(error, { ...operation, topics });
-        if (denied) throw denied;
-        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors.transient(error)) throw error;
-        this.admin.clearMetadata();
-        await pause(backoffDelay(attempt, 100, 1_000));
-      }
-    }
+  latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    return this.offsets.latest(topics);
   }
 
-  async offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
-    const [low, high] = await Promise.all([
-      this.listOffsets([topic], () => EARLIEST),
-      this.listOffsets([topic], () => LATEST),
-    ]);
-    const bounds = new Map<number, OffsetBounds>();
-    for (const [partition, offset] of high.get(topic) ?? [])
-      bounds.set(partition, {
-        low: (low.get(topic)?.get(partition) ?? 0n).toString(),
-        high: offset.toString(),
-      });
-    return bounds;
+  offsetBounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    return this.offsets.bounds(topic);
   }
 
-  async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
-    const [found, high] = await Promise.all([
-      this.listOffsets([topic], () => BigInt(timestamp)),
-      this.listOffsets([topic], () => LATEST),
-    ]);
-    const offsets = new Map<number, string>();
-    // -1: no record at or after the timestamp; the port promises the high watermark then.
-    for (const [partition, offset] of found.get(topic) ?? [])
-      offsets.set(partition, (offset >= 0n ? offset : high.get(topic)!.get(partition)!).toString());
-    return offsets;
+  offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    return this.offsets.forTimestamp(topic, timestamp);
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
@@ -230,27 +190,5 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 
   async disconnect(): Promise<void> {
     await this.admin.close();
-  }
-
-  /** Per topic, per partition: the offset ListOffsets answers for `at(partition)`. */
-  private async listOffsets(
-    topics: readonly string[],
-    at: (partition: number) => bigint,
-  ): Promise<Map<string, Map<number, bigint>>> {
-    const metadata: ClusterMetadata = await this.admin.metadata({ topics: [...topics] });
-    const request = topics.map((name) => ({
-      name,
-      partitions: Array.from(
-        { length: metadata.topics.get(name)?.partitionsCount ?? 0 },
-        (_, partitionIndex) => ({ partitionIndex, timestamp: at(partitionIndex) }),
-      ),
-    }));
-    const listed = await this.admin.listOffsets({
-      topics: request,
-      isolationLevel: READ_UNCOMMITTED,
-    });
-    return new Map(
-      listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
-    );
   }
 }

@@ -1,0 +1,88 @@
+import type { Admin, ClusterMetadata } from '@platformatic/kafka';
+import type { OffsetBounds, TopicOffsets } from '../../interfaces/kafka-port.interface.js';
+import { backoffDelay, pause } from '../../shared/async.utils.js';
+import type { PlatformaticErrors } from './platformatic-errors.js';
+
+/** ListOffsets timestamps: the high watermark and the log start. */
+const LATEST = -1n;
+const EARLIEST = -2n;
+/** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
+const READ_UNCOMMITTED = 0;
+const LATEST_OFFSETS_ATTEMPTS = 5;
+
+/** PlatformaticAdmin's offset reads: the start snapshot, a topic's bounds, offsets by time. */
+export class PlatformaticOffsets {
+  constructor(
+    private readonly admin: Admin,
+    private readonly errors: PlatformaticErrors,
+  ) {}
+
+  async latest(topics: readonly string[]): Promise<TopicOffsets> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const listed = await this.listOffsets(topics, () => LATEST);
+        return new Map(
+          [...listed].map(([topic, p]) => [
+            topic,
+            new Map([...p].map(([i, o]) => [i, o.toString()])),
+          ]),
+        );
+      } catch (error) {
+        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
+        const denied = this.errors.fatal(error, { ...operation, topics });
+        if (denied) throw denied;
+        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors.transient(error)) throw error;
+        this.admin.clearMetadata();
+        await pause(backoffDelay(attempt, 100, 1_000));
+      }
+    }
+  }
+
+  async bounds(topic: string): Promise<Map<number, OffsetBounds>> {
+    const [low, high] = await Promise.all([
+      this.listOffsets([topic], () => EARLIEST),
+      this.listOffsets([topic], () => LATEST),
+    ]);
+    const bounds = new Map<number, OffsetBounds>();
+    for (const [partition, offset] of high.get(topic) ?? [])
+      bounds.set(partition, {
+        low: (low.get(topic)?.get(partition) ?? 0n).toString(),
+        high: offset.toString(),
+      });
+    return bounds;
+  }
+
+  async forTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
+    const [found, high] = await Promise.all([
+      this.listOffsets([topic], () => BigInt(timestamp)),
+      this.listOffsets([topic], () => LATEST),
+    ]);
+    const offsets = new Map<number, string>();
+    // -1: no record at or after the timestamp; the port promises the high watermark then.
+    for (const [partition, offset] of found.get(topic) ?? [])
+      offsets.set(partition, (offset >= 0n ? offset : high.get(topic)!.get(partition)!).toString());
+    return offsets;
+  }
+
+  /** Per topic, per partition: the offset ListOffsets answers for `at(partition)`. */
+  private async listOffsets(
+    topics: readonly string[],
+    at: (partition: number) => bigint,
+  ): Promise<Map<string, Map<number, bigint>>> {
+    const metadata: ClusterMetadata = await this.admin.metadata({ topics: [...topics] });
+    const request = topics.map((name) => ({
+      name,
+      partitions: Array.from(
+        { length: metadata.topics.get(name)?.partitionsCount ?? 0 },
+        (_, partitionIndex) => ({ partitionIndex, timestamp: at(partitionIndex) }),
+      ),
+    }));
+    const listed = await this.admin.listOffsets({
+      topics: request,
+      isolationLevel: READ_UNCOMMITTED,
+    });
+    return new Map(
+      listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
+    );
+  }
+}
