@@ -25,6 +25,8 @@ const config = JSON.parse(process.argv[2]);
 /** The Kafka client of this fleet, ours and R alike: 'kafkajs' (default) or 'platformatic'. */
 const client = config.client ?? 'kafkajs';
 let requests = 0;
+/** FLEET_REQUEST_KINDS=1 (@platformatic/kafka): requests of the start by API key, for diagnosis. */
+const kinds = process.env.FLEET_REQUEST_KINDS ? new Map() : undefined;
 let kafkajs;
 if (client === 'kafkajs') {
   const require = createRequire(import.meta.url);
@@ -38,7 +40,10 @@ if (client === 'kafkajs') {
 } else {
   // @platformatic/kafka traces every request it sends on this channel (no import needed here).
   tracingChannel('plt:kafka:connections:api').subscribe({
-    start: () => requests++,
+    start(context) {
+      requests++;
+      if (kinds) kinds.set(context.apiKey, (kinds.get(context.apiKey) ?? 0) + 1);
+    },
     end() {},
     asyncStart() {},
     asyncEnd() {},
@@ -210,6 +215,7 @@ for await (const line of lines) {
   if (line === 'GO') {
     const cpu0 = cpuMs();
     const requests0 = requests;
+    kinds?.clear();
     const readyAt = await Promise.all(instances.map((x) => x.start().then(() => Date.now())));
     say('READY', {
       readyAt,
@@ -217,6 +223,7 @@ for await (const line of lines) {
       requests: requests - requests0,
       groups: instances.map((x) => x.groupId()),
       rssKiB: rssKiB(),
+      ...(kinds && { kinds: Object.fromEntries(kinds) }),
     });
   } else if (line === 'STATS') {
     say('STATS', {

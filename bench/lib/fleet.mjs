@@ -82,6 +82,11 @@ export async function prepareFleet({ n, processes, ...config }) {
       const readyAt = replies.flatMap((r) => r.readyAt);
       const groups = replies.flatMap((r) => r.groups);
       const cpuMs = replies.reduce((s, r) => s + r.cpuMs, 0);
+      const kinds = {};
+      for (const r of replies)
+        for (const [k, v] of Object.entries(r.kinds ?? {})) kinds[k] = (kinds[k] ?? 0) + v;
+      if (process.env.FLEET_REQUEST_KINDS)
+        process.stderr.write(`[fleet] start requests by kind: ${JSON.stringify(kinds)}\n`);
       return {
         allReadyMs: Math.max(...readyAt) - t0,
         readyMs: readyAt.map((t) => t - t0).sort((a, b) => a - b),

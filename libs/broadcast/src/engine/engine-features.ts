@@ -43,7 +43,11 @@ export class EngineFeatures {
     const heartbeatTopic = o.heartbeat ? o.topicPrefix + o.heartbeatTopic : undefined;
     this.newestHeartbeat = new NewestHeartbeat(heartbeatTopic, kafka.admin, logger);
     this.roster = new BroadcastRoster(
-      { topicPrefix: o.topicPrefix, intervalMs: o.roster.intervalMs },
+      {
+        topicPrefix: o.topicPrefix,
+        intervalMs: o.roster.intervalMs,
+        lookAtStart: o.instanceIdChosen,
+      },
       kafka.admin,
       logger,
     );

@@ -155,16 +155,15 @@ export async function describeConsumerGroups(
   const byCoordinator = new Map<string, { address: BrokerAddress; groupIds: string[] }>();
   const described = new Map<string, ConsumerGroupDescription>();
   const alone: string[] = [];
-  await Promise.all(
-    groupIds.map(async (groupId) => {
-      const address = await coordinators.of(groupId).catch(() => undefined);
-      if (!address) return void alone.push(groupId);
-      const key = `${address.host}:${address.port}`;
-      const batch = byCoordinator.get(key) ?? { address, groupIds: [] };
-      batch.groupIds.push(groupId);
-      byCoordinator.set(key, batch);
-    }),
-  );
+  const addresses = await coordinators.ofAll(groupIds);
+  for (const groupId of groupIds) {
+    const address = addresses.get(groupId);
+    if (!address) continue;
+    const key = `${address.host}:${address.port}`;
+    const batch = byCoordinator.get(key) ?? { address, groupIds: [] };
+    batch.groupIds.push(groupId);
+    byCoordinator.set(key, batch);
+  }
   await Promise.all(
     [...byCoordinator.values()].map(async ({ address, groupIds: batch }) => {
       try {
@@ -172,10 +171,14 @@ export async function describeConsumerGroups(
         const answer = await consumerGroupDescribe.async(connection, batch, false);
         for (const groupId of batch) described.set(groupId, describedGroup(groupId, answer));
       } catch {
+        // The coordinator may have moved: each group is described alone, at a freshly found
+        // one, once (a known coordinator would be tried once more).
+        for (const groupId of batch) coordinators.forget(groupId);
         alone.push(...batch);
       }
     }),
   );
+  // A group whose coordinator was not found is left out, as one whose describe fails alone.
   await Promise.all(
     alone.map(async (groupId) => {
       const one = await describeConsumerGroup(admin, groupId, coordinators).catch(() => undefined);

@@ -75,4 +75,40 @@ describe('PlatformaticCoordinators', () => {
     expect(await coordinators.of('g-1')).toEqual(A);
     expect(calls).toBe(2);
   });
+
+  it('finds the coordinators of several unknown groups with one request, and asks none it knows', async () => {
+    const asked: string[][] = [];
+    const admin = {
+      findCoordinator: ({ keys }: { keys: string[] }) => {
+        asked.push(keys);
+        return Promise.resolve(keys.map((key) => ({ key, nodeId: 1, ...A })));
+      },
+    } as unknown as Admin;
+    const coordinators = new PlatformaticCoordinators(admin);
+    await coordinators.of('g-1');
+    const found = await coordinators.ofAll(['g-1', 'g-2', 'g-3', 'g-4']);
+    expect([...found.keys()]).toEqual(['g-1', 'g-2', 'g-3', 'g-4']);
+    expect(asked).toEqual([['g-1'], ['g-2', 'g-3', 'g-4']]);
+    await coordinators.ofAll(['g-2', 'g-3']);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('asks group by group when a batch fails, and leaves out a group nobody could find', async () => {
+    const asked: string[][] = [];
+    const admin = {
+      findCoordinator: ({ keys }: { keys: string[] }) => {
+        asked.push(keys);
+        if (keys.length > 1 || keys[0] === 'g-3')
+          return Promise.reject(new Error('COORDINATOR_LOAD_IN_PROGRESS'));
+        return Promise.resolve([{ key: keys[0], nodeId: 1, ...B }]);
+      },
+    } as unknown as Admin;
+    const coordinators = new PlatformaticCoordinators(admin);
+    const found = await coordinators.ofAll(['g-1', 'g-2', 'g-3']);
+    expect(Object.fromEntries(found)).toEqual({ 'g-1': B, 'g-2': B });
+    expect(asked).toEqual([['g-1', 'g-2', 'g-3'], ['g-1'], ['g-2'], ['g-3']]);
+    // The failed lookup is not kept: the next caller asks again.
+    await coordinators.of('g-3').catch(() => undefined);
+    expect(asked).toHaveLength(5);
+  });
 });

@@ -637,6 +637,7 @@ describe('resolveBroadcastOptions', () => {
         replicationFactor: undefined,
       },
       instanceId: expect.stringMatching(/^.+-\d+-[0-9a-f]{6}$/),
+      instanceIdChosen: false,
       roster: { intervalMs: 3_000 },
       receipts: { topic: 'broadcast.receipts.v1' },
       replay: new Map(),

@@ -42,6 +42,8 @@ export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions, Resolv
   consumer: Required<NonNullable<BroadcastModuleOptions['consumer']>>;
   topics: { numPartitions: number; replicationFactor: number | undefined };
   instanceId: string;
+  /** The instanceId came from the options: only then can two live instances share it. */
+  instanceIdChosen: boolean;
 }
 
 /** Validates user options and fills in defaults; throws BroadcastOptionsError naming the option. */
@@ -106,6 +108,7 @@ export function resolveBroadcastOptions(options: BroadcastModuleOptions): Resolv
       options.instanceId === undefined
         ? defaultInstanceId()
         : nonEmptyName('instanceId', options.instanceId),
+    instanceIdChosen: options.instanceId !== undefined,
   };
 }
 

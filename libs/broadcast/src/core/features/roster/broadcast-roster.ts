@@ -13,6 +13,12 @@ export interface RosterSettings {
   topicPrefix: string;
   /** Poll period while running, in ms; 0: refreshed only on demand (receipts, refresh()). */
   intervalMs: number;
+  /**
+   * Look once at start for another live instance with this instance's id. Only a chosen id can
+   * be shared (the default one is random), and every look describes every pool group: a fleet
+   * of N starting together would describe N² groups for nothing.
+   */
+  lookAtStart?: boolean;
 }
 
 /** Called with the instance that joined or left. */
@@ -104,10 +110,11 @@ export class BroadcastRoster {
   start(): void {
     this.started = true;
     this.pollIfWanted();
-    // One look once ready, polling or not: another live instance with our id is warned about
-    // at once (see DuplicateInstanceIds). One ListGroups and DescribeGroups per start; the
-    // roster itself (and its join events) is left to the first use.
-    if (this.supported && !this.running) void this.read().catch(() => undefined);
+    // One look once ready, polling or not, when the instance id was chosen: another live
+    // instance with it is warned about at once (see DuplicateInstanceIds). One ListGroups and
+    // DescribeGroups per start; the roster itself (and its join events) is left to the first use.
+    if (this.settings.lookAtStart !== false && this.supported && !this.running)
+      void this.read().catch(() => undefined);
   }
 
   private demand(): void {
