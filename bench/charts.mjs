@@ -13,6 +13,7 @@ import { BENCH_DIR } from './lib/common.mjs';
 
 const SERIES = {
   lockfree: 'ours, lock-free',
+  'lockfree-x2': 'ours, lock-free, maxGroups 2N',
   postgres: 'ours, PostgreSQL locks',
   mariadb: 'ours, MariaDB locks',
   raw: 'R (raw client, random group)',

@@ -4,6 +4,7 @@
 //   node bench/benchmarks/b11-fleet.mjs --cluster=single|three --modes=lockfree,raw,postgres,mariadb
 //        --sizes=1,10,50,100,200 [--lock-sizes=200] [--processes=10] [--heartbeat-ms=2000] [--window-ms=12000]
 //        [--lockfree-max-groups=N]   (maxGroups for lock-free fleets; the engine's default otherwise)
+//        (mode lockfree-x2: a lock-free fleet of N with maxGroups 2N, the headroom GUIDE.md advises)
 //        [--client=kafkajs|platformatic] [--protocol=classic|consumer]   (ours and R alike)
 //        [--before-lib=path/to/esm/index.js]   (modes named <mode>-before run that build)
 //        [--lib=path/to/esm/index.js]   (the other modes of ours; default the built package)
@@ -63,7 +64,8 @@ async function measure({
   runId,
   maxGroups,
 }) {
-  const mode = label.replace(/-before$/, '');
+  // lockfree-x2: a lock-free fleet whose pool has twice its size (maxGroups 2N).
+  const mode = label.replace(/-before$/, '').replace(/-x2$/, '');
   const prefix = `${runId}-${label}-${n}-`;
   // All three topics an engine reads exist before the clock starts, for ours and R alike.
   await createTopics(cluster.brokers, engineTopics(prefix, 'events'));
@@ -211,9 +213,11 @@ async function main() {
             lib: args.lib && resolve(args.lib),
             runId,
             maxGroups:
-              mode.startsWith('lockfree') && args['lockfree-max-groups']
-                ? Number(args['lockfree-max-groups'])
-                : undefined,
+              mode === 'lockfree-x2'
+                ? 2 * n
+                : mode.startsWith('lockfree') && args['lockfree-max-groups']
+                  ? Number(args['lockfree-max-groups'])
+                  : undefined,
           });
           row.loadavg = machineInfo().loadavg;
           report.rows.push(row);

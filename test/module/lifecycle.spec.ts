@@ -53,7 +53,7 @@ function startApp(
 }
 
 describe.each(kafkaClients())('app lifecycle, %s client', (client) => {
-  it('app.close() leaves the group and frees the lock; the next app reuses the same id and group', async () => {
+  it('app.close() leaves and deletes the group and frees the lock; the next app reuses the same id and group', async () => {
     const h = useNestHarness('close-reuse', undefined, client);
     const probe = await pgClient();
     h.defer(() => probe.end());
@@ -78,12 +78,14 @@ describe.each(kafkaClients())('app lifecycle, %s client', (client) => {
 
     await h.close(a);
 
-    // Right after close: the group is empty (the member left, it did not just time out) ...
+    // Right after close: the group is gone (the member left, it did not just time out, and the
+    // engine deleted the empty group before it released the lock) ...
     expect(await h.describeGroup(groupA)).toMatchObject({
       groupId: groupA,
-      state: 'Empty',
+      state: 'Dead',
       members: [],
     });
+    expect(await h.groups()).toEqual([`${h.prefix}broadcastConsumer-0`]);
     // ... and the lock is free.
     expect(await heldLocks(probe, lockKey)).toEqual([
       { id: 0, applicationName: appName('reuse-holder') },
@@ -96,7 +98,7 @@ describe.each(kafkaClients())('app lifecycle, %s client', (client) => {
       lockId: n,
       groupId: groupA,
     });
-    expect(await h.groups()).toEqual(groupsBefore); // no new group
+    expect(await h.groups()).toEqual(groupsBefore); // the same id's group again, no other
     expect(await heldLocks(probe, lockKey)).toEqual([
       { id: 0, applicationName: appName('reuse-holder') },
       { id: n, applicationName: appName('reuse-b') },

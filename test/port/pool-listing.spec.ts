@@ -1,7 +1,9 @@
 /**
  * The pool listing a lock-free start reads before choosing a group (KafkaAdminPort.occupiedGroups),
  * on the real broker, through each adapter (kafkajs classic; @platformatic/kafka classic and
- * KIP-848): a group with a live member is listed, and once its member left it is not. The listing
+ * KIP-848): a group with a live member is listed, and once its engine stopped it is not (the
+ * engine deletes the group it left; kafkajs's listing, which has no group state, would still list
+ * an empty one). The listing
  * is only a hint for the choice; exclusivity is proven by the join (see faults-concurrent-starts).
  */
 import { resolveBroadcastOptions } from '../../libs/broadcast/src/core/options/broadcast-options.resolver.js';

@@ -45,8 +45,10 @@ export interface KafkaAdminPort {
   /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster), with their user data. */
   liveMembers(groupPrefix: string): Promise<LiveGroupMember[]>;
   /**
-   * The groups named `<groupPrefix>…` that have members now, from one listing. A hint for
-   * choosing a lock-free group: the engine never relies on it for exclusivity.
+   * The groups named `<groupPrefix>…` that have members now, from one listing (a client whose
+   * listing carries no group state may list empty ones too: describing them all would cost a
+   * request per group). A hint for choosing a lock-free group: the engine never relies on it for
+   * exclusivity.
    */
   occupiedGroups(groupPrefix: string): Promise<string[]>;
   disconnect(): Promise<void>;

@@ -37,16 +37,16 @@ export async function listLiveMembers(
 }
 
 /**
- * The consumer groups named `<groupPrefix>…` that have members: one ListGroups (one request per
- * broker) and, for the listed ones, one DescribeGroups per coordinator (kafkajs's listing carries
- * no group state, and an empty group lingers until its offsets expire).
+ * The consumer groups named `<groupPrefix>…` that may have members: one ListGroups (one request
+ * per broker). kafkajs's listing carries no group state, and describing every listed group to
+ * find the empty ones cost each lock-free draw a DescribeGroups and a FindCoordinator per group:
+ * a fleet of N starting together asked N² of them. A stopping instance deletes the group it left,
+ * so an empty group is now one whose member crashed; counted as taken, it is only tried later.
+ * The caller takes the answer as a hint (see occupiedPoolIds).
  */
 export async function listOccupiedGroups(admin: Admin, groupPrefix: string): Promise<string[]> {
   const { groups } = await admin.listGroups();
-  const ids = groups
+  return groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId);
-  if (ids.length === 0) return [];
-  const described = await admin.describeGroups(ids);
-  return described.groups.filter((g) => g.members.length > 0).map((g) => g.groupId);
 }

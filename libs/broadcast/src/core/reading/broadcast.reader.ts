@@ -15,6 +15,7 @@ import {
 } from './broadcast-reader.types.js';
 import { describeRefusal, GroupJoins } from './group-joins.js';
 import { GroupMembership } from './group-membership.js';
+import { deleteLeftGroup } from './left-group.js';
 import { LockWatch } from './lock-watch.js';
 import { ReaderAllocation } from './reader-allocation.js';
 import { ReaderProblem } from './reader-problem.js';
@@ -229,6 +230,9 @@ export class BroadcastReader {
     this.claim = undefined;
     if (!claim) return;
     await claim.membership.stop();
+    // Stopping (not moving away: then someone else may be in it): the group goes with us.
+    if (this.abort.signal.aborted)
+      await deleteLeftGroup(this.deps.kafka.admin, claim.groupId, this.deps.logger);
     await claim.lock.release();
   }
 
