@@ -61,9 +61,11 @@ describe('one start on @platformatic/kafka', () => {
     // One by the client's own DeleteGroups, one shared by the describes and the heartbeats.
     expect(count('FindCoordinator')).toBe(2);
     // The topic check (1), the pool listing (1, ListGroups first reads the brokers), the offsets
-    // snapshot (1, ListOffsets reads the leaders), the consumer's own (1), and the roster's first
-    // look, which begins as start() resolves (1, its ListGroups comes after).
+    // snapshot (1, the client's ListOffsets refreshes the leaders) and the consumer's own (1);
+    // room for one more (a refresh after a stale answer). The roster's look at start, which used
+    // to begin as start() resolved, now runs only for a chosen instanceId.
     expect(count('Metadata')).toBeLessThanOrEqual(5);
+    expect(count('ListGroups')).toBe(1);
     expect(engine.status().state).toBe('ready');
   });
 });
