@@ -134,6 +134,26 @@ describe.each(kafkaClients())('%s client', (client) => {
       expect(await acks()).toBe(1);
     });
 
+    it("an instance that joined after the roster's latest refresh is expected: a receipt looks at the broker itself", async () => {
+      // The roster polls once a minute: its view is whatever the first refresh saw.
+      const h = useEngineHarness('receipts-fresh', { roster: { intervalMs: 60_000 } }, client);
+      const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });
+      expect((await a.engine.roster.refresh()).map((i) => i.instanceId)).toEqual(['a']);
+      const lastRefreshAt = a.engine.roster.lastRefreshAt;
+      const b = await h.start({ lock: 'none', topics: [TOPIC], name: 'b' });
+      const receipt = await a.engine.publisher.publish(
+        TOPIC,
+        { id: 1 },
+        { receipts: { timeoutMs: 15_000 } },
+      );
+      expect(receipt.expected).toEqual(['a', 'b']);
+      expect(receipt.ok).toEqual(['a', 'b']);
+      await waitFor(() => b.payloads(TOPIC).length === 1);
+      // The receipt neither refreshed the roster nor waited for it.
+      expect(a.engine.roster.lastRefreshAt).toBe(lastRefreshAt);
+      expect(a.engine.roster.instances().map((i) => i.instanceId)).toEqual(['a']);
+    });
+
     it('an instance with receipts: false handles the message but is not expected and never answers', async () => {
       const h = useEngineHarness('receipts-off', undefined, client);
       const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });

@@ -3,8 +3,8 @@ import { BroadcastPublishError } from '../../errors/broadcast-publish.error.js';
 import { BroadcastValidationError } from '../../errors/broadcast-validation.error.js';
 import type { BroadcastReceipt } from '../../interfaces/broadcast-receipt.interface.js';
 import type { BroadcastRoster } from '../features/roster/broadcast-roster.js';
-import { type BroadcastTopic, topicName, validate } from '../broadcast-definition.js';
-import { BroadcastHeaders as H } from '../broadcast-headers.js';
+import { type BroadcastTopic, validate } from '../broadcast-definition.js';
+import { publishWithReceipt } from '../features/receipts/receipt-publish.js';
 import type { PublishOptions } from './publish-options.js';
 import type { ReceiptTracker } from '../features/receipts/receipt-tracker.js';
 import { targetHeaders, targets } from '../features/targeting/targeting.js';
@@ -69,22 +69,16 @@ export class PublishFeatures {
     const { receipts, roster } = this.deps;
     if (!receipts || !roster.supported) throw new Error(BroadcastMessages.receiptsUnsupported());
     if (!this.deps.reading()) throw new Error(BroadcastMessages.receiptsNeedReader(topic));
-    // A fresh look at the broker: the instances live now are the ones expected to answer.
-    const live = await roster.refresh();
-    const expected = live
-      .filter((i) => i.receipts && i.topics.includes(topic) && targets(options.to, except, i))
-      .map((i) => i.instanceId);
-    const unmatched = unmatchedTargets(options.to, live, topic);
-    this.unmatched.warn(topic, unmatched, expected.length > 0);
-    const id = receipts.newId();
-    const waiting = receipts.expect(id, topicName(topic), expected, timeoutMs, unmatched);
-    try {
-      await send({ ...headers, [H.receipt]: id, [H.from]: instanceId });
-    } catch (error) {
-      receipts.cancel(id);
-      throw error;
-    }
-    return waiting;
+    return publishWithReceipt(
+      {
+        instanceId,
+        roster,
+        receipts,
+        warnUnmatched: (name, unmatched, matchedAny) =>
+          this.unmatched.warn(name, unmatched, matchedAny),
+      },
+      { topic, to: options.to, except, timeoutMs, headers, send },
+    );
   }
 
   /**

@@ -11,7 +11,7 @@ import { decodeMemberInfo } from './member-info.js';
 
 export interface RosterSettings {
   topicPrefix: string;
-  /** Poll period while running, in ms; 0: refreshed only on demand (receipts, refresh()). */
+  /** Poll period while running, in ms; 0: refreshed only on demand (refresh()). */
   intervalMs: number;
   /**
    * Look once at start for another live instance with this instance's id. Only a chosen id can
@@ -46,8 +46,10 @@ export class BroadcastRoster {
   private demanded = false;
   private readonly abort = new AbortController();
   private readonly duplicates: DuplicateInstanceIds;
-  /** The latest look of recent(), which does not count as a refresh. */
+  /** The latest look of recent() or look(), which does not count as a refresh. */
   private looked: { at: number; instances: RosterInstance[] } | undefined;
+  /** The look begun in this turn of the event loop (see look()). */
+  private turnLook: Promise<readonly RosterInstance[]> | undefined;
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
@@ -93,6 +95,27 @@ export class BroadcastRoster {
     const { next, seenAt } = await this.read();
     this.looked = { at: seenAt, instances: [...next.values()] };
     return this.looked.instances;
+  }
+
+  /**
+   * A look at the broker begun now, for a receipt: the instances live as the broker answers it.
+   * Never one begun earlier (a refresh under way may have listed the groups before an instance
+   * that is ready by now had joined); the looks asked for in one turn of the event loop share
+   * one. It does not start the polling, nor change instances() or fire join and leave; recent()
+   * reuses it.
+   */
+  look(): Promise<readonly RosterInstance[]> {
+    if (this.turnLook) return this.turnLook;
+    const look = this.read().then(({ next, seenAt }) => {
+      const instances = [...next.values()];
+      if (!this.looked || this.looked.at <= seenAt) this.looked = { at: seenAt, instances };
+      return instances;
+    });
+    this.turnLook = look;
+    setImmediate(() => {
+      if (this.turnLook === look) this.turnLook = undefined;
+    });
+    return look;
   }
 
   /** Asks the broker now; concurrent callers share one request. */

@@ -1,0 +1,69 @@
+import type { BroadcastReceipt } from '../../../interfaces/broadcast-receipt.interface.js';
+import type { RosterInstance } from '../../../interfaces/broadcast-roster.interface.js';
+import { BroadcastHeaders as H } from '../../broadcast-headers.js';
+import type { BroadcastRoster } from '../roster/broadcast-roster.js';
+import { type BroadcastTarget, targets } from '../targeting/targeting.js';
+import { unmatchedTargets } from '../targeting/unmatched-targets.js';
+import type { ReceiptTracker } from './receipt-tracker.js';
+
+/** What a publish with receipts needs beyond Kafka. */
+export interface ReceiptPublishParts {
+  instanceId: string;
+  roster: BroadcastRoster;
+  receipts: ReceiptTracker;
+  /** Warns about names in `to` that no live instance reading the topic has. */
+  warnUnmatched: (topic: string, unmatched: readonly string[], matchedAny: boolean) => void;
+}
+
+/** One publish with receipts: the message to send and whom it targets. */
+export interface ReceiptPublishRequest {
+  /** Logical topic. */
+  topic: string;
+  to: BroadcastTarget | undefined;
+  /** Our own instance id with `exceptSelf`. */
+  except: string | undefined;
+  timeoutMs: number;
+  headers: Record<string, string> | undefined;
+  /** Sends the message with these headers; resolves on the broker's acknowledgement. */
+  send: (headers: Record<string, string>) => Promise<void>;
+}
+
+/**
+ * Publishes with a receipt. The instances expected to answer are those a look at the broker,
+ * begun for this publish and answered before the message is sent, finds live (the pool groups'
+ * members), reading the topic, answering receipts and targeted. Before the send, because that
+ * is what makes a receipt sound: an instance listed then had joined its group, so had taken its
+ * start offsets, before the message was written, and will read it. Begun for this publish (not
+ * a refresh already under way) so that every instance ready when publish() was called is listed.
+ * Resolves as ReceiptTracker.expect().
+ */
+export async function publishWithReceipt(
+  parts: ReceiptPublishParts,
+  request: ReceiptPublishRequest,
+): Promise<BroadcastReceipt> {
+  const { instanceId, roster, receipts } = parts;
+  const { topic } = request;
+  const live = await roster.look();
+  const expected = expectedOf(live, request);
+  const unmatched = unmatchedTargets(request.to, live, topic);
+  parts.warnUnmatched(topic, unmatched, expected.length > 0);
+  const id = receipts.newId();
+  const waiting = receipts.expect(id, topic, expected, request.timeoutMs, unmatched);
+  try {
+    await request.send({ ...request.headers, [H.receipt]: id, [H.from]: instanceId });
+  } catch (error) {
+    receipts.cancel(id);
+    throw error;
+  }
+  return waiting;
+}
+
+/** The instance ids that read `topic`, answer receipts and are targeted. */
+function expectedOf(live: readonly RosterInstance[], request: ReceiptPublishRequest): string[] {
+  return live
+    .filter(
+      (i) =>
+        i.receipts && i.topics.includes(request.topic) && targets(request.to, request.except, i),
+    )
+    .map((i) => i.instanceId);
+}
