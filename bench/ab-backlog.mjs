@@ -7,14 +7,14 @@
 // until the whole backlog is in the log).
 //
 //   node bench/ab-backlog.mjs --before-lib=<index.js of the other build> [--reps=6] [--messages=100000]
-//        [--out=bench/results/ab-backlog-cpu.json]
+//        [--out=.cache/bench/ab-backlog-cpu.json]
 //   node bench/ab-backlog.mjs --profile=after [--messages=200000] [--before-lib=...]
 //        one run of that side with the V8 CPU profiler on for the drain alone
 //        (writes .cache/profiles/backlog-<side>.cpuprofile; nothing else)
 import os from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TOPIC, measure } from './benchmarks/b4-throughput.mjs';
@@ -35,7 +35,7 @@ const { values: args } = parseArgs({
     reps: { type: 'string', default: '6' },
     messages: { type: 'string', default: '100000' },
     profile: { type: 'string' },
-    out: { type: 'string', default: 'bench/results/ab-backlog-cpu.json' },
+    out: { type: 'string', default: '.cache/bench/ab-backlog-cpu.json' },
   },
 });
 const before = args['before-lib']
@@ -162,6 +162,7 @@ try {
       samples,
     };
     console.log(JSON.stringify({ cpu, rate, rows }, null, 1));
+    mkdirSync(dirname(args.out), { recursive: true });
     writeFileSync(args.out, JSON.stringify(out, null, 1) + '\n');
     console.log(`wrote ${args.out}`);
   }

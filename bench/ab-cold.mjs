@@ -9,9 +9,10 @@
 // "RSS above its own import" (as benchmark 7).
 //
 //   node bench/ab-cold.mjs --before-lib=<index.js of the other build> [--reps=8] [--idle-ms=2000]
-//                          [--out=bench/results/ab-client-preload.json]
+//                          [--out=.cache/bench/ab-client-preload.json]
 import os from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTopics, findBroker, libraryRevision, machineInfo, newRunId } from './lib/common.mjs';
 import { cleanupPrefix, ratio, round, sleep, summary } from './lib/common.mjs';
@@ -22,7 +23,7 @@ const { values: args } = parseArgs({
     'before-lib': { type: 'string' },
     reps: { type: 'string', default: '8' },
     'idle-ms': { type: 'string', default: '2000' },
-    out: { type: 'string', default: 'bench/results/ab-client-preload.json' },
+    out: { type: 'string', default: '.cache/bench/ab-client-preload.json' },
   },
 });
 if (!args['before-lib']) throw new Error('usage: node bench/ab-cold.mjs --before-lib=<index.js>');
@@ -33,16 +34,21 @@ const engineEntry = { BENCH_LIB: 'libs/broadcast/dist/esm/engine.js' };
 const SIDES = {
   R: { mode: 'raw', ref: 'import-platformatic' },
   'before-lockfree': { mode: 'lockfree', env: before, ref: 'import-lib-platformatic' },
-  'after-lockfree': { mode: 'lockfree', ref: 'import-lib-platformatic' },
+  // The package barrel (with the Nest module), as a Nest app imports it.
+  'after-lockfree': {
+    mode: 'lockfree',
+    extraArgs: ['--entry=index'],
+    ref: 'import-lib-platformatic',
+  },
   'after-lockfree-engine-entry': {
     mode: 'lockfree',
     env: engineEntry,
     ref: 'import-engine-entry-platformatic',
   },
   'before-lock-engine-first': { mode: 'lock', env: before, extraArgs: ['--engine-first'] },
-  'after-lock-engine-first': { mode: 'lock', extraArgs: ['--engine-first'] },
+  'after-lock-engine-first': { mode: 'lock', extraArgs: ['--engine-first', '--entry=index'] },
   'import-platformatic': { mode: 'import-platformatic' },
-  'import-lib-platformatic': { mode: 'import-lib-platformatic' },
+  'import-lib-platformatic': { mode: 'import-lib-platformatic', extraArgs: ['--entry=index'] },
   'import-engine-entry-platformatic': { mode: 'import-lib-platformatic', env: engineEntry },
 };
 const names = Object.keys(SIDES);
@@ -57,7 +63,13 @@ const samples = Object.fromEntries(names.map((n) => [n, []]));
  * topics, which every later start of either build only checks. */
 async function warmUp() {
   for (const mode of ['lockfree', 'raw']) {
-    const child = spawnInstance({ mode, brokers, prefix, client: 'platformatic' });
+    const child = spawnInstance({
+      mode,
+      brokers,
+      prefix,
+      client: 'platformatic',
+      extraArgs: mode === 'lockfree' ? ['--entry=index'] : [],
+    });
     await child.ready.finally(() => child.proc.kill('SIGTERM'));
     await child.exited;
   }
@@ -134,6 +146,7 @@ const result = {
   },
   samples,
 };
+mkdirSync(dirname(args.out), { recursive: true });
 writeFileSync(args.out, `${JSON.stringify(result, null, 2)}\n`);
 const fmt = (s) => `${s.min} / ${s.median} / ${s.max}`;
 for (const n of names)

@@ -7,7 +7,7 @@
 //
 //   node bench/ab-publish.mjs --a=<a>/dist/esm/index.js --b=<b>/dist/esm/index.js [--label=name] [--reps=5]
 //
-// Writes bench/results/ab-<label>.json.
+// Writes .cache/bench/ab-<label>.json.
 import { cleanupPrefix, libraryRevision, machineInfo, now, ratio, summary } from './lib/common.mjs';
 import { AB_TOPIC as TOPIC, startAbRun, writeResults } from './lib/ab-runs.mjs';
 

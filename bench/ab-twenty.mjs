@@ -6,7 +6,7 @@
 //
 //   node bench/ab-twenty.mjs --a=<copy-a>/esm/index.js --b=<copy-b>/esm/index.js [--label=name] [--reps=6]
 //
-// Writes bench/results/ab-twenty-<label>.json.
+// Writes .cache/bench/ab-twenty-<label>.json.
 import {
   cleanupPrefix,
   libraryRevision,

@@ -4,7 +4,7 @@
 //
 //   node bench/ab.mjs --a=path/to/a/dist/esm/index.js --b=path/to/b/dist/esm/index.js [--label=name] [--reps=20] [--twenty=3]
 //
-// Writes bench/results/ab-<label>.json (raw samples and the phase breakdown of each build).
+// Writes .cache/bench/ab-<label>.json (raw samples and the phase breakdown of each build).
 import {
   cleanupPrefix,
   libraryRevision,

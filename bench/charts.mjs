@@ -3,7 +3,7 @@
 // to SVG in Node, no browser or canvas): time to all-ready, client CPU per start, heartbeats per
 // interval and memory per instance against N, ours and R.
 //
-//   node bench/charts.mjs [--out-dir=dir] [bench/results/fleet-single.json ...]
+//   node bench/charts.mjs [--out-dir=dir] [bench/results/fleet-….json ...]  (default: the two BENCHMARKS.md shows)
 //        -> bench/results/charts/*.svg (or dir/*.svg)
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -51,7 +51,9 @@ async function render(spec) {
 
 const outArg = process.argv.find((a) => a.startsWith('--out-dir='));
 const files = process.argv.slice(2).filter((a) => a !== outArg);
-if (files.length === 0) files.push(join(BENCH_DIR, 'results', 'fleet-single.json'));
+if (files.length === 0)
+  for (const name of ['fleet-platformatic-consumer.json', 'fleet-kafkajs-classic.json'])
+    files.push(join(BENCH_DIR, 'results', name));
 const outDir = outArg
   ? resolve(outArg.slice('--out-dir='.length))
   : join(BENCH_DIR, 'results', 'charts');

@@ -8,11 +8,17 @@
 //   lockfree  BroadcastEngine, lock: false
 //   raw       baseline R: a raw consumer with a fresh random group `<prefix>svc-<uuid>`
 //   bare      nothing but Node itself (memory reference)
-//   import-lib / import-kafkajs / import-platformatic   Node after importing nestjs-kafka-broadcast /
-//             kafkajs / @platformatic/kafka, idle (memory references)
+//   import-lib / import-kafkajs / import-platformatic   Node after importing the library (its entry,
+//             see --entry) / kafkajs / @platformatic/kafka, idle (memory and import references)
 //   import-lib-kafkajs / import-lib-platformatic   Node after importing the library and that client
 //             (what an engine on that client has loaded once started: ours' own import)
 //
+//   --entry   the library entry ours imports: `engine` (default; `nestjs-kafka-broadcast/engine`,
+//             no NestJS, what a process without Nest imports, as R's has no Nest either) or
+//             `index` (the package barrel with the Nest module, which loads @nestjs/*).
+//             BENCH_LIB=<path to a build's entry .js> overrides both.
+//   --datasource  raw: open the same TypeORM DataSource as lock mode before the consumer starts,
+//             as an app with TypeORM has it (the lock-mode process-cold comparison, benchmark 7)
 //   --gap-ms  ours: ms between registering the handler and start() (an app's other init)
 //   --engine-first  lock mode: build the engine before the DataSource connects, as the Nest module
 //             does (its engine provider is made beside TypeORM's; the DataSource is found at start)
@@ -40,6 +46,8 @@ const { values: args } = parseArgs({
     // modules' init), in ms; 0 starts at once, as before.
     'gap-ms': { type: 'string', default: '0' },
     'engine-first': { type: 'boolean', default: false },
+    entry: { type: 'string', default: 'engine' },
+    datasource: { type: 'boolean', default: false },
   },
 });
 const sessionTimeoutMs = Number(args['session-timeout']);
@@ -67,11 +75,26 @@ process.on('SIGTERM', async () => {
 });
 
 const brokers = args.brokers?.split(',');
-/** The built package, or BENCH_LIB (another build's index.js) for an A/B of a library change. */
+/** The built package's entry (--entry), or BENCH_LIB (another build's entry) for an A/B. */
 function libSpecifier() {
-  return process.env.BENCH_LIB
-    ? pathToFileURL(resolve(process.env.BENCH_LIB)).href
-    : 'nestjs-kafka-broadcast';
+  if (process.env.BENCH_LIB) return pathToFileURL(resolve(process.env.BENCH_LIB)).href;
+  if (args.entry === 'index') return 'nestjs-kafka-broadcast';
+  if (args.entry === 'engine') return 'nestjs-kafka-broadcast/engine';
+  throw new Error(`unknown --entry ${args.entry}`);
+}
+/** The TypeORM DataSource of lock mode (and of raw --datasource), initialized unless `later`. */
+async function openDataSource(later = false) {
+  const { DataSource } = await import('typeorm');
+  const dataSource = new DataSource({
+    type: 'postgres',
+    host: process.env.PGHOST ?? '127.0.0.1',
+    port: Number(process.env.PGPORT ?? 5432),
+    username: process.env.PGUSER ?? 'postgres',
+    database: process.env.PGDATABASE ?? 'test',
+    extra: { max: 4 },
+  });
+  if (!later) await dataSource.initialize();
+  return dataSource;
 }
 const t0 = performance.now();
 /** The process's CPU time so far (user + system), ms: what its imports and start cost, load aside. */
@@ -94,6 +117,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   setInterval(() => {}, 1 << 30);
 } else if (args.mode === 'raw' && args.client === 'platformatic') {
   // R on @platformatic/kafka, as bench/lib/raw-platformatic.mjs builds it.
+  const dataSource = args.datasource ? await openDataSource() : undefined;
   const { randomUUID } = await import('node:crypto');
   const { Consumer } = await import('@platformatic/kafka');
   const groupId = `${args.prefix}svc-${randomUUID()}`;
@@ -111,7 +135,10 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   });
   let memberId;
   consumer.on('consumer:group:join', (payload) => (memberId = payload.memberId));
-  stop = () => consumer.close(true);
+  stop = async () => {
+    await consumer.close(true);
+    await dataSource?.destroy();
+  };
   const started = performance.now();
   const stream = await consumer.consume({
     topics: [args.prefix + args.topic],
@@ -126,6 +153,7 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   );
   for await (const message of stream) say(`GOT ${message.value.toString('utf8')}`);
 } else if (args.mode === 'raw') {
+  const dataSource = args.datasource ? await openDataSource() : undefined;
   const { randomUUID } = await import('node:crypto');
   const { default: kafkajs } = await import('kafkajs');
   const kafka = new kafkajs.Kafka({
@@ -156,7 +184,10 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
       `READY ${JSON.stringify({ mode: 'raw', groupId, memberId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000, cpuMs: cpuMs() })}`,
     );
   });
-  stop = () => consumer.disconnect();
+  stop = async () => {
+    await consumer.disconnect();
+    await dataSource?.destroy();
+  };
   const started = performance.now();
   await consumer.connect();
   await consumer.subscribe({
@@ -170,18 +201,9 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   const { BroadcastEngine } = await import(libSpecifier());
   let dataSource;
   if (args.mode === 'lock') {
-    const { DataSource } = await import('typeorm');
-    dataSource = new DataSource({
-      type: 'postgres',
-      host: process.env.PGHOST ?? '127.0.0.1',
-      port: Number(process.env.PGPORT ?? 5432),
-      username: process.env.PGUSER ?? 'postgres',
-      database: process.env.PGDATABASE ?? 'test',
-      extra: { max: 4 },
-    });
     // --engine-first: the engine is built before TypeORM connects (given the DataSource to find at
     // start), as the Nest module builds it beside the other providers; else after, as before.
-    if (!args['engine-first']) await dataSource.initialize();
+    dataSource = await openDataSource(args['engine-first']);
   } else if (args.mode !== 'lockfree') {
     throw new Error(`unknown --mode ${args.mode}`);
   }

@@ -6,7 +6,7 @@
 //   - a rolling restart of a 20-instance fleet, one at a time and five at a time: time per
 //     step (stop the oldest b, start b new, all ready) and in total; groups on the broker after.
 //
-//   node bench/benchmarks/b10-production.mjs [--reps=3] [--fleet=20] [--out=bench/results/production.json]
+//   node bench/benchmarks/b10-production.mjs [--reps=3] [--fleet=20] [--out=.cache/bench/production.json]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,7 +65,7 @@ async function main() {
     options: {
       reps: { type: 'string', default: '3' },
       fleet: { type: 'string', default: '20' },
-      out: { type: 'string', default: 'bench/results/production.json' },
+      out: { type: 'string', default: '.cache/bench/production.json' },
     },
   });
   const reps = Number(args.reps);

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BENCH_DIR, createTopics, findBroker, newRunId } from './common.mjs';
+import { REPO_ROOT, createTopics, findBroker, newRunId } from './common.mjs';
 import { engineTopics, loadBuild } from './ours.mjs';
 
 /** The one broadcast topic every engine of an A/B run reads. */
@@ -49,10 +49,14 @@ export function sidesInTurn(i) {
   ][i % 3];
 }
 
-/** Writes `out` to bench/results/<name>.json and says where. */
+/**
+ * Writes `out` to .cache/bench/<name>.json (ignored by git: an A/B run is a note for a commit
+ * message, not a result bench/results keeps) and says where.
+ */
 export async function writeResults(name, out) {
-  const file = join(BENCH_DIR, 'results', `${name}.json`);
-  await mkdir(join(BENCH_DIR, 'results'), { recursive: true });
+  const dir = join(REPO_ROOT, '.cache', 'bench');
+  const file = join(dir, `${name}.json`);
+  await mkdir(dir, { recursive: true });
   await writeFile(file, JSON.stringify(out, null, 1) + '\n');
   console.log(`wrote ${file}`);
 }
