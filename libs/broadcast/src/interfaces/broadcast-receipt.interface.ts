@@ -11,7 +11,10 @@ export interface BroadcastReceipt {
   id: string;
   /** Logical topic. */
   topic: string;
-  /** Instances expected to answer: the live roster at publish time, subscribed and targeted. */
+  /**
+   * Instances expected to answer: those a look at the broker, made for this publish right before
+   * the send, found live, reading the topic, answering receipts and targeted.
+   */
   expected: string[];
   /** Expected instances whose handlers all completed. */
   ok: string[];
