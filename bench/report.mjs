@@ -95,6 +95,7 @@ function clientRows(run, client) {
     up(`${ours}-lock`),
     up(`${raw}-datasource`),
   ]);
+  add('… process CPU at ready, lock-free', 'ms', [cold?.[ours]?.cpuMs, cold?.[raw]?.cpuMs]);
   const receipts = b('8')?.rows?.find((x) =>
     x.metric.startsWith(`${client}: publish with receipts`),
   );
