@@ -56,6 +56,8 @@ export interface InstanceConfig {
    * its engine. It reads this config from env BROADCAST_INSTANCE_CONFIG as instance.mjs does.
    */
   runner?: string;
+  /** test/support/nest/outage-nest-child.mjs: the Nest app to build (see its header). */
+  nestApp?: 'context' | 'transport';
 }
 
 export interface InstanceEvent {

@@ -5,7 +5,8 @@
 //
 //   { event: 'loaded', pid }                      engine built
 //   { event: 'ready', groupId, lockId, lockMode, startMs }   start() resolved
-//   { event: 'state', state, groupId, lockId, waitingFor? }  every change, polled (unref'd timer)
+//   { event: 'state', state, groupId, lockId, waitingFor?, healthy }  every change, polled
+//        (an unref'd timer); healthy: BroadcastHealthIndicator's readiness rule
 //   { event: 'message', topic, payload, partition, offset }  each broadcast received
 //   { event: 'log', level, message }              the engine's log lines
 //   { event: 'failed', message }                  start() rejected (the process exits 1)
@@ -67,11 +68,15 @@ for (const topic of config.topics ?? []) {
 // Polled, never held: an unref'd timer keeps nothing alive.
 let last;
 const watch = setInterval(() => {
-  const { state, groupId, lockId, waitingFor } = engine.reader.status();
-  const key = `${state}|${groupId}|${lockId}|${waitingFor}`;
+  const { state, groupId, lockId, waitingFor, lastLatencyMs } = engine.reader.status();
+  const healthy =
+    state === 'ready' &&
+    lastLatencyMs !== undefined &&
+    lastLatencyMs <= engine.options.maxStalenessMs;
+  const key = `${state}|${groupId}|${lockId}|${waitingFor}|${healthy}`;
   if (key === last) return;
   last = key;
-  emit({ event: 'state', state, groupId, lockId, waitingFor });
+  emit({ event: 'state', state, groupId, lockId, waitingFor, healthy });
 }, 25);
 watch.unref();
 // The test runner died: never outlive it (a poll of the parent's pid, unref'd as well).
