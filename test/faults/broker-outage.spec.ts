@@ -218,7 +218,8 @@ async function groupsOf(admin: Admin): Promise<Map<string, string[]>> {
 function judge(i: Instance, prefix: string, exits: Map<Instance, ExitInfo>, endAt: number): Seen {
   const ready = i.events.find((e) => e.event === 'ready')!;
   const before = states(i).filter((s) => s.at < timing.downAt);
-  const during = states(i).filter((s) => s.at >= timing.downAt);
+  // From the outage to the SIGTERM (after it, the instance reports `stopped`).
+  const during = states(i).filter((s) => s.at >= timing.downAt && s.at < endAt);
   const wentDown = during.find((s) => s.state !== 'ready');
   const back = wentDown && during.find((s) => s.at > wentDown.at && s.state === 'ready');
   const first = firstSentAfter(prefix + TOPIC, timing.upAt)!;
@@ -228,9 +229,9 @@ function judge(i: Instance, prefix: string, exits: Map<Instance, ExitInfo>, endA
     instance: i,
     readyAt: ready.at,
     groupBefore: before.at(-1)?.groupId,
-    groupAfter: states(i).at(-1)?.groupId,
+    groupAfter: during.at(-1)?.groupId,
     wentUnhealthy: during.some((s) => !s.healthy),
-    healthyAtEnd: states(i).at(-1)?.healthy === true,
+    healthyAtEnd: during.at(-1)?.healthy === true,
     readyAgainMs: back ? back.at - timing.upAt : 0,
     readingAgainMs: reading ? reading.at - timing.upAt : NaN,
     ...lostBy(i, prefix, ready.at),
