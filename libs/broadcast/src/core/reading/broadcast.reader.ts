@@ -197,8 +197,10 @@ export class BroadcastReader {
     if (phase.name === 'joining') {
       if (phase.membership !== membership) return;
       // The allocation gets the first verdict; a later one is kept for the adoption.
-      if (!phase.answered)
-        return (this.enter({ ...phase, answered: true }), phase.verdict(verdict));
+      if (!phase.answered) {
+        this.enter({ ...phase, answered: true });
+        return phase.verdict(verdict);
+      }
       if (phase.next === undefined && verdict.kind !== 'ready')
         this.enter({ ...phase, answered: true, next: verdict });
       return;
