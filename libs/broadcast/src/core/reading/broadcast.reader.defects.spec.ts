@@ -193,7 +193,7 @@ describe('no wait without a bound', () => {
       ),
       new Promise((resolve) => setTimeout(resolve, 2_000, 'still waiting after 2 s')),
     ]);
-    expect(outcome).toMatch(/topic check .*100 ms/);
+    expect(outcome).toMatch(/topic check .*startupTimeoutMs 100 ms/);
     await s.reader.stop();
     expectClean(s, 'after stop');
   });

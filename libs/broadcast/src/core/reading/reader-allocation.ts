@@ -70,8 +70,12 @@ export class ReaderAllocation {
     }
     // The topic check returns at once when stopped: take no lock then.
     if (this.signal.aborted) throw new BroadcastStoppedError();
-    if (timeout.signal.aborted)
-      throw new Error(`the topic check did not complete within ${budget} ms`);
+    if (timeout.signal.aborted) {
+      const { startupTimeoutMs } = this.settings;
+      throw new Error(
+        `the topic check did not complete before the start-up deadline (startupTimeoutMs ${startupTimeoutMs} ms)`,
+      );
+    }
   }
 
   /** Joins a free group; a failure is a refusal, unless retrying cannot fix it (it throws). */
