@@ -1,250 +1,416 @@
-// Broker outage: a private 1-node cluster is stopped for 15 s and started again (same node,
-// same data dir, same ports) under 3 instance processes with PostgreSQL locks. No process exits,
-// health goes down and comes back, every broadcast published after it is back reaches every
-// instance, and every instance is still in the group it had (no extra groups). A restart the
-// fetches ride out (a few seconds) must not end the group membership either.
+// Issue #36's acceptance: a 20 s outage of the only broker of a private 1-node cluster with the
+// broker's production group settings, under worker processes whose only work is broadcasts (no
+// HTTP server, no stdin reader: test/support/faults/outage-child.mjs, and two Nest apps,
+// test/support/nest/outage-nest-child.mjs). The library's default consumer options throughout.
+//
+// One cluster, one outage, every row at once (each under its own topic prefix): per client and
+// group protocol, 2 lock-free and 2 PostgreSQL-locked engines; and a Nest app built with
+// createApplicationContext and one running on BroadcastTransport. A publish every 50 ms per
+// prefix, from before the outage to after everyone reads again. Per instance:
+// - no process exits until it is told to (SIGTERM), and then it ends by itself with code 0;
+// - health goes down during the outage and comes back;
+// - it is ready again after the broker answers, within RECOVERY_DEADLINE_MS, and reads;
+// - every record acknowledged to the publisher and sent after the instance was ready reaches
+//   its handler, and no record reaches it twice;
+// - it is in the group it had, and no group appeared under its prefix.
+// Each row's time from "the broker answers again" to "ready again" is printed and recorded
+// (test/.results/reliability/broker-outage-*.json).
 import { setTimeout as delay } from 'node:timers/promises';
+import { join } from 'node:path';
 import type { Admin, Producer } from 'kafkajs';
-import { onTestFailed } from 'vitest';
-import { startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
+import { REPO_ROOT, startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
 import {
   connectedAdmin,
-  connectedProducer,
-  deadMemberSessionMs,
-  describe1,
   ensureLibBuilt,
-  FAST_CONSUMER,
-  LOCK_CHECK_INTERVAL_MS,
+  kafkaFor,
   prefixGroups,
-  publishJson,
   recordReliability,
 } from '../support/faults/faults.js';
-import { Instances, type Instance, type StatusEvent } from '../support/faults/instances.js';
+import {
+  Instances,
+  type ExitInfo,
+  type Instance,
+  type InstanceConfig,
+} from '../support/faults/instances.js';
 import { testPrefix, waitFor } from '../support/broker/kafka.js';
-import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
+import { kafkaClients } from '../support/broker/kafka-clients.js';
 
 const TOPIC = 'news';
-const OUTAGE_MS = 15_000;
-const HEARTBEAT_MS = 1_000;
-const MAX_STALENESS_MS = 3_000;
+const OUTAGE_MS = 20_000;
+const PUBLISH_EVERY_MS = 50;
+/** Ready again after the broker answers (today's KIP-848 lock mode: about 50 s, issue #37). */
+const RECOVERY_DEADLINE_MS = 120_000;
+/** The broker's own defaults for groups (scripts/kafka's test brokers shorten them). */
+const PRODUCTION_GROUP_SETTINGS = {
+  'group.initial.rebalance.delay.ms': 3_000,
+  'group.min.session.timeout.ms': 6_000,
+  'group.consumer.session.timeout.ms': 45_000,
+  'group.consumer.min.session.timeout.ms': 45_000,
+  'group.consumer.heartbeat.interval.ms': 5_000,
+  'group.consumer.min.heartbeat.interval.ms': 5_000,
+};
+const ENGINE_CHILD = join(REPO_ROOT, 'test/support/faults/outage-child.mjs');
+const NEST_CHILD = join(REPO_ROOT, 'test/support/nest/outage-nest-child.mjs');
+
+interface Row {
+  name: string;
+  prefix: string;
+  instances: Instance[];
+}
+
+/** One record the publisher sent: acknowledged (ackedAt) or not. */
+interface Sent {
+  seq: number;
+  sentAt: number;
+  ackedAt?: number;
+}
+
+/** What the scenario saw of one instance, judged by the rows' tests. */
+interface Seen {
+  instance: Instance;
+  readyAt: number;
+  groupBefore: string | undefined;
+  groupAfter: string | undefined;
+  wentUnhealthy: boolean;
+  healthyAtEnd: boolean;
+  /** The broker answered again → ready again (0: never stopped being ready). */
+  readyAgainMs: number;
+  /** The broker answered again → the first record sent after that received. */
+  readingAgainMs: number;
+  lost: number[];
+  duplicates: number;
+  expected: number;
+  exitDuringRun: ExitInfo | undefined;
+  exit: ExitInfo | undefined;
+}
+
 const fleet = new Instances();
 let cluster: KafkaCluster | undefined;
+const rows: Row[] = [];
+const seen = new Map<Instance, Seen>();
+const sentTo = new Map<string, Sent[]>();
+let groupsBefore = new Map<string, string[]>();
+let groupsAfter = new Map<string, string[]>();
+let timing = { downAt: 0, upAt: 0, stopNodeMs: 0, startNodeMs: 0 };
+
+function spawnRows(brokers: string[]): void {
+  const engineRows = [
+    { name: 'kafkajs classic', kafka: { client: 'kafkajs' } },
+    {
+      name: '@platformatic/kafka classic',
+      kafka: { client: 'platformatic', groupProtocol: 'classic' },
+    },
+    {
+      name: '@platformatic/kafka KIP-848',
+      kafka: { client: 'platformatic', groupProtocol: 'consumer' },
+    },
+  ].filter((row) => kafkaClients().includes(row.kafka.client as never));
+  engineRows.forEach(({ name, kafka }, r) => {
+    const prefix = testPrefix(`outage-${r}`);
+    const spawn = (id: string, lock: InstanceConfig['lock']) =>
+      fleet.spawn({
+        name: `r${r}-${id}`,
+        runner: ENGINE_CHILD,
+        brokers,
+        prefix,
+        lock,
+        topics: [TOPIC],
+        kafka,
+      });
+    rows.push({
+      name,
+      prefix,
+      instances: [
+        spawn('lf-a', 'none'),
+        spawn('lf-b', 'none'),
+        spawn('pg-a', 'postgres'),
+        spawn('pg-b', 'postgres'),
+      ],
+    });
+  });
+  for (const nestApp of ['context', 'transport'] as const) {
+    const prefix = testPrefix(`outage-nest-${nestApp}`);
+    const instance = fleet.spawn({
+      name: `nest-${nestApp}`,
+      runner: NEST_CHILD,
+      nestApp,
+      brokers,
+      prefix,
+      lock: 'none',
+      topics: [TOPIC],
+    });
+    const name =
+      nestApp === 'context' ? 'Nest createApplicationContext' : 'Nest BroadcastTransport';
+    rows.push({ name, prefix, instances: [instance] });
+  }
+}
+
+/** Sends `{ seq }` to every row's topic every PUBLISH_EVERY_MS until stopped. */
+function publishing(producer: Producer): { stop(): Promise<void> } {
+  let seq = 0;
+  const inFlight = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    seq++;
+    for (const { prefix } of rows) {
+      const topic = prefix + TOPIC;
+      const sent: Sent = { seq, sentAt: Date.now() };
+      sentTo.get(topic)!.push(sent);
+      const sending = producer
+        .send({ topic, acks: -1, messages: [{ value: JSON.stringify({ seq }) }] })
+        .then(
+          () => void (sent.ackedAt = Date.now()),
+          () => undefined,
+        );
+      inFlight.add(sending);
+      void sending.finally(() => inFlight.delete(sending));
+    }
+  }, PUBLISH_EVERY_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+const all = () => rows.flatMap((row) => row.instances);
+const states = (i: Instance) =>
+  i.events.filter((e) => e.event === 'state') as unknown as {
+    at: number;
+    state: string;
+    groupId?: string;
+    healthy: boolean;
+  }[];
+const received = (i: Instance) =>
+  i.messages(TOPIC).map((m) => ({ ...m, seq: (m.payload as { seq: number }).seq }));
+const firstSentAfter = (topic: string, at: number) =>
+  sentTo.get(topic)!.find((s) => s.sentAt >= at && s.ackedAt !== undefined)?.seq;
+
+/** The instance is ready again after the outage and has read a record sent after it. */
+function readsAgain(i: Instance, prefix: string): boolean {
+  const last = states(i).at(-1);
+  if (last?.state !== 'ready') return false;
+  const first = firstSentAfter(prefix + TOPIC, timing.upAt);
+  return first !== undefined && received(i).some((m) => m.seq >= first);
+}
+
+/** Every record acknowledged and sent after `readyAt` reached it (the lost ones otherwise). */
+function lostBy(
+  i: Instance,
+  prefix: string,
+  readyAt: number,
+): { lost: number[]; expected: number } {
+  const got = new Set(received(i).map((m) => m.seq));
+  const due = sentTo
+    .get(prefix + TOPIC)!
+    .filter((s) => s.ackedAt !== undefined && s.sentAt >= readyAt);
+  return { lost: due.filter((s) => !got.has(s.seq)).map((s) => s.seq), expected: due.length };
+}
+
+async function groupsOf(admin: Admin): Promise<Map<string, string[]>> {
+  return new Map(
+    await Promise.all(
+      rows.map(async ({ prefix }) => [prefix, await prefixGroups(admin, prefix)] as const),
+    ),
+  );
+}
+
+function judge(i: Instance, prefix: string, exits: Map<Instance, ExitInfo>, endAt: number): Seen {
+  const ready = i.events.find((e) => e.event === 'ready')!;
+  const before = states(i).filter((s) => s.at < timing.downAt);
+  // From the outage to the SIGTERM (after it, the instance reports `stopped`).
+  const during = states(i).filter((s) => s.at >= timing.downAt && s.at < endAt);
+  const wentDown = during.find((s) => s.state !== 'ready');
+  const back = wentDown && during.find((s) => s.at > wentDown.at && s.state === 'ready');
+  const first = firstSentAfter(prefix + TOPIC, timing.upAt)!;
+  const reading = received(i).find((m) => m.seq >= first);
+  const offsets = received(i).map((m) => `${m.partition}@${m.offset}`);
+  return {
+    instance: i,
+    readyAt: ready.at,
+    groupBefore: before.at(-1)?.groupId,
+    groupAfter: during.at(-1)?.groupId,
+    wentUnhealthy: during.some((s) => !s.healthy),
+    healthyAtEnd: during.at(-1)?.healthy === true,
+    readyAgainMs: back ? back.at - timing.upAt : 0,
+    readingAgainMs: reading ? reading.at - timing.upAt : NaN,
+    ...lostBy(i, prefix, ready.at),
+    duplicates: offsets.length - new Set(offsets).size,
+    exitDuringRun: i.exit && i.exit.at < endAt ? i.exit : undefined,
+    exit: exits.get(i),
+  };
+}
+
+/** The scenario's steps as they happen, for the run's log (seconds since the file began). */
+const began = Date.now();
+function step(what: string): void {
+  console.log(`broker outage +${((Date.now() - began) / 1000).toFixed(1)} s: ${what}`);
+}
 
 beforeAll(async () => {
   ensureLibBuilt();
-  cluster = await startCluster({ nodes: 1, quiet: true });
-});
+  // A generous start bound: the restart happens with 14 worker processes on the machine.
+  cluster = await startCluster({
+    nodes: 1,
+    quiet: true,
+    properties: () => PRODUCTION_GROUP_SETTINGS,
+    timeoutMs: 180_000,
+  });
+  const brokers = cluster.brokers;
+  step('cluster up');
+  spawnRows(brokers);
+  for (const { prefix } of rows) sentTo.set(prefix + TOPIC, []);
+  await Promise.all(all().map((i) => i.ready(180_000)));
+  step(`${all().length} workers ready`);
+  // Short retries: a send during the outage fails (it is not acknowledged, so not expected).
+  const producer = kafkaFor(brokers, 'outage-publisher').producer({
+    allowAutoTopicCreation: false,
+    retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1_000 },
+  });
+  await producer.connect();
+  let admin: Admin | undefined = await connectedAdmin(brokers);
+  const publisher = publishing(producer);
+  try {
+    // Everyone reads before the outage.
+    await waitFor(() => all().every((i) => i.messages(TOPIC).length > 0), {
+      timeoutMs: 60_000,
+      message: 'not everyone read before the outage',
+    }).catch((error: Error) => {
+      const silent = all().filter((i) => i.messages(TOPIC).length === 0);
+      throw new Error(`${error.message}: ${silent.map((i) => i.diagnostics()).join('\n')}`);
+    });
+    step('everyone reads');
+    groupsBefore = await groupsOf(admin);
+    await admin.disconnect();
+    admin = undefined;
+
+    const stopBegan = Date.now();
+    await cluster.stopNode(1);
+    timing.downAt = Date.now();
+    step('broker stopped');
+    timing.stopNodeMs = timing.downAt - stopBegan;
+    // The outage length is the experiment's parameter, not a wait for an event.
+    await delay(Math.max(0, timing.downAt + OUTAGE_MS - Date.now()));
+    const restartBegan = Date.now();
+    await cluster.startNode(1);
+    timing.upAt = Date.now();
+    step('broker answers again');
+    timing.startNodeMs = timing.upAt - restartBegan;
+
+    await waitFor(
+      () => {
+        const exited = all().find((i) => !i.alive);
+        if (exited) throw new Error(`${exited.name} exited\n${exited.diagnostics()}`);
+        return rows.every((row) => row.instances.every((i) => readsAgain(i, row.prefix)));
+      },
+      {
+        timeoutMs: RECOVERY_DEADLINE_MS,
+        intervalMs: 100,
+        fatal: (error) => error,
+        message: `not every instance reads again\n${fleet.diagnostics()}`,
+      },
+    );
+    step('everyone reads again');
+    // A few more records for everyone, then every acknowledged one must arrive.
+    await delay(2_000);
+    await publisher.stop();
+    await waitFor(
+      () =>
+        rows.every((row) =>
+          row.instances.every((i) => {
+            const ready = i.events.find((e) => e.event === 'ready')!;
+            return lostBy(i, row.prefix, ready.at).lost.length === 0;
+          }),
+        ),
+      { timeoutMs: 30_000, intervalMs: 100, message: 'records still missing' },
+    ).catch(() => undefined); // judged per instance below, with what is missing
+    step('records drained');
+    admin = await connectedAdmin(brokers);
+    groupsAfter = await groupsOf(admin);
+  } finally {
+    await publisher.stop();
+    await producer.disconnect().catch(() => undefined);
+    await admin?.disconnect().catch(() => undefined);
+  }
+  const endAt = Date.now();
+  const exits = new Map<Instance, ExitInfo>();
+  await Promise.all(
+    all().map(async (i) => exits.set(i, await i.terminate(40_000).catch(() => i.exited))),
+  );
+  step('workers stopped');
+  for (const row of rows)
+    for (const i of row.instances) seen.set(i, judge(i, row.prefix, exits, endAt));
+  for (const row of rows) {
+    const figures = row.instances.map((i) => seen.get(i)!);
+    const ms = (pick: (s: Seen) => number) => figures.map(pick);
+    console.log(
+      `broker outage, ${row.name}: ready again ${ms((s) => s.readyAgainMs).join(', ')} ms, ` +
+        `reading again ${ms((s) => s.readingAgainMs).join(', ')} ms after the broker answered`,
+    );
+    recordReliability({
+      scenario: `broker-outage-${row.name}`,
+      instances: row.instances.length,
+      outageMs: restartedAfter(),
+      stopNodeMs: timing.stopNodeMs,
+      startNodeMs: timing.startNodeMs,
+      sent: sentTo.get(row.prefix + TOPIC)!.filter((s) => s.ackedAt !== undefined).length,
+      received: figures.reduce((n, s) => n + s.expected - s.lost.length, 0),
+      lost: figures.reduce((n, s) => n + s.lost.length, 0),
+      duplicates: figures.reduce((n, s) => n + s.duplicates, 0),
+      groupsBefore: groupsBefore.get(row.prefix),
+      groupsAfter: groupsAfter.get(row.prefix),
+      recoverMs: Math.max(...ms((s) => s.readyAgainMs)),
+      instanceReadyAgainMs: ms((s) => s.readyAgainMs),
+      instanceReadingAgainMs: ms((s) => s.readingAgainMs),
+    });
+  }
+}, 600_000);
+
+function restartedAfter(): number {
+  return timing.upAt - timing.downAt;
+}
 
 afterAll(async () => {
   await fleet.killAll();
   await cluster?.stop();
 });
 
-function statuses(instance: Instance, from: number, to = Infinity): StatusEvent[] {
-  return instance.events.filter(
-    (e): e is StatusEvent => e.event === 'status' && e.at >= from && e.at <= to,
-  );
-}
-
-function healthyNow(instance: Instance): boolean {
-  const last = statuses(instance, 0).at(-1);
-  return last?.healthy === true;
-}
-
-describe.each(kafkaClients())('%s client: broker outage', (client) => {
-  it(`survives the broker being down ${OUTAGE_MS / 1000} s: health goes down and up, nothing lost, same groups`, async () => {
-    onTestFailed(() => console.log(fleet.diagnostics()));
-    const brokers = cluster!.brokers;
-    const prefix = testPrefix(clientScoped('faults-outage', client));
-    const instances = ['a', 'b', 'c'].map((name) =>
-      fleet.spawn({
-        name,
-        brokers,
-        prefix,
-        kafka: { client },
-        lock: 'postgres',
-        topics: [TOPIC],
-        consumer: FAST_CONSUMER,
-        lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
-        heartbeat: { intervalMs: HEARTBEAT_MS },
-        maxStalenessMs: MAX_STALENESS_MS,
-      }),
-    );
-    let admin: Admin | undefined = await connectedAdmin(brokers);
-    let producer: Producer | undefined = await connectedProducer(brokers);
-    try {
-      const readies = await Promise.all(instances.map((i) => i.ready()));
-      const groupsOfInstances = readies.map((r) => r.groupId);
-      expect(new Set(groupsOfInstances).size).toBe(3);
-      for (const i of instances) i.send('watch 100');
-      await waitFor(() => instances.every(healthyNow), {
-        timeoutMs: 20_000,
-        message: `not all healthy before the outage\n${fleet.diagnostics()}`,
-      });
-
-      const sentBefore = [0, 1, 2].map((n) => ({ phase: 'before', n }));
-      await publishJson(producer, prefix + TOPIC, sentBefore);
-      await waitFor(() => instances.every((i) => i.payloads(TOPIC).length === sentBefore.length), {
-        timeoutMs: 20_000,
-        message: 'pre-outage broadcasts not received',
-      });
-      const groupsBefore = await prefixGroups(admin, prefix);
-      await producer.disconnect();
-      await admin.disconnect();
-      producer = undefined;
-      admin = undefined;
-
-      // The outage: a clean broker shutdown, 15 s of nothing, a restart on the same data and ports.
-      const stopBegan = Date.now();
-      await cluster!.stopNode(1);
-      const downAt = Date.now();
-      // Health must drop while the broker is away (fresh heartbeats stop arriving).
-      await waitFor(() => instances.every((i) => statuses(i, downAt).some((s) => !s.healthy)), {
-        timeoutMs: OUTAGE_MS,
-        intervalMs: 100,
-        message: 'health did not go down during the outage',
-      });
-      const healthDownMs = Math.max(
-        ...instances.map((i) => statuses(i, downAt).find((s) => !s.healthy)!.at - downAt),
-      );
-      // The outage length is the experiment's parameter, not a wait for an event.
-      await delay(Math.max(0, downAt + OUTAGE_MS - Date.now()));
-      const restartBegan = Date.now();
-      await cluster!.startNode(1);
-      const upAt = Date.now();
-      // Stopped for OUTAGE_MS, then unavailable until the restarted JVM answered again.
-      const outageMs = restartBegan - downAt;
-      const unavailableMs = upAt - downAt;
-
-      await waitFor(() => instances.every((i) => statuses(i, upAt).some((s) => s.healthy)), {
-        timeoutMs: 60_000,
-        intervalMs: 100,
-        message: `health did not come back\n${fleet.diagnostics()}`,
-      });
-      const healthyAgainAt = Date.now();
-      const recoverMs = healthyAgainAt - upAt;
-      const instanceRecoverMs = instances.map(
-        (i) => statuses(i, upAt).find((s) => s.healthy)!.at - upAt,
-      );
-
-      // Everything published once health is back reaches everyone.
-      admin = await connectedAdmin(brokers);
-      producer = await connectedProducer(brokers);
-      const sentAfter = Array.from({ length: 10 }, (_, n) => ({
-        phase: 'after',
-        n,
-      }));
-      await publishJson(producer, prefix + TOPIC, sentAfter);
-      await waitFor(
-        () =>
-          instances.every((i) =>
-            sentAfter.every((p) =>
-              i.payloads(TOPIC).some((q) => JSON.stringify(q) === JSON.stringify(p)),
-            ),
-          ),
-        {
-          timeoutMs: 30_000,
-          intervalMs: 50,
-          message: `post-outage broadcasts not received by all\n${fleet.diagnostics()}`,
-        },
-      );
-      const deliveredMs = Date.now() - healthyAgainAt;
-
-      // No process exited, nobody moved, no group appeared.
-      expect(instances.every((i) => i.alive)).toBe(true);
-      const after = await Promise.all(instances.map((i) => i.status()));
-      expect(after.map((s) => s.groupId)).toEqual(groupsOfInstances);
-      expect(after.every((s) => s.state === 'ready')).toBe(true);
-      const groupsAfter = await prefixGroups(admin, prefix);
-      expect(groupsAfter).toEqual(groupsBefore);
-      expect(groupsAfter).toEqual([...groupsOfInstances].sort());
-      // Each saw the pre-outage broadcasts once and the post-outage ones (at least) once.
-      for (const i of instances) {
-        const got = i.payloads(TOPIC).map((p) => JSON.stringify(p));
-        for (const p of [...sentBefore, ...sentAfter])
-          expect(got, i.name).toContain(JSON.stringify(p));
+describe(`a ${OUTAGE_MS / 1000} s outage of the only broker (production group settings), no HTTP server`, () => {
+  const names = [
+    'kafkajs classic',
+    '@platformatic/kafka classic',
+    '@platformatic/kafka KIP-848',
+    'Nest createApplicationContext',
+    'Nest BroadcastTransport',
+  ];
+  it.each(names)(
+    '%s: no process exits, all read again, every acknowledged record once, same groups, exit 0 on SIGTERM',
+    (name) => {
+      const row = rows.find((r) => r.name === name);
+      // A client left out by BROADCAST_KAFKA_CLIENTS has no row: nothing to judge.
+      if (!row) return;
+      for (const i of row.instances) {
+        const s = seen.get(i)!;
+        const context = `${i.name}\n${i.diagnostics()}`;
+        expect.soft(s.exitDuringRun, `exited by itself: ${context}`).toBeUndefined();
+        expect.soft(s.wentUnhealthy, `health went down: ${context}`).toBe(true);
+        expect.soft(s.healthyAtEnd, `healthy again: ${context}`).toBe(true);
+        expect.soft(s.readingAgainMs, `reads again: ${context}`).toBeLessThan(RECOVERY_DEADLINE_MS);
+        expect.soft(s.lost, `lost (of ${s.expected}): ${context}`).toEqual([]);
+        expect.soft(s.duplicates, `records delivered twice: ${context}`).toBe(0);
+        expect.soft(s.groupAfter, `same group: ${context}`).toBe(s.groupBefore);
+        expect.soft(s.exit, `exit on SIGTERM: ${context}`).toMatchObject({ code: 0, signal: null });
+        expect
+          .soft(
+            i.events.some((e) => e.event === 'stopped'),
+            `stopped: ${context}`,
+          )
+          .toBe(true);
       }
-      const duplicates = instances.reduce((sum, i) => sum + i.payloads(TOPIC).length - 13, 0);
-      const recovering = instances.map(
-        (i) => i.events.filter((e) => e.event === 'state' && e.state === 'recovering').length,
+      expect(groupsAfter.get(row.prefix)).toEqual(groupsBefore.get(row.prefix));
+      expect(groupsAfter.get(row.prefix)).toEqual(
+        row.instances.map((i) => seen.get(i)!.groupBefore).sort(),
       );
-
-      const exits = await fleet.stopAll();
-      expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
-
-      recordReliability({
-        scenario: clientScoped('broker-outage', client),
-        instances: 3,
-        crashes: 0,
-        outageMs,
-        unavailableMs,
-        stopNodeMs: downAt - stopBegan,
-        startNodeMs: upAt - restartBegan,
-        sent: sentBefore.length + sentAfter.length,
-        deliveriesExpected: 3 * (sentBefore.length + sentAfter.length),
-        received: 3 * (sentBefore.length + sentAfter.length),
-        lost: 0,
-        duplicates,
-        groupsBefore: groupsBefore.length,
-        groupsAfter: groupsAfter.length,
-        healthDownAfterMs: healthDownMs,
-        recoverMs,
-        instanceRecoverMs,
-        firstDeliveryAfterHealthyMs: deliveredMs,
-        recoveringTransitions: recovering,
-        heartbeatIntervalMs: HEARTBEAT_MS,
-        maxStalenessMs: MAX_STALENESS_MS,
-      });
-    } finally {
-      await producer?.disconnect().catch(() => undefined);
-      await admin?.disconnect().catch(() => undefined);
-    }
-  });
-
-  it('stays the only member of its group through a broker restart its fetches ride out', async () => {
-    onTestFailed(() => console.log(fleet.diagnostics()));
-    const brokers = cluster!.brokers;
-    const prefix = testPrefix(clientScoped('faults-restart', client));
-    const instance = fleet.spawn({
-      name: 'restart',
-      brokers,
-      prefix,
-      kafka: { client },
-      lock: 'none',
-      topics: [TOPIC],
-      consumer: FAST_CONSUMER,
-      heartbeat: { intervalMs: HEARTBEAT_MS },
-      maxStalenessMs: MAX_STALENESS_MS,
-    });
-    const { groupId } = await instance.ready();
-    // Stopped and started at once: the broker is away for the JVM's restart only, a few
-    // seconds, which fetches retry through; its group's heartbeats must resume as well.
-    await cluster!.stopNode(1);
-    await cluster!.startNode(1);
-    const upAt = Date.now();
-    const admin = await connectedAdmin(brokers);
-    const producer = await connectedProducer(brokers);
-    try {
-      const sent = [0, 1, 2].map((n) => ({ phase: 'after restart', n }));
-      await publishJson(producer, prefix + TOPIC, sent);
-      await waitFor(() => instance.payloads(TOPIC).length >= sent.length, {
-        timeoutMs: 60_000,
-        message: `broadcasts after the restart not received\n${fleet.diagnostics()}`,
-      });
-      // A membership that lapsed shows once the sessions from before the restart expired: the
-      // group goes empty while the instance reads on. No event marks one that did not lapse,
-      // so this waits out twice the session timeout from the restart (the client's in a classic
-      // group, the broker's group.consumer.session.timeout.ms in a KIP-848 one).
-      const sessionMs = await deadMemberSessionMs(admin, groupId!, brokers);
-      await delay(Math.max(0, upAt + 2 * sessionMs - Date.now()));
-      const view = await describe1(admin, groupId!, brokers);
-      expect([view.state, view.memberIds.length]).toEqual(['Stable', 1]);
-      expect((await instance.status()).groupId).toBe(groupId);
-      const exits = await fleet.stopAll();
-      expect(exits.map((e) => e.code)).toEqual([0]);
-    } finally {
-      await producer.disconnect().catch(() => undefined);
-      await admin.disconnect().catch(() => undefined);
-    }
-  });
+    },
+  );
 });

@@ -21,6 +21,7 @@ export interface FakeReaderOptions {
   probe?: (step: string) => void;
   joinTimeoutMs?: number;
   contestGraceMs?: number;
+  startupTimeoutMs?: number;
   /** The start snapshot (the replay window's hook); default: the high watermarks. */
   startOffsets?: (topics: readonly string[]) => Promise<TopicOffsets>;
 }
@@ -59,7 +60,7 @@ export function fakeReader(options: FakeReaderOptions = {}) {
     {
       topicPrefix: 'p.',
       heartbeatTopic: 'hb',
-      startupTimeoutMs: 3_000,
+      startupTimeoutMs: options.startupTimeoutMs ?? 3_000,
       failOnStartupTimeout: true,
       lockCheckIntervalMs: 10,
       joinTimeoutMs: options.joinTimeoutMs ?? 1_000,

@@ -51,6 +51,13 @@ export interface InstanceConfig {
   replay?: Record<string, number>;
   /** Node options before the runner, e.g. ['--import', <preload>] (metrics-preload.mjs). */
   nodeArgs?: string[];
+  /**
+   * The child script (default: instance.mjs), e.g. outage-child.mjs: a worker whose only work is
+   * its engine. It reads this config from env BROADCAST_INSTANCE_CONFIG as instance.mjs does.
+   */
+  runner?: string;
+  /** test/support/nest/outage-nest-child.mjs: the Nest app to build (see its header). */
+  nestApp?: 'context' | 'transport';
 }
 
 export interface InstanceEvent {
@@ -114,7 +121,7 @@ export class Instance {
   private statusSeq = 0;
 
   constructor(readonly config: InstanceConfig) {
-    this.child = spawn(process.execPath, [...(config.nodeArgs ?? []), RUNNER], {
+    this.child = spawn(process.execPath, [...(config.nodeArgs ?? []), config.runner ?? RUNNER], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

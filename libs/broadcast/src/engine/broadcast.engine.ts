@@ -27,6 +27,8 @@ import { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import { BroadcastPublisher } from '../core/publishing/broadcast.publisher.js';
 import { BroadcastReader } from '../core/reading/broadcast.reader.js';
+import type { BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
+import { engineStatus } from './engine-status.js';
 import { type BroadcastTopic, topicName } from '../core/broadcast-definition.js';
 import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
@@ -37,11 +39,23 @@ import { ReadPositions } from '../core/positions/read-positions.js';
  * The whole broadcast engine without Nest: allocator, reader, heartbeat and publisher,
  * wired together. BroadcastModule is a thin layer over this class.
  */
+/** What the engine shows of its reader (the public BroadcastReader view's shape). */
+export interface EngineReader {
+  /** The consumer group in use; undefined until one is allocated. */
+  readonly groupId: string | undefined;
+  /** The engine's status (see BroadcastEngine.status()). */
+  status(): BroadcastStatus;
+  /** Resolves once a group is held exclusively and positioned; rejects if startup fails. */
+  whenReady(): Promise<void>;
+}
+
 export class BroadcastEngine {
   /** The checked options with every default filled in. */
   readonly options: ResolvedBroadcastOptions;
+  /** The reader's group, readiness and status (status() is the engine's, see status()). */
+  readonly reader: EngineReader;
   /** Reads the broadcast topics through this instance's own group. */
-  readonly reader: BroadcastReader;
+  private readonly readerCore: BroadcastReader;
   /** Publishes broadcasts. */
   readonly publisher: BroadcastPublisher;
   /** Claims this instance's group id. */
@@ -71,13 +85,15 @@ export class BroadcastEngine {
   private readonly instrumentation: Promise<BroadcastInstrumentation>;
   /** The loaded instrumentation, once it is (until then, none). */
   private telemetry: BroadcastInstrumentation = NO_INSTRUMENTATION;
+  /** Ends the hold on the process that start() took (see holdProcessOpen); stop() calls it. */
+  private release: (() => void) | undefined;
 
   constructor(options: BroadcastModuleOptions, deps: BroadcastEngineDeps = {}) {
     const o = (this.options = resolveBroadcastOptions(options));
     // Every warning and error also carries this instance's current group and lock id as data.
     const logger = (this.logger = withContextFields(deps.logger ?? consoleLogger, () => ({
-      group: this.reader?.groupId,
-      lockId: this.reader?.status().lockId,
+      group: this.readerCore?.groupId,
+      lockId: this.readerCore?.status().lockId,
     })));
     // The client (kafka.client, or whichever is installed) is imported in the background from
     // here on (no client made, no socket), so start() finds it loaded when the app does other
@@ -99,7 +115,7 @@ export class BroadcastEngine {
       outlets: engineOutlets(o, this.kafka, logger),
       instrumentation,
     });
-    this.reader = new BroadcastReader(readerSettings(o), {
+    const reader = (this.readerCore = new BroadcastReader(readerSettings(o), {
       kafka: readerKafka,
       allocator: this.allocator,
       registry: this.registry,
@@ -109,15 +125,22 @@ export class BroadcastEngine {
       logger,
       probe: deps.probe,
       startOffsets: (topics) => features.startOffsets(topics),
-    });
+    }));
+    this.reader = {
+      get groupId() {
+        return reader.groupId;
+      },
+      status: () => this.status(),
+      whenReady: () => reader.whenReady(),
+    };
     this.roster = features.roster;
     this.publisher = new BroadcastPublisher(
       this.kafka,
       o.topicPrefix,
-      features.publishing(() => this.reader.status().state === 'ready'),
+      features.publishing(() => reader.status().state === 'ready'),
       instrumentation,
     );
-    this.heartbeat = engineHeartbeat(o, this.dispatcher, this.reader, this.kafka, logger);
+    this.heartbeat = engineHeartbeat(o, this.dispatcher, reader, this.kafka, logger);
     this.instrumentation = instrumentEngine(deps.instrumentation, o, this.instrumented(), logger)
       // The parts read it from here at each call (see `instrumentation` above).
       .then((loaded) => (this.telemetry = loaded));
@@ -154,14 +177,26 @@ export class BroadcastEngine {
    * and rejects as stopped.
    */
   async start(): Promise<void> {
-    // The waits of start-up hold nothing open: without this, an app whose only work is start()
-    // would end silently before start() could resolve or report its failure.
-    const release = holdProcessOpen();
+    // From start() until stop() the engine holds its process, as a Kafka consumer does whatever
+    // its sockets do: its own waits use unref'd timers, so an app whose only work is the engine
+    // would otherwise end silently, with code 0, when no socket is open (between two rejoin
+    // attempts of a broker outage, or before start() could report its failure).
+    if (!this.stopSignal.signal.aborted) this.release ??= holdProcessOpen();
     try {
       await this.startReading();
-    } finally {
-      release();
+    } catch (error) {
+      // Nothing runs after a failed start (the reader gave up): nothing holds the process.
+      this.letGo();
+      throw error;
     }
+  }
+
+  /**
+   * The engine's status: the reader's state and group, the pool as the allocator saw it and the
+   * dispatcher's counters (BroadcastStatus). `reader.status()` is the same.
+   */
+  status(): BroadcastStatus {
+    return engineStatus(this.readerCore.status(), this.allocator, this.dispatcher.counters());
   }
 
   private async startReading(): Promise<void> {
@@ -176,14 +211,14 @@ export class BroadcastEngine {
     const startedAt = (this.startedAt = Date.now());
     const deadline = startedAt + this.options.startupTimeoutMs;
     // With a replay window, ready also means the replayed records were handed to the handlers.
-    const reading = Promise.all([this.reader.start(), this.ensureDeadLetterTopic()])
+    const reading = Promise.all([this.readerCore.start(), this.ensureDeadLetterTopic()])
       .then(() => this.features.replay.caughtUp(this.positions, deadline, this.stopSignal.signal))
       .then(() => this.throwIfStopped());
     this.reading = reading.catch(() => undefined);
     // Heartbeats start once we read, so our own first heartbeat also tells us our freshness.
-    this.reader.whenReady().then(
+    this.readerCore.whenReady().then(
       () => {
-        this.lifecycleLog.ready(this.reader.status(), startedAt);
+        this.lifecycleLog.ready(this.status(), startedAt);
         this.heartbeat.start();
         this.roster.start();
       },
@@ -201,10 +236,10 @@ export class BroadcastEngine {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const stoppingAt = Date.now();
-      const held = this.reader.status();
+      const held = this.status();
       this.stopSignal.abort();
       // Together: the reader must stop allocating or joining at once, not after a heartbeat send.
-      await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.reader.stop()]);
+      await Promise.all([this.heartbeat.stop(), this.roster.stop(), this.readerCore.stop()]);
       // Whatever start() had in flight ends now that the reader stopped: wait for it, so that
       // nothing it set going outlives stop().
       await this.reading;
@@ -214,8 +249,13 @@ export class BroadcastEngine {
       await this.kafka.disconnect();
       (await this.instrumentation).close?.();
       this.lifecycleLog.stopped(held, stoppingAt);
-    })();
+    })().finally(() => this.letGo());
     return this.stopping;
+  }
+
+  private letGo(): void {
+    this.release?.();
+    this.release = undefined;
   }
 
   /** @internal The handler calls: their failures and background work (the testing helper's). */

@@ -25,6 +25,10 @@ export function readerSettings(o: ResolvedBroadcastOptions): ReaderSettings {
     lockCheckIntervalMs: o.lock === false ? 0 : o.lock.checkIntervalMs,
     joinTimeoutMs: Math.max(15_000, 2 * o.consumer.sessionTimeoutMs),
     contestGraceMs: o.consumer.sessionTimeoutMs,
+    // A rejoin waits out an earlier member of ours for its whole session: the client's in a
+    // classic group, the broker's in a KIP-848 one (45 s by default, at most 60 s unless the
+    // broker's group.consumer.max.session.timeout.ms is raised), with a margin.
+    predecessorWaitMs: Math.max(75_000, 2 * o.consumer.sessionTimeoutMs),
   };
 }
 

@@ -5,14 +5,14 @@ import {
 import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
-import type { BroadcastReader } from '../core/reading/broadcast.reader.js';
+import type { EngineReader } from './broadcast.engine.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { loadInstrumentation } from '../telemetry/load-instrumentation.js';
 
 /** The parts of an engine its telemetry reads from. */
 export interface InstrumentedParts {
-  reader: BroadcastReader;
+  reader: EngineReader;
   heartbeat: BroadcastHeartbeat;
   dispatcher: BroadcastDispatcher;
 }

@@ -2,9 +2,28 @@ import type { LockMode } from './advisory-lock.interface.js';
 
 export type BroadcastState = 'starting' | 'ready' | 'recovering' | 'stopped';
 
-/** A snapshot of the reader's state, for health checks and dashboards. */
+/**
+ * A snapshot of the engine's state, for health checks and dashboards: the reader's state and
+ * group, the pool as the allocator saw it, and the dispatcher's counters.
+ */
 export interface BroadcastStatus {
+  /**
+   * `starting` until the first group is ready, `ready` while reading through a group verified
+   * this instance's alone, `recovering` whenever not ready after that (a rejoin, a move to
+   * another group), `stopped` once stop() finished.
+   */
   state: BroadcastState;
+  /**
+   * What the reader waits for while it is not ready (absent while ready, before start() and
+   * once stopping):
+   * - `'kafka'`: the broker's answers: the topic check or the start snapshot (failing while the
+   *   broker cannot be reached), the deletes of free groups, and the pause after a rejoin
+   *   attempt failed;
+   * - `'pool'`: a free id of the pool: every id (`maxGroups`) is taken (see `poolExhausted`);
+   * - `'group'`: a group being joined and verified this instance's alone, an earlier member of
+   *   this instance being waited out (its session expiring), or a group being given up.
+   */
+  waitingFor?: 'kafka' | 'pool' | 'group';
   groupId: string | undefined;
   lockId: number | undefined;
   lockMode: LockMode;

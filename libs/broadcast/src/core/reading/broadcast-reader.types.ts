@@ -20,6 +20,11 @@ export interface ReaderSettings {
   joinTimeoutMs: number;
   /** How long an established member waits for a newcomer to leave its group. */
   contestGraceMs: number;
+  /**
+   * Longest a rejoin waits for an earlier member of this instance to leave the group (see
+   * MembershipContext.predecessorWaitMs); default: joinTimeoutMs.
+   */
+  predecessorWaitMs?: number;
 }
 
 export interface ReaderDeps {
@@ -37,36 +42,95 @@ export interface ReaderDeps {
   probe?: StepProbe;
 }
 
-/** A group the reader holds: its lock, its current membership, and our members of it. */
+/**
+ * A group the reader holds through one membership: its lock, that membership, and our members
+ * of the group. A rejoin makes a new claim (same group, lock and member ids, a new membership):
+ * an event of an earlier membership then names a claim that is no longer the reader's.
+ */
 export interface Claim {
-  id: number;
-  groupId: string;
-  lock: HeldLock;
-  /** Replaced at each rejoin. */
-  membership: GroupMembership;
-  /** Our members of this group across memberships, which may linger after a crash. */
-  ownMemberIds: Set<string>;
-  /** Aborted once the lock watch found the lock lost: a rejoin in flight ends at once. */
-  lockLost: AbortController;
+  readonly id: number;
+  readonly groupId: string;
+  readonly lock: HeldLock;
+  readonly membership: GroupMembership;
+  /** Our members of this group across its memberships, which may linger after a crash. */
+  readonly ownMemberIds: Set<string>;
 }
 
-/** What happens to the group the reader holds; `on` decides what each one leads to. */
+/** What the reader waits for while it is not ready (BroadcastStatus.waitingFor). */
+export type WaitingFor = 'kafka' | 'pool' | 'group';
+
+/**
+ * Where the reader is. Changed only by BroadcastReader.on(); what a phase needs (its claim, the
+ * verdict a step waits for, what wakes a pause) is data of the phase, not a field beside it.
+ */
+export type ReaderPhase =
+  /** Built; start() not called yet. */
+  | { name: 'idle' }
+  /** Looking for a group: the topic check, the start snapshot, the pool's free groups. */
+  | { name: 'allocating' }
+  /**
+   * A free group of the pool was locked and joined: its membership's verdict is awaited.
+   * `verdict` settles with the first one; a later one waits in `next` for the adoption.
+   */
+  | {
+      name: 'joining';
+      membership: GroupMembership;
+      verdict: (verdict: MembershipVerdict) => void;
+      answered: boolean;
+      next?: MembershipVerdict;
+    }
+  /** Reading through the claim's group, verified this instance's alone. */
+  | { name: 'ready'; claim: Claim }
+  /**
+   * The claim's consumer crashed or failed its verification: the same group with a new member.
+   * `attempt` counts the failed attempts; `joining` while its membership is under way; `wake`
+   * ends the pause between two attempts when the phase ends.
+   */
+  | { name: 'rejoining'; claim: Claim; attempt: number; joining: boolean; wake: AbortController }
+  /** Giving the claim's group up (leave, then unlock), then allocating another. */
+  | { name: 'moving'; claim: Claim; reason: string }
+  /**
+   * stop() was called: the claim (if any) is left, its group deleted if `deleteGroup` (never a
+   * group given up), its lock released. `state`: the public state when stop() was called.
+   */
+  | { name: 'stopping'; claim: Claim | undefined; deleteGroup: boolean; state: PublicState }
+  | { name: 'stopped' };
+
+type PublicState = 'starting' | 'ready' | 'recovering' | 'stopped';
+
+/** Everything that moves the reader; `on()` decides what each one leads to. */
 export type ReaderEvent =
-  /** The membership verified the group this instance's alone (first join, rebalance, rejoin). */
-  | { kind: 'ready'; claim: Claim }
-  /** The lock watch found the claim's lock lost: the group may be someone else's already. */
-  | { kind: 'lock-lost'; claim: Claim }
-  /** Another instance's member joined the group and this membership yielded. */
-  | { kind: 'foreign'; claim: Claim; memberIds: string[] }
-  /** The consumer crashed, or was fenced or expired (a client reports those as a crash). */
-  | { kind: 'crashed'; claim: Claim; error: Error }
+  /** start() was called. */
+  | { kind: 'start' }
+  /** The allocation looks for a group (again). */
+  | { kind: 'allocating' }
+  /** The allocation joined a free group: due within `timeoutMs`, its verdict goes to `verdict`. */
+  | {
+      kind: 'candidate';
+      membership: GroupMembership;
+      timeoutMs: number;
+      verdict: (v: MembershipVerdict) => void;
+    }
+  /** The allocation verified a group this instance's alone and kept it. */
+  | { kind: 'claimed'; claim: Claim }
+  /** A membership reached a verdict (its channel, given at its creation). */
+  | { kind: 'verdict'; membership: GroupMembership; verdict: MembershipVerdict }
+  /** The lock watch, or a rejoin's check, found this lock lost. */
+  | { kind: 'lock-lost'; lock: HeldLock }
+  /** A rejoin attempt made a new membership of the claim's group. */
+  | { kind: 'rejoin-attempt'; claim: Claim }
+  /** The group being given up was left and unlocked. */
+  | { kind: 'left' }
+  | { kind: 'stop' }
   | { kind: 'stopped' };
 
-export const LOCK_LOST = 'the advisory lock was lost';
-
-/** The reader's event for a membership's verdict. */
-export function eventOf(claim: Claim, verdict: MembershipVerdict): ReaderEvent {
-  if (verdict.kind === 'ready') return { kind: 'ready', claim };
-  if (verdict.kind === 'foreign') return { kind: 'foreign', claim, memberIds: verdict.memberIds };
-  return { kind: 'crashed', claim, error: verdict.error };
+/**
+ * What the reader's helpers (its allocation, its steps) see of it: the phase now, and `on()`,
+ * where every outcome of theirs goes.
+ */
+export interface ReaderHost {
+  phase(): ReaderPhase;
+  on(event: ReaderEvent): void;
 }
+
+export const LOCK_LOST = 'the advisory lock was lost';

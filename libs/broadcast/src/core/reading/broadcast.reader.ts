@@ -1,45 +1,49 @@
 import { BroadcastStoppedError } from '../../errors/broadcast-stopped.error.js';
-import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
-import type {
-  BroadcastState,
-  BroadcastStatus,
-} from '../../interfaces/broadcast-status.interface.js';
-import { deferred, errorMessage, pause } from '../../shared/async.utils.js';
+import { deferred, errorMessage } from '../../shared/async.utils.js';
 import {
   type Claim,
-  eventOf,
   LOCK_LOST,
   type ReaderDeps,
   type ReaderEvent,
+  type ReaderPhase,
   type ReaderSettings,
 } from './broadcast-reader.types.js';
-import { describeRefusal, GroupJoins } from './group-joins.js';
-import { GroupMembership } from './group-membership.js';
-import { deleteLeftGroup } from './left-group.js';
+import { GroupJoins } from './group-joins.js';
+import type { GroupMembership, MembershipVerdict } from './group-membership.js';
 import { LockWatch } from './lock-watch.js';
 import { ReaderAllocation } from './reader-allocation.js';
+import {
+  claimFields,
+  claimOf,
+  publicState,
+  readerStatus,
+  type ReaderStatus,
+} from './reader-phase.js';
 import { ReaderProblem } from './reader-problem.js';
-import { claimFields, readerStatus } from './reader-status.js';
+import { ReaderSteps } from './reader-steps.js';
 import { TransitionChain } from './transition-chain.js';
 
 export type { ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
+export type { ReaderStatus } from './reader-phase.js';
+
+type Phase<N extends ReaderPhase['name']> = Extract<ReaderPhase, { name: N }>;
 
 /**
  * Reads every broadcast topic through one exclusively held consumer group, and keeps it so:
- * it rejoins the same group after a crash, and moves to another group when the lock is
- * lost or another member shows up. Every transition runs one at a time (TransitionChain).
+ * it rejoins the same group after a crash, and moves to another group when the lock is lost or
+ * another member shows up.
  *
- * The lock is lost during a rejoin: the lock watch reports `lock-lost` (on), which aborts the
- * claim's loss signal and stops its membership; the rejoin's wait for a verdict (or its pause)
- * ends at once, it sees the loss and moves away (moveAway: leave the group, then unlock, then
- * allocate another group until one is verified ours or the reader stops).
+ * One state machine: the phase (ReaderPhase) changes only in `on()`, which every membership
+ * verdict (each membership's channel, from its creation), every lock loss, every step's
+ * outcome and stop() enter. `on()` decides at once and schedules the slow part (a rejoin, a
+ * move, the stop's release) on the transition chain, which runs them one at a time; a step
+ * finding the phase changed under it (`this.phase !== phase`) ends there. Every wait of a step
+ * is bounded: a membership's verdict by its deadline (GroupMembership.start), its leave by
+ * LEAVE_MS, the allocation by the start-up budget, a pause by its length.
  */
 export class BroadcastReader {
-  /** Written only in on(). */
-  private state: BroadcastState = 'starting';
-  private claim: Claim | undefined;
-  private started = false;
-  private wasReady = false;
+  private phase: ReaderPhase = { name: 'idle' };
+  private everReady = false;
   private readonly abort = new AbortController();
   private readonly ready = deferred<void>();
   private readonly transitions: TransitionChain;
@@ -47,6 +51,8 @@ export class BroadcastReader {
   private topics: string[] = [];
   private readonly joins: GroupJoins;
   private readonly allocation: ReaderAllocation;
+  /** The slow part of each transition (rejoin, move, the stop's release). */
+  private readonly steps: ReaderSteps;
   /** A failure retrying cannot fix (a missing ACL), reported once and shown in status(). */
   private readonly problem: ReaderProblem;
 
@@ -57,15 +63,20 @@ export class BroadcastReader {
   ) {
     this.ready.promise.catch(() => {});
     const topics = () => this.topics;
-    this.joins = new GroupJoins(settings, deps, topics, this.abort.signal);
-    this.allocation = new ReaderAllocation(settings, deps, this.joins, topics, this.abort.signal);
+    const host = { phase: () => this.phase, on: (event: ReaderEvent) => this.on(event) };
+    this.joins = new GroupJoins(settings, deps, topics, (membership, verdict) =>
+      this.on({ kind: 'verdict', membership, verdict }),
+    );
+    const { signal } = this.abort;
+    this.allocation = new ReaderAllocation(settings, deps, this.joins, host, topics, signal);
+    this.steps = new ReaderSteps(deps, this.joins, this.allocation, host);
     this.transitions = new TransitionChain(deps.logger);
     this.problem = new ReaderProblem(deps.logger, () => deps.dispatcher.counters().received);
   }
 
   /** The consumer group in use; undefined until one is allocated. */
   get groupId(): string | undefined {
-    return this.claim?.groupId;
+    return claimOf(this.phase)?.groupId;
   }
 
   /** Resolves once a group is held exclusively and positioned; rejects if startup fails. */
@@ -73,16 +84,18 @@ export class BroadcastReader {
     return this.ready.promise;
   }
 
-  status(): BroadcastStatus {
-    return readerStatus(this.state, this.claim, this.deps, this.problem.current());
+  /** The reader's own part of BroadcastStatus (the engine adds counters and the pool). */
+  status(): ReaderStatus {
+    const { locks, allocator } = this.deps;
+    return readerStatus(this.phase, this.everReady, locks.mode, allocator.exhausted, this.problem);
   }
 
   /** Creates missing topics, allocates a group and resolves when ready. */
   async start(): Promise<void> {
     // A second call shares the first one's outcome; a call after stop() starts nothing (no
     // topic check, no lock, no client) and rejects as stopped.
-    if (this.started || this.abort.signal.aborted) return this.whenReady();
-    this.started = true;
+    if (this.phase.name !== 'idle') return this.whenReady();
+    this.on({ kind: 'start' });
     this.deps.registry.freeze();
     const { topicPrefix, heartbeatTopic } = this.settings;
     this.topics = [...new Set([...this.deps.registry.topics(), heartbeatTopic])].map(
@@ -91,7 +104,9 @@ export class BroadcastReader {
     // Part of the transition chain, so stop() waits for an allocation in flight and then
     // releases whatever it produced: a group claimed during shutdown is never leaked.
     const deadline = Date.now() + this.settings.startupTimeoutMs;
-    const startup = this.allocation.once(deadline).then((claim) => this.adopt(claim));
+    const startup = this.allocation
+      .once(deadline)
+      .then((claim) => this.on({ kind: 'claimed', claim }));
     this.transitions.begin(startup);
     try {
       await startup;
@@ -108,7 +123,7 @@ export class BroadcastReader {
         );
         this.startLockChecks();
         return this.transitions.schedule(() =>
-          this.allocation.untilStopped((claim) => this.adopt(claim)),
+          this.allocation.untilStopped((claim) => this.on({ kind: 'claimed', claim })),
         );
       }
       this.ready.reject(this.abort.signal.aborted ? new BroadcastStoppedError() : error);
@@ -118,122 +133,147 @@ export class BroadcastReader {
 
   /** Leaves the group, then frees the lock. Idempotent. */
   async stop(): Promise<void> {
-    if (this.abort.signal.aborted) return this.transitions.settled;
-    this.abort.abort();
-    this.lockWatch?.stop();
-    this.ready.reject(new BroadcastStoppedError());
-    await this.transitions.finish(() => this.abandon());
+    if (this.phase.name === 'stopping' || this.phase.name === 'stopped')
+      return this.transitions.settled;
+    this.on({ kind: 'stop' });
+    await this.transitions.finish(() => this.steps.release());
     this.on({ kind: 'stopped' });
   }
 
-  /** Takes over a freshly verified group and watches what happens to it next. */
-  private adopt(claim: Claim): void {
-    this.claim = claim;
-    // When stopping, stop() releases this claim right after the chain reaches it.
-    if (this.abort.signal.aborted) return;
-    this.watch(claim, claim.membership);
-    this.on({ kind: 'ready', claim });
-  }
-
-  private watch(claim: Claim, membership: GroupMembership): void {
-    membership.observe((verdict) => {
-      if (claim.membership === membership) this.on(eventOf(claim, verdict));
-    });
-  }
-
-  /** The one place the reader's state changes: each event, and the transition it starts. */
+  /**
+   * The one place the reader's phase changes: each event, in the phase it finds, and the step
+   * it starts. Events that no longer concern the phase (a verdict of an earlier membership, a
+   * lock of a group given up) change nothing.
+   */
   private on(event: ReaderEvent): void {
-    if (event.kind === 'stopped') return void (this.state = 'stopped');
-    const { claim } = event;
-    if (this.claim !== claim) return;
-    if (event.kind === 'ready') {
-      if (this.abort.signal.aborted) return;
-      // Ready after a recovery; the first time, the engine writes the line (client, start-up time).
-      if (this.state !== 'ready' && this.problem.current() === undefined && this.wasReady)
-        this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
-      this.state = 'ready';
-      this.wasReady = true;
-      claim.membership.handOver();
-      return this.ready.resolve();
-    }
-    this.state = 'recovering';
-    // Leaving or rejoining either way: no handler runs on this membership any more.
-    void claim.membership.stop();
-    if (event.kind === 'crashed')
-      return this.transitions.schedule(() => this.rejoin(claim, event.error));
-    if (event.kind === 'lock-lost') claim.lockLost.abort();
-    const reason =
-      event.kind === 'lock-lost'
-        ? LOCK_LOST
-        : `member(s) ${event.memberIds.join(', ')} of another instance joined`;
-    this.transitions.schedule(() => this.moveAway(claim, reason));
-  }
-
-  /** After a crash or an outage: the same group, a new member, positions kept. */
-  private async rejoin(claim: Claim, cause: Error): Promise<void> {
-    this.deps.probe?.('rejoin');
-    // The lock watch stops the membership when the lock is lost, so its join never gives a
-    // verdict: without this signal the rejoin would wait the whole join timeout to move away.
-    const lost = claim.lockLost.signal;
-    const waiting = AbortSignal.any([this.abort.signal, lost]);
-    if (isBroadcastStartupError(cause)) {
-      this.problem.note(cause);
-      await pause(this.problem.crashPause(), waiting);
-    } else
-      this.deps.logger.warn(
-        `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
-        claimFields(claim, cause.message),
-      );
-    for (let attempt = 0; this.claim === claim && !this.abort.signal.aborted; attempt++) {
-      await claim.membership.stop();
-      if (lost.aborted || !(await claim.lock.isHeld())) return this.moveAway(claim, LOCK_LOST);
-      const membership = new GroupMembership(
-        claim.groupId,
-        this.joins.context(),
-        claim.ownMemberIds,
-      );
-      claim.membership = membership;
-      const verdict = await this.joins.join(membership, Infinity, lost);
-      if (this.abort.signal.aborted) return;
-      // Whatever the verdict, a group whose lock was lost may be someone else's now.
-      if (lost.aborted) continue;
-      if (verdict.kind === 'ready') {
-        this.watch(claim, membership);
-        return this.on({ kind: 'ready', claim });
+    const phase = this.phase;
+    if (phase.name === 'stopped') return;
+    switch (event.kind) {
+      case 'start':
+        return this.enter({ name: 'allocating' });
+      case 'stop':
+        return this.stopping(phase);
+      case 'stopped':
+        return this.enter({ name: 'stopped' });
+      case 'allocating':
+        if (phase.name === 'joining' || phase.name === 'moving') this.enter({ name: 'allocating' });
+        return;
+      case 'candidate': {
+        // A stop answers the allocation at once: it releases the group itself.
+        if (phase.name === 'stopping') return event.verdict(stoppedVerdict());
+        const { membership, verdict, timeoutMs } = event;
+        this.enter({ name: 'joining', membership, verdict, answered: false });
+        return membership.start(timeoutMs);
       }
-      if (verdict.kind === 'foreign') return this.moveAway(claim, describeRefusal(verdict));
-      // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
-      if (isBroadcastStartupError(verdict.error)) this.problem.note(verdict.error);
-      else
-        this.deps.logger.warn(
-          `Rejoining ${claim.groupId} failed: ${verdict.error.message}`,
-          claimFields(claim, verdict.error.message),
-        );
-      await pause(this.problem.rejoinPause(attempt), waiting);
+      case 'claimed':
+        return this.claimed(phase, event.claim);
+      case 'verdict':
+        return this.verdict(phase, event.membership, event.verdict);
+      case 'lock-lost': {
+        const claim = claimOf(phase);
+        if (claim?.lock !== event.lock || (phase.name !== 'ready' && phase.name !== 'rejoining'))
+          return;
+        return this.giveUp(claim, LOCK_LOST);
+      }
+      case 'rejoin-attempt':
+        if (phase.name !== 'rejoining') return;
+        this.enter({ ...phase, claim: event.claim, joining: true });
+        return event.claim.membership.start(this.settings.joinTimeoutMs);
+      case 'left':
+        if (phase.name === 'moving') this.enter({ name: 'allocating' });
+        return;
     }
   }
 
-  /** Gives up the group (leave first, then unlock) and allocates another, retrying until stopped. */
-  private async moveAway(claim: Claim, reason: string): Promise<void> {
-    if (this.claim !== claim) return;
-    this.deps.probe?.('recover');
+  private enter(phase: ReaderPhase): void {
+    const left = this.phase;
+    // A pause of the phase left ends now: its step sees the change and returns.
+    if (left.name === 'rejoining' && left !== phase) left.wake.abort();
+    this.phase = phase;
+  }
+
+  /** A verdict of a membership: only the current one's counts. */
+  private verdict(phase: ReaderPhase, membership: GroupMembership, verdict: MembershipVerdict) {
+    if (phase.name === 'joining') {
+      if (phase.membership !== membership) return;
+      // The allocation gets the first verdict; a later one is kept for the adoption.
+      if (!phase.answered) {
+        this.enter({ ...phase, answered: true });
+        return phase.verdict(verdict);
+      }
+      if (phase.next === undefined && verdict.kind !== 'ready')
+        this.enter({ ...phase, answered: true, next: verdict });
+      return;
+    }
+    const claim = claimOf(phase);
+    if (claim?.membership !== membership) return;
+    if (phase.name !== 'ready' && phase.name !== 'rejoining') return;
+    if (verdict.kind === 'ready') return this.readyWith(claim);
+    if (verdict.kind === 'foreign') return this.giveUp(claim, describeForeign(verdict.memberIds));
+    this.rejoining(phase, claim, verdict.error);
+  }
+
+  /** The allocation kept a verified group. */
+  private claimed(phase: ReaderPhase, claim: Claim): void {
+    // When stopping, stop() releases this claim right after the chain reaches it.
+    if (phase.name === 'stopping') return this.enter({ ...phase, claim, deleteGroup: true });
+    const later = phase.name === 'joining' ? phase.next : undefined;
+    this.readyWith(claim);
+    // A verdict that came after the first one (a crash at once) is acted on now, not lost.
+    if (later) this.on({ kind: 'verdict', membership: claim.membership, verdict: later });
+  }
+
+  private readyWith(claim: Claim): void {
+    // Ready after a recovery; the first time, the engine writes the line (client, start-up time).
+    if (this.phase.name !== 'ready' && this.everReady && this.problem.current() === undefined)
+      this.deps.logger.log(`Reading broadcasts through consumer group ${claim.groupId}`);
+    this.enter({ name: 'ready', claim });
+    this.everReady = true;
+    claim.membership.handOver();
+    this.ready.resolve();
+  }
+
+  /** After a crash or a failed attempt: the same group, a new member, positions kept. */
+  private rejoining(phase: Phase<'ready' | 'rejoining'>, claim: Claim, cause: Error): void {
+    const attempt = phase.name === 'rejoining' ? phase.attempt + 1 : 0;
+    // A missing ACL fails every attempt alike: one error, shown in status(), quiet retries.
+    const pauseMs = this.problem.rejoinAfter(claim, cause, attempt);
+    const wake = new AbortController();
+    const next: Phase<'rejoining'> = { name: 'rejoining', claim, attempt, joining: false, wake };
+    this.enter(next);
+    // No handler runs on this membership any more.
+    void claim.membership.stop();
+    this.transitions.schedule(() => this.steps.rejoin(next, pauseMs));
+  }
+
+  /** The group may be someone else's: leave it, unlock it, then find another. */
+  private giveUp(claim: Claim, reason: string): void {
     this.deps.logger.warn(
       `Giving up broadcast group ${claim.groupId}: ${reason}`,
       claimFields(claim, reason),
     );
-    await this.abandon();
-    await this.allocation.untilStopped((claim) => this.adopt(claim));
+    const next: Phase<'moving'> = { name: 'moving', claim, reason };
+    this.enter(next);
+    // Leaving or rejoining either way: no handler runs on this membership any more.
+    void claim.membership.stop();
+    this.transitions.schedule(() => this.steps.moveAway(next));
   }
 
-  private async abandon(): Promise<void> {
-    const claim = this.claim;
-    this.claim = undefined;
-    if (!claim) return;
-    await claim.membership.stop();
-    // Stopping (not moving away: then someone else may be in it): the group goes with us.
-    if (this.abort.signal.aborted)
-      await deleteLeftGroup(this.deps.kafka.admin, claim.groupId, this.deps.logger);
-    await claim.lock.release();
+  /** stop(): the one place it is decided what a stop leaves, deletes and releases. */
+  private stopping(phase: ReaderPhase): void {
+    const claim = claimOf(phase);
+    // A group given up (lock lost, another member) may be someone else's now: never deleted.
+    const deleteGroup = phase.name === 'ready' || phase.name === 'rejoining';
+    if (phase.name === 'joining' && !phase.answered) phase.verdict(stoppedVerdict());
+    this.enter({
+      name: 'stopping',
+      claim,
+      deleteGroup,
+      state: publicState(phase, this.everReady),
+    });
+    this.abort.abort();
+    this.lockWatch?.stop();
+    this.ready.reject(new BroadcastStoppedError());
   }
 
   /** A lock whose connection died may already belong to someone else: stop using its group. */
@@ -241,9 +281,17 @@ export class BroadcastReader {
     if (this.deps.locks.mode === 'none' || this.abort.signal.aborted) return;
     this.lockWatch ??= new LockWatch(
       this.settings.lockCheckIntervalMs,
-      () => this.claim?.lock,
-      () => this.claim && this.on({ kind: 'lock-lost', claim: this.claim }),
+      () => claimOf(this.phase)?.lock,
+      (lock) => this.on({ kind: 'lock-lost', lock }),
     );
     this.lockWatch.start();
   }
+}
+
+function stoppedVerdict(): MembershipVerdict {
+  return { kind: 'failed', error: new BroadcastStoppedError() };
+}
+
+function describeForeign(memberIds: string[]): string {
+  return `member(s) ${memberIds.join(', ')} of another instance joined`;
 }

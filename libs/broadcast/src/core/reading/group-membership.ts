@@ -3,8 +3,14 @@ import type {
   GroupConsumerPort,
   RecordSink,
 } from '../../interfaces/kafka-port.interface.js';
-import { asError, backoffDelay, pause } from '../../shared/async.utils.js';
-import { heldSink } from './held-records.js';
+import {
+  asError,
+  backoffDelay,
+  errorMessage,
+  pause,
+  withTimeout,
+} from '../../shared/async.utils.js';
+import { heldSink, reportedWhileReading } from './held-records.js';
 import { describeMembers, logContest, seekAll } from './membership-calls.js';
 import {
   type MembershipContext,
@@ -12,11 +18,19 @@ import {
   type MembershipPhase,
   type MembershipVerdict,
   type Round,
+  LEAVE_MS,
+  type VerdictChannel,
   VERIFY_ATTEMPTS,
 } from './membership.types.js';
+import { VerdictDeadline } from './membership-deadline.js';
 import { endRound, liveRound, nextRound } from './membership-rounds.js';
 
-export type { MembershipContext, MembershipVerdict, StepProbe } from './membership.types.js';
+export type {
+  MembershipContext,
+  MembershipVerdict,
+  StepProbe,
+  VerdictChannel,
+} from './membership.types.js';
 
 /**
  * One consumer in one broadcast group, from its join to its stop. After every (re)join it
@@ -32,21 +46,29 @@ export type { MembershipContext, MembershipVerdict, StepProbe } from './membersh
  * (`contest-ended` once the others left or the grace ended): alone, it is verified again and
  * kept; otherwise this member yields.
  * The reader answers `foreign` by moving to another group (see BroadcastReader).
+ *
+ * Every verdict goes to the channel given at creation, in order, from the first one on (none can
+ * arrive before someone listens). Until a verdict, a deadline runs (see start()): no join waits
+ * without a bound.
  */
 export class GroupMembership implements GroupConsumerListener {
   private phase: MembershipPhase = { name: 'joining' };
   private readonly consumer: GroupConsumerPort;
   private readonly abort = new AbortController();
-  private observer: (verdict: MembershipVerdict) => void = () => {};
+  /** When the verdict under way is due. */
+  private readonly deadline = new VerdictDeadline((ms) => this.decide({ kind: 'deadline', ms }));
+  private stopping: Promise<void> | undefined;
 
   /**
    * @param ownMemberIds members of this instance from earlier memberships of the same
    *   group, which may linger after a crash; they are ours, so not a reason to give up.
+   * @param report where every verdict goes (the reader's `on()`).
    */
   constructor(
     readonly groupId: string,
     private readonly ctx: MembershipContext,
     private readonly ownMemberIds: Set<string>,
+    private readonly report: VerdictChannel<GroupMembership>,
   ) {
     this.consumer = ctx.kafka.createGroupConsumer({
       groupId,
@@ -57,30 +79,33 @@ export class GroupMembership implements GroupConsumerListener {
       fromBeginning: true,
       sink: this.sink,
       listener: this,
-      progress: ctx.progress,
+      progress: ctx.progress && reportedWhileReading(() => this.phase, ctx.progress),
       outOfRange: ctx.outOfRange,
     });
   }
 
-  /** Every verdict after every join is reported here. */
-  observe(observer: (verdict: MembershipVerdict) => void): void {
-    this.observer = observer;
-  }
-
-  /** Starts and resolves with the first verdict, or `failed` after `timeoutMs`. */
-  async join(timeoutMs: number, signal: AbortSignal): Promise<MembershipVerdict> {
-    const verdict = new Promise<MembershipVerdict>((resolve) => this.observe(resolve));
+  /**
+   * Starts the consumer. Its first verdict is due within `timeoutMs`; a verdict that does not
+   * come by then is `failed` (`no verdict within …`). Later generations that are not read from
+   * yet get `joinTimeoutMs` each, and a wait for an earlier member of ours `predecessorWaitMs`.
+   */
+  start(timeoutMs: number): void {
+    this.deadline.arm(timeoutMs);
     this.consumer.start().catch((error: unknown) => this.crashed(asError(error)));
-    const timedOut = pause(timeoutMs, signal).then((): MembershipVerdict => ({
-      kind: 'failed',
-      error: new Error(`no verdict within ${timeoutMs} ms`),
-    }));
-    return Promise.race([verdict, timedOut]);
   }
 
+  /** Stops the consumer (it leaves the group); bounded by LEAVE_MS, then given up on. */
   stop(): Promise<void> {
     this.decide({ kind: 'stop' });
-    return this.consumer.stop().then(() => this.decide({ kind: 'stopped' }));
+    this.stopping ??= withTimeout(this.consumer.stop(), LEAVE_MS, `leaving ${this.groupId}`)
+      .catch((error: unknown) =>
+        this.ctx.logger.warn(`Broadcast consumer of ${this.groupId}: ${errorMessage(error)}`, {
+          group: this.groupId,
+          reason: errorMessage(error),
+        }),
+      )
+      .then(() => this.decide({ kind: 'stopped' }));
+    return this.stopping;
   }
 
   /**
@@ -117,18 +142,27 @@ export class GroupMembership implements GroupConsumerListener {
     if (phase.name === 'stopped') return;
     if (event.kind === 'stop' || event.kind === 'stopped') {
       endRound(phase);
+      this.deadline.disarm();
       this.phase = { name: event.kind === 'stop' ? 'leaving' : 'stopped' };
-      this.observer = () => {};
       return this.abort.abort();
     }
     if (phase.name === 'leaving') return;
     if (event.kind === 'crashed') return this.giveUp({ kind: 'failed', error: event.error });
+    if (event.kind === 'deadline') {
+      // Verified or read from: a verdict came, nothing is due.
+      if (phase.name === 'verified' || phase.name === 'reading') return;
+      const error = new Error(`no verdict within ${event.ms} ms`);
+      return this.giveUp({ kind: 'failed', error });
+    }
     const round = liveRound(phase);
     if (event.kind === 'joined') {
       this.ctx.probe?.('joined');
       // A contest belongs to the generation that saw the other member: this one is judged anew.
       endRound(phase);
       const next = nextRound(round, event.memberId, event.leader);
+      // A generation nobody reads from yet owes a verdict in time (the first one's deadline
+      // runs from start()).
+      if (!next.adopted && !this.deadline.armed) this.deadline.arm(this.ctx.joinTimeoutMs);
       this.phase = { name: 'verifying', round: next };
       seekAll(this.consumer, this.ctx, event.assignment);
       return void this.verify(next.generation);
@@ -149,13 +183,16 @@ export class GroupMembership implements GroupConsumerListener {
         round.established = true;
         if (round.contested) logContest(this.ctx, this.groupId, 'left', round.contested);
         round.contested = undefined;
+        this.deadline.disarm();
         this.phase = { name: round.adopted ? 'reading' : 'verified', round };
         // Positions were sought at the join, before any fetch: exclusivity was all that was missing.
-        return this.observer({ kind: 'ready' });
+        return this.report(this, { kind: 'ready' });
       case 'predecessor':
         this.ctx.logger.log(
           `Waiting for an earlier member of ${this.groupId} to expire before reading`,
         );
+        // Its session bounds the wait: the broker removes it then, and the group rebalances.
+        if (!round.adopted) this.deadline.arm(this.ctx.predecessorWaitMs);
         this.phase = { name: 'waiting', round };
         return;
       case 'unverified':
@@ -184,8 +221,9 @@ export class GroupMembership implements GroupConsumerListener {
   /** Reports a foreign or failed verdict: the group is given up, nothing reaches the handlers. */
   private giveUp(verdict: MembershipVerdict): void {
     endRound(this.phase);
+    this.deadline.disarm();
     this.phase = { name: 'leaving' };
-    this.observer(verdict);
+    this.report(this, verdict);
   }
 
   private contest(round: Round, foreign: string[], graceMs: number): void {

@@ -1,4 +1,4 @@
-import type { RecordSink } from '../../interfaces/kafka-port.interface.js';
+import type { GroupConsumerSpec, RecordSink } from '../../interfaces/kafka-port.interface.js';
 import { HOLD_MS, type MembershipPhase } from './membership.types.js';
 import { liveRound } from './membership-rounds.js';
 
@@ -56,4 +56,21 @@ export function heldSink(
           deliver: () => deliver(topic, partition, record),
           seekBack: () => seekBack(topic, partition),
         });
+}
+
+type Progress = NonNullable<GroupConsumerSpec['progress']>;
+
+/**
+ * A membership's progress reports (how far the client read a partition), passed on only while
+ * it hands records over. Once it is leaving it drops every record unhandled, so a report then
+ * covers records no handler saw: the replay window's catch-up would end early, and a truncation
+ * rewind would key on a timestamp never handed over (see ReadPositions.reached). Before that, a
+ * record it drops is sought back, which ends the client's batch before its report (kafkajs
+ * isStale, the @platformatic/kafka fetcher's replaced position).
+ */
+export function reportedWhileReading(phase: () => MembershipPhase, progress: Progress): Progress {
+  return (topic, partition, next, timestamp) => {
+    const now = phase().name;
+    if (now !== 'leaving' && now !== 'stopped') progress(topic, partition, next, timestamp);
+  };
 }

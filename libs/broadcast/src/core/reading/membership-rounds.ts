@@ -7,11 +7,12 @@ export function liveRound(phase: MembershipPhase): Round | undefined {
 }
 
 /**
- * The round of a new generation. What the membership proved carries over: it stays adopted (a
- * member once handed over keeps reading through later rebalances: the group is its own, and
- * positions are the engine's), and stays established unless its member id changed (the old
- * one expired or was removed, and an instance that proved itself alone may hold the group now:
- * this member is a newcomer again).
+ * The round of a new generation. What the membership proved carries over only while its member
+ * id stays the same: it stays adopted (a member once handed over keeps reading through later
+ * rebalances: the group is its own, and positions are the engine's) and established. A new member
+ * id (the old one expired or was removed, and the client rejoined by itself, as kafkajs does after
+ * UNKNOWN_MEMBER_ID) is a newcomer again: an instance that proved itself alone may hold the group
+ * now, so nothing reaches the handlers until this member is verified and handed over anew.
  */
 export function nextRound(previous: Round | undefined, memberId: string, leader: boolean): Round {
   const sameMember = previous === undefined || previous.memberId === memberId;
@@ -20,7 +21,7 @@ export function nextRound(previous: Round | undefined, memberId: string, leader:
     memberId,
     leader,
     established: sameMember && (previous?.established ?? false),
-    adopted: previous?.adopted ?? false,
+    adopted: sameMember && (previous?.adopted ?? false),
     proof: deferred<boolean>(),
     contested: previous?.contested,
   };

@@ -14,6 +14,12 @@ export type MembershipVerdict =
   { kind: 'ready' } | { kind: 'foreign'; memberIds: string[] } | { kind: 'failed'; error: Error };
 
 /**
+ * Where a membership reports every verdict it reaches, in order: given at its creation, so no
+ * verdict can arrive before anyone listens (the reader's `on()` receives them all).
+ */
+export type VerdictChannel<M> = (membership: M, verdict: MembershipVerdict) => void;
+
+/**
  * One generation of a membership (a join, a rebalance or a rejoin of the client), with what the
  * membership carries from the generations before it.
  */
@@ -61,6 +67,8 @@ export type MembershipEvent =
   | { kind: 'handed-over' }
   | { kind: 'stop' }
   | { kind: 'stopped' }
+  /** The membership's deadline passed (see GroupMembership.start) after `ms`. */
+  | { kind: 'deadline'; ms: number }
   /** What a verification of `generation` found. */
   | { kind: 'alone' | 'predecessor' | 'unverified'; generation: number }
   | { kind: 'collided'; generation: number; foreign: string[] }
@@ -84,7 +92,18 @@ export interface MembershipContext {
   probe?: StepProbe;
   /** How long a member that already held the group exclusively waits for a newcomer to leave. */
   contestGraceMs: number;
+  /** Longest a generation that is not read from yet may take to a verdict (see start()). */
+  joinTimeoutMs: number;
+  /**
+   * Longest the membership waits for an earlier member of this instance to leave the group (its
+   * session expiring) before it gives up: that session is the client's in a classic group, the
+   * broker's group.consumer.session.timeout.ms (45 s by default) in a KIP-848 one.
+   */
+  predecessorWaitMs: number;
 }
+
+/** Longest a membership's stop (LeaveGroup, disconnect) is waited for; the port bounds it too. */
+export const LEAVE_MS = 35_000;
 
 /** Describes one verification may take before the membership gives up. */
 export const VERIFY_ATTEMPTS = 10;

@@ -2,8 +2,14 @@ import { BroadcastStoppedError } from '../../errors/broadcast-stopped.error.js';
 import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
 import type { FreeGroup } from '../allocation/broadcast-group.allocator.js';
-import type { Claim, ReaderDeps, ReaderSettings } from './broadcast-reader.types.js';
-import type { GroupJoins, Tried } from './group-joins.js';
+import type { Claim, ReaderDeps, ReaderHost, ReaderSettings } from './broadcast-reader.types.js';
+import { describeRefusal, type GroupJoins } from './group-joins.js';
+import type { GroupMembership, MembershipVerdict } from './group-membership.js';
+
+/** A candidate group joined and verified this instance's alone, or why not. */
+type Tried =
+  | { accepted: true; membership: GroupMembership; ownMemberIds: Set<string> }
+  | { accepted: false; reason: string };
 
 /**
  * How the reader gets a group: the topic check, then the pool's free groups (the allocator locks
@@ -17,6 +23,8 @@ export class ReaderAllocation {
     private readonly settings: ReaderSettings,
     private readonly deps: ReaderDeps,
     private readonly joins: GroupJoins,
+    /** The reader: every step of the allocation goes to its `on()`. */
+    private readonly host: ReaderHost,
     private readonly topics: () => string[],
     /** The reader's stop signal. */
     private readonly signal: AbortSignal,
@@ -25,30 +33,68 @@ export class ReaderAllocation {
   /** One attempt: creates missing topics, then claims a group before `deadline`. */
   async once(deadline: number): Promise<Claim> {
     this.deps.probe?.('allocate');
-    await this.deps.kafka.admin.ensureTopics(this.topics(), this.signal);
-    // The topic check returns at once when stopped: take no lock then.
-    if (this.signal.aborted) throw new BroadcastStoppedError();
+    this.host.on({ kind: 'allocating' });
+    await this.ensureTopics(deadline);
     const { allocator } = this.deps;
     const budget = this.settings.startupTimeoutMs;
     for await (const group of allocator.freeGroups(deadline, this.signal, budget)) {
       const tried = await this.tryGroup(group, deadline);
       if (!tried.accepted) {
         group.refuse(tried.reason);
+        this.host.on({ kind: 'allocating' });
         continue;
       }
       group.keep();
       const { id, groupId, lock } = group;
       const { membership, ownMemberIds } = tried;
-      return { id, groupId, lock, membership, ownMemberIds, lockLost: new AbortController() };
+      return { id, groupId, lock, membership, ownMemberIds };
     }
     // freeGroups ends only by throwing (stopped, deadline, lock database).
     throw new BroadcastStoppedError();
   }
 
+  /**
+   * The topic check, bounded by `deadline`: a broker that takes the requests and never answers
+   * must not hold the allocation (an adapter waits for leaders until its signal aborts).
+   */
+  private async ensureTopics(deadline: number): Promise<void> {
+    const budget = Math.max(1, deadline - Date.now());
+    const timeout = new AbortController();
+    // Unref'd like every wait of the engine: the engine itself holds the process while it runs.
+    const timer = setTimeout(() => timeout.abort(), budget).unref();
+    try {
+      const signal = AbortSignal.any([this.signal, timeout.signal]);
+      await this.deps.kafka.admin.ensureTopics(this.topics(), signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    // The topic check returns at once when stopped: take no lock then.
+    if (this.signal.aborted) throw new BroadcastStoppedError();
+    if (timeout.signal.aborted) {
+      const { startupTimeoutMs } = this.settings;
+      throw new Error(
+        `the topic check did not complete before the start-up deadline (startupTimeoutMs ${startupTimeoutMs} ms)`,
+      );
+    }
+  }
+
   /** Joins a free group; a failure is a refusal, unless retrying cannot fix it (it throws). */
   private async tryGroup(group: FreeGroup, deadline: number): Promise<Tried> {
     try {
-      return await this.joins.tryGroup(group.groupId, deadline);
+      await this.joins.snapshot();
+      // One set for the whole claim: the rejoin after a crash must know the earlier members.
+      const ownMemberIds = new Set<string>();
+      const membership = this.joins.membership(group.groupId, ownMemberIds);
+      const timeoutMs = Math.max(1, Math.min(this.settings.joinTimeoutMs, deadline - Date.now()));
+      // The reader's on() starts it, and hands its first verdict over here.
+      const verdict = await new Promise<MembershipVerdict>((verdict) =>
+        this.host.on({ kind: 'candidate', membership, timeoutMs, verdict }),
+      );
+      if (verdict.kind === 'ready') return { accepted: true, membership, ownMemberIds };
+      await membership.stop();
+      // A missing ACL or a refused login fails every group alike: stop instead of walking the pool.
+      if (verdict.kind === 'failed' && isBroadcastStartupError(verdict.error)) throw verdict.error;
+      return { accepted: false, reason: describeRefusal(verdict) };
     } catch (error) {
       if (isBroadcastStartupError(error)) throw error;
       return { accepted: false, reason: errorMessage(error) };
@@ -67,6 +113,7 @@ export class ReaderAllocation {
           undefined,
           { reason: errorMessage(error) },
         );
+        this.host.on({ kind: 'allocating' });
         await pause(backoffDelay(attempt, 1_000, 10_000), this.signal);
       }
     }

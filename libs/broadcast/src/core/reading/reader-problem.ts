@@ -1,5 +1,8 @@
+import { isBroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import { backoffDelay } from '../../shared/async.utils.js';
+import type { Claim } from './broadcast-reader.types.js';
+import { claimFields } from './reader-phase.js';
 
 /**
  * A failure retrying cannot fix (a missing ACL, BroadcastStartupError) fails every attempt
@@ -35,6 +38,27 @@ export class ReaderProblem {
       this.streak = 0;
     }
     return this.message;
+  }
+
+  /**
+   * A rejoin is due after `cause` (attempt 0: the consumer crashed; later: attempt − 1 failed):
+   * logs it (a problem once, see note) and returns the pause before the attempt.
+   */
+  rejoinAfter(claim: Claim, cause: Error, attempt: number): number {
+    const startup = isBroadcastStartupError(cause);
+    if (startup) this.note(cause);
+    else if (attempt === 0)
+      this.logger.warn(
+        `Broadcast consumer of ${claim.groupId} stopped (${cause.message}); rejoining`,
+        claimFields(claim, cause.message),
+      );
+    else
+      this.logger.warn(
+        `Rejoining ${claim.groupId} failed: ${cause.message}`,
+        claimFields(claim, cause.message),
+      );
+    if (attempt > 0) return this.rejoinPause(attempt - 1);
+    return startup ? this.crashPause() : 0;
   }
 
   /** The pause after a crash with the problem: longer the more crashes in a row. */
