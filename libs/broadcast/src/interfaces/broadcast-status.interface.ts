@@ -57,4 +57,10 @@ export interface BroadcastStatus {
   rewinds: number;
   /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
   problem?: string;
+  /**
+   * What the reader waits for while not ready: `'kafka'` (the broker does not answer, at start
+   * or in a recovery), `'pool'` (no free id in the pool) or `'group'` (joining or verifying its
+   * consumer group); absent while ready.
+   */
+  waitingFor?: 'kafka' | 'pool' | 'group';
 }
