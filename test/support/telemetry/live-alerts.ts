@@ -1,0 +1,188 @@
+// The shipped alert rules as test/ops/prometheus.spec.ts loads them into a real Prometheus, and
+// the checks it makes of each alert: that it fires with the labels and annotations
+// docs/OPERATIONS.md documents, that it resolves, and how long each took.
+//
+// The live rules are the shipped file with two mechanical changes, nothing else: every `for:`
+// becomes FOR and every range window of a counter or a change count ([10m], [30m], [1h]) becomes
+// WINDOW, so that an alert fires and resolves in test time. The thresholds are the shipped ones
+// except where a `broadcast:threshold:<name>` series, the documented tuning mechanism, lowers
+// them (THRESHOLDS). What the shipped `for:` and windows do is proven by promtool
+// (test/ops/broadcast.rules.test.yml), on the unchanged file.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
+import { matching, type Prometheus, type PrometheusAlert } from './prometheus.js';
+
+export const RULES_FILE = join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml');
+export const FOR = '3s';
+export const FOR_MS = 3_000;
+export const WINDOW = '20s';
+
+/**
+ * The shipped rules with every `for:` at FOR and every window at WINDOW: the range of a counter
+ * or a change count ([10m], [30m], [1h]) and the offset that tells a new series (offset 10m).
+ */
+export function liveRules(shipped = readFileSync(RULES_FILE, 'utf8')): string {
+  const windows = /(\[|offset )(10m|30m|1h)\b/g;
+  const live = shipped
+    .replace(/^(\s+for:) \d+[smh]$/gm, `$1 ${FOR}`)
+    .replace(windows, `$1${WINDOW}`);
+  // Nothing else changed: put the shipped values back and it is the shipped file.
+  const fors = [...shipped.matchAll(/^\s+for: (\d+[smh])$/gm)].map((m) => m[1]!);
+  const spans = [...shipped.matchAll(windows)].map((m) => m[2]!);
+  if (fors.length < 5 || spans.length < 20) throw new Error('the rules have no for: or windows');
+  const restored = live
+    .replace(
+      new RegExp(`^(\\s+for:) ${FOR}$`, 'gm'),
+      (_m, head: string) => `${head} ${fors.shift()}`,
+    )
+    .replace(
+      new RegExp(`(\\[|offset )${WINDOW}\\b`, 'g'),
+      (_m, head: string) => `${head}${spans.shift()}`,
+    );
+  if (restored !== shipped) throw new Error('liveRules changed more than for: and windows');
+  return live;
+}
+
+/**
+ * Thresholds lowered through `broadcast:threshold:<name>` series: not ready for 15 s instead of
+ * 2 min, and a single group move or recovery instead of more than two in the window.
+ */
+export const THRESHOLDS = `groups:
+  - name: ops-test-thresholds
+    rules:
+      - record: broadcast:threshold:unready_ms
+        expr: vector(15000)
+      - record: broadcast:threshold:group_moves
+        expr: vector(0)
+      - record: broadcast:threshold:recoveries
+        expr: vector(0)
+`;
+
+const INSTANCE = ['broadcast_instance', 'instance', 'job', 'severity'];
+const COUNTER = INSTANCE;
+/** The labels of each alert (besides alertname), as docs/OPERATIONS.md lists them. */
+export const ALERT_LABELS: Record<string, string[]> = {
+  BroadcastInstanceStale: INSTANCE,
+  BroadcastInstanceNotReady: INSTANCE,
+  BroadcastInstanceDown: ['instance', 'job', 'severity'],
+  BroadcastReaderProblem: INSTANCE,
+  BroadcastPoolExhausted: [...INSTANCE, 'broadcast_pool'],
+  BroadcastPoolNearlyExhausted: ['broadcast_pool', 'severity'],
+  BroadcastGroupMoves: INSTANCE,
+  BroadcastReaderRecovering: [...INSTANCE, 'broadcast_state'],
+  BroadcastHandlerFailing: [
+    'broadcast_handler',
+    'broadcast_instance',
+    'job',
+    'messaging_destination_name',
+    'severity',
+  ],
+  BroadcastHandlerRetriesExhausted: COUNTER,
+  BroadcastDeadLetters: COUNTER,
+  BroadcastDeadLetterFailed: COUNTER,
+  BroadcastFailureHookFailed: COUNTER,
+  BroadcastInternalErrors: COUNTER,
+  BroadcastRecordsPassedOver: COUNTER,
+  BroadcastRewound: COUNTER,
+};
+
+/**
+ * Labels the OpenTelemetry Prometheus exporter puts on every series (not the rules): they ride
+ * along on the alerts whose expression keeps the series' labels.
+ */
+export const EXPORTER_LABELS = ['otel_scope_name'];
+
+const RUNBOOKS =
+  'https://github.com/nestjs-kafka-broadcast/nestjs-kafka-broadcast/blob/main/libs/broadcast/docs/OPERATIONS.md';
+
+export interface Figure {
+  alert: string;
+  /** The labels the alert was waited for with, as JSON. */
+  labels: string;
+  cause: string;
+  fireMs?: number;
+  cure?: string;
+  resolveMs?: number;
+}
+
+/** Waits for alerts to fire and resolve on a real Prometheus, and keeps how long each took. */
+export class AlertChecks {
+  readonly figures: Figure[] = [];
+
+  constructor(
+    private readonly prometheus: Prometheus,
+    private readonly log: (line: string) => void = console.log,
+  ) {}
+
+  /**
+   * Waits until `alert` fires for `labels`; checks its label names and its runbook_url;
+   * records the ms from `since` (the cause). Returns the alert.
+   */
+  async fired(
+    alert: string,
+    labels: Record<string, string>,
+    since: number,
+    cause: string,
+    timeoutMs = 90_000,
+  ): Promise<PrometheusAlert> {
+    let found: PrometheusAlert | undefined;
+    const waited = await this.prometheus.alertsUntil(
+      (alerts) =>
+        (found = matching(alerts, alert, labels).find((a) => a.state === 'firing')) !== undefined,
+      since,
+      `${alert} ${JSON.stringify(labels)} firing (${cause})`,
+      timeoutMs,
+    );
+    // The documented labels, and no other but the exporter's scope (see EXPORTER_LABELS).
+    const names = Object.keys(found!.labels).filter(
+      (k) => k !== 'alertname' && !EXPORTER_LABELS.includes(k),
+    );
+    if (names.sort().join() !== [...ALERT_LABELS[alert]!].sort().join())
+      throw new Error(
+        `${alert} has labels ${names.join(', ')}, documented: ${ALERT_LABELS[alert]}`,
+      );
+    const runbook = `${RUNBOOKS}#${alert.toLowerCase()}`;
+    if (found!.annotations.runbook_url !== runbook)
+      throw new Error(`${alert} runbook_url ${found!.annotations.runbook_url}, not ${runbook}`);
+    // Seen firing earlier (the watch polls all along): the cause came before the test looked.
+    const ms = Math.min(waited, (this.prometheus.firstFiring(found!) ?? Infinity) - since);
+    this.figures.push({ alert, labels: JSON.stringify(labels), cause, fireMs: ms });
+    this.log(`[ops] ${alert} ${JSON.stringify(labels)} fired ${ms} ms after: ${cause}`);
+    return found!;
+  }
+
+  /** Waits until `alert` for `labels` is no longer listed; records the ms from `since`. */
+  async resolved(
+    alert: string,
+    labels: Record<string, string>,
+    since: number,
+    cure: string,
+    timeoutMs = 120_000,
+  ): Promise<number> {
+    const ms = await this.prometheus.alertsUntil(
+      (alerts) => matching(alerts, alert, labels).length === 0,
+      since,
+      `${alert} ${JSON.stringify(labels)} resolved (${cure})`,
+      timeoutMs,
+    );
+    const key = JSON.stringify(labels);
+    const open = this.figures.find(
+      (f) => f.alert === alert && f.labels === key && f.resolveMs === undefined,
+    );
+    if (open) Object.assign(open, { cure, resolveMs: ms });
+    else this.figures.push({ alert, labels: key, cause: '', cure, resolveMs: ms });
+    this.log(`[ops] ${alert} ${JSON.stringify(labels)} resolved ${ms} ms after: ${cure}`);
+    return ms;
+  }
+
+  /** The figures as a table, one line per alert. */
+  table(): string {
+    return this.figures
+      .map(
+        (f) =>
+          `${f.alert.padEnd(34)} ${f.labels.padEnd(36)} fire ${String(f.fireMs ?? '-').padStart(6)} ms (${f.cause}); resolve ${String(f.resolveMs ?? '-').padStart(6)} ms (${f.cure ?? '-'})`,
+      )
+      .join('\n');
+  }
+}
