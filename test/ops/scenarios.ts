@@ -180,15 +180,20 @@ export async function handlersScenario(env: OpsEnv): Promise<void> {
     checks.fired('BroadcastInternalErrors', h, t, 'the tracing SDK threw on a span'),
   ]);
   expect(failing[0]!.labels.messaging_destination_name).toBe(PREFIX.handlers + TOPIC);
+  const handler = { ...h, broadcast_handler: HANDLER };
   const resolving = Promise.all(
     [
-      'BroadcastHandlerFailing',
-      'BroadcastHandlerRetriesExhausted',
-      'BroadcastDeadLetters',
-      'BroadcastDeadLetterFailed',
-      'BroadcastFailureHookFailed',
-      'BroadcastInternalErrors',
-    ].map((alert) => checks.resolved(alert, h, t, 'no failure since (the window passed)')),
+      ['BroadcastHandlerFailing', handler] as const,
+      ...[
+        'BroadcastHandlerRetriesExhausted',
+        'BroadcastDeadLetters',
+        'BroadcastDeadLetterFailed',
+        'BroadcastFailureHookFailed',
+        'BroadcastInternalErrors',
+      ].map((alert) => [alert, h] as const),
+    ].map(([alert, labels]) =>
+      checks.resolved(alert, labels, t, 'no failure since (the window passed)'),
+    ),
   );
 
   // A foreign member in its group: h1 waits for it to leave, then moves to another id.
@@ -292,7 +297,7 @@ export async function frozenScenario(env: OpsEnv): Promise<void> {
 export async function securedScenario(
   env: OpsEnv & {
     secured: SecuredCluster;
-    s1SpawnedAt: number;
+    s1ListeningAt: number;
     grantRead: () => Promise<void>;
     publishSecured: (topic: string, message: { value: string }) => Promise<void>;
   },
@@ -302,8 +307,8 @@ export async function securedScenario(
   await checks.fired(
     'BroadcastReaderProblem',
     { broadcast_instance: 's1' },
-    env.s1SpawnedAt,
-    's1 started without the READ ACL on its topic',
+    env.s1ListeningAt,
+    's1 listens; it has no READ ACL on its topic',
   );
   expect((await s1.status()).problem).toMatch(/READ/);
   const grantedAt = Date.now();
@@ -317,6 +322,12 @@ export async function securedScenario(
     'READ granted, and a broadcast arrives',
   );
   await Promise.all([s1.ready(), b1.ready()]);
+  // A clean slate: what the ACL wait set off (s1 not ready, recovering) has resolved.
+  await env.prometheus.alertsUntil(
+    (alerts) => alerts.every((a) => !['s1', 'b1'].includes(a.labels.broadcast_instance!)),
+    Date.now(),
+    'no alert of s1 or b1 before the broker stops',
+  );
 
   const stopping = Date.now();
   await secured.stopNode(1);

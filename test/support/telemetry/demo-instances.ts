@@ -44,6 +44,8 @@ export class DemoInstance {
   private readonly child: ChildProcess;
   private output = '';
   private urlSeen: string | undefined;
+  /** When the demo printed its `Listening on` line (0 before). */
+  listeningAt = 0;
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   readonly exited: Promise<void>;
 
@@ -68,7 +70,9 @@ export class DemoInstance {
     });
     const keep = (chunk: string) => {
       this.output = (this.output + chunk).slice(-20_000);
-      this.urlSeen ??= /Listening on (http:\/\/\S+) /.exec(this.output)?.[1];
+      if (this.urlSeen) return;
+      this.urlSeen = /Listening on (http:\/\/\S+) /.exec(this.output)?.[1];
+      if (this.urlSeen) this.listeningAt = Date.now();
     };
     this.child.stdout!.setEncoding('utf8').on('data', keep);
     this.child.stderr!.setEncoding('utf8').on('data', keep);

@@ -14,31 +14,54 @@ import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
 import { matching, type Prometheus, type PrometheusAlert } from './prometheus.js';
 
 export const RULES_FILE = join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml');
-export const FOR = '3s';
-export const FOR_MS = 3_000;
+export const FOR = '5s';
+export const FOR_MS = 5_000;
 export const WINDOW = '20s';
 
+/** Subquery resolution of the live rules' windows (shipped: 15s for 10m, 1m for 1h). */
+export const RESOLUTION = '1s';
+
 /**
- * The shipped rules with every `for:` at FOR and every window at WINDOW: the range of a counter
- * or a change count ([10m], [30m], [1h]) and the offset that tells a new series (offset 10m).
+ * Each change liveRules makes: `shipped` matches the shipped value (group 2) after its context
+ * (group 1); `back` matches the live value after the same context.
+ */
+const CHANGES: { shipped: RegExp; back: RegExp; live: string }[] = [
+  { shipped: /^(\s+for: )(\d+[smh])$/gm, back: new RegExp(`^(\\s+for: )${FOR}$`, 'gm'), live: FOR },
+  // A counter's range or a change count's ([10m], [30m], [1h]), a subquery's range ([10m:…]).
+  {
+    shipped: /(\[)(10m|30m|1h)(?=[\]:])/g,
+    back: new RegExp(`(\\[)${WINDOW}(?=[\\]:])`, 'g'),
+    live: WINDOW,
+  },
+  {
+    shipped: /(\[\w+:)(15s|1m)(?=\])/g,
+    back: new RegExp(`(\\[\\w+:)${RESOLUTION}(?=\\])`, 'g'),
+    live: RESOLUTION,
+  },
+];
+
+/**
+ * The shipped rules with every `for:` at FOR and every window at WINDOW (the ranges of counters,
+ * change counts and subqueries; the subqueries' resolution at RESOLUTION). Nothing else changes:
+ * putting the shipped values back gives the shipped file (checked).
  */
 export function liveRules(shipped = readFileSync(RULES_FILE, 'utf8')): string {
-  const windows = /(\[|offset )(10m|30m|1h)\b/g;
-  const live = shipped
-    .replace(/^(\s+for:) \d+[smh]$/gm, `$1 ${FOR}`)
-    .replace(windows, `$1${WINDOW}`);
-  // Nothing else changed: put the shipped values back and it is the shipped file.
-  const fors = [...shipped.matchAll(/^\s+for: (\d+[smh])$/gm)].map((m) => m[1]!);
-  const spans = [...shipped.matchAll(windows)].map((m) => m[2]!);
-  if (fors.length < 5 || spans.length < 20) throw new Error('the rules have no for: or windows');
-  const restored = live
-    .replace(
-      new RegExp(`^(\\s+for:) ${FOR}$`, 'gm'),
-      (_m, head: string) => `${head} ${fors.shift()}`,
-    )
-    .replace(
-      new RegExp(`(\\[|offset )${WINDOW}\\b`, 'g'),
-      (_m, head: string) => `${head}${spans.shift()}`,
+  let live = shipped;
+  const originals = CHANGES.map(({ shipped: pattern, live: value }) => {
+    const found: string[] = [];
+    live = live.replace(pattern, (_m, head: string, original: string) => {
+      found.push(original);
+      return head + value;
+    });
+    return found;
+  });
+  if (originals[0]!.length < 5 || originals[1]!.length < 15)
+    throw new Error('the rules have no for: or windows');
+  let restored = live;
+  for (let i = CHANGES.length - 1; i >= 0; i--)
+    restored = restored.replace(
+      CHANGES[i]!.back,
+      (_m, head: string) => head + originals[i]!.shift(),
     );
   if (restored !== shipped) throw new Error('liveRules changed more than for: and windows');
   return live;

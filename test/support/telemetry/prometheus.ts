@@ -80,10 +80,17 @@ export class Prometheus {
     child.stderr!.setEncoding('utf8').on('data', (c: string) => this.keep(c));
   }
 
-  /** Starts Prometheus with `rules` (file name → YAML text) and no targets yet. */
+  /**
+   * Starts Prometheus with `rules` (file name → YAML text) and no targets yet; it evaluates every
+   * `intervalSeconds` and scrapes every `scrapeSeconds` (default the same).
+   */
   static async start(
     rules: Record<string, string>,
-    { intervalSeconds = 1, job = 'broadcast' } = {},
+    {
+      intervalSeconds = 1,
+      scrapeSeconds = intervalSeconds,
+      job = 'broadcast',
+    }: { intervalSeconds?: number; scrapeSeconds?: number; job?: string } = {},
   ): Promise<Prometheus> {
     const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
     for (const [name, text] of Object.entries(rules)) writeFileSync(join(dir, name), text);
@@ -92,8 +99,8 @@ export class Prometheus {
       join(dir, 'prometheus.yml'),
       [
         'global:',
-        `  scrape_interval: ${intervalSeconds}s`,
-        `  scrape_timeout: ${Math.round(intervalSeconds * 800)}ms`,
+        `  scrape_interval: ${scrapeSeconds}s`,
+        `  scrape_timeout: ${Math.round(scrapeSeconds * 800)}ms`,
         `  evaluation_interval: ${intervalSeconds}s`,
         'rule_files:',
         ...Object.keys(rules).map((name) => `  - ${join(dir, name)}`),
