@@ -18,32 +18,24 @@ export const FOR = '5s';
 export const FOR_MS = 5_000;
 export const WINDOW = '20s';
 
-/** Subquery resolution of the live rules' windows (shipped: 15s for 10m, 1m for 1h). */
-export const RESOLUTION = '1s';
-
 /**
  * Each change liveRules makes: `shipped` matches the shipped value (group 2) after its context
  * (group 1); `back` matches the live value after the same context.
  */
 const CHANGES: { shipped: RegExp; back: RegExp; live: string }[] = [
   { shipped: /^(\s+for: )(\d+[smh])$/gm, back: new RegExp(`^(\\s+for: )${FOR}$`, 'gm'), live: FOR },
-  // A counter's range or a change count's ([10m], [30m], [1h]), a subquery's range ([10m:…]).
+  // The range of a counter or a change count: [10m], [30m], [1h].
   {
-    shipped: /(\[)(10m|30m|1h)(?=[\]:])/g,
-    back: new RegExp(`(\\[)${WINDOW}(?=[\\]:])`, 'g'),
+    shipped: /(\[)(10m|30m|1h)(?=\])/g,
+    back: new RegExp(`(\\[)${WINDOW}(?=\\])`, 'g'),
     live: WINDOW,
-  },
-  {
-    shipped: /(\[\w+:)(15s|1m)(?=\])/g,
-    back: new RegExp(`(\\[\\w+:)${RESOLUTION}(?=\\])`, 'g'),
-    live: RESOLUTION,
   },
 ];
 
 /**
- * The shipped rules with every `for:` at FOR and every window at WINDOW (the ranges of counters,
- * change counts and subqueries; the subqueries' resolution at RESOLUTION). Nothing else changes:
- * putting the shipped values back gives the shipped file (checked).
+ * The shipped rules with every `for:` at FOR and every window (the range of a counter or a change
+ * count) at WINDOW. Nothing else changes: putting the shipped values back gives the shipped file
+ * (checked).
  */
 export function liveRules(shipped = readFileSync(RULES_FILE, 'utf8')): string {
   let live = shipped;
