@@ -52,7 +52,10 @@ import {
 } from '../support/telemetry/demo-instances.js';
 import { AlertChecks, liveRules, THRESHOLDS } from '../support/telemetry/live-alerts.js';
 import { Prometheus } from '../support/telemetry/prometheus.js';
-import { frozenScenario, handlersScenario, poolScenario, securedScenario } from './scenarios.js';
+import { frozenScenario } from './scenarios/frozen.js';
+import { handlersScenario } from './scenarios/handlers.js';
+import { poolScenario } from './scenarios/pool.js';
+import { securedScenario } from './scenarios/secured.js';
 
 const JOB = 'broadcast';
 const TOPIC = 'product.changed';
