@@ -226,6 +226,7 @@ describe.each(kafkaClients())(
       ]);
       expect(rows[0].locked).toBe(true);
 
+      const logger = new CapturingLogger();
       const app = await h.create(
         {
           imports: [
@@ -235,9 +236,17 @@ describe.each(kafkaClients())(
           ],
           providers: [PingListener, BroadcastHealthIndicator],
         },
-        { logger: new CapturingLogger() },
+        { logger },
       );
       await expect(app.init()).rejects.toThrow(/Could not allocate a broadcast consumer group/);
+      // The wait kept the HTTP server closed (no probe, no /metrics): said once, naming the way out.
+      expect(logger.find('warn', /Application bootstrap waits/)).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(
+            /waitForReady: true, now waiting for a free id of the pool \(maxGroups\)\): app\.listen\(\) opens the HTTP server, with its health and metrics endpoints, only once .*set waitForReady: false/,
+          ),
+        }),
+      ]);
 
       const indicator = app.get(BroadcastHealthIndicator);
       expect(indicator.isAlive('broadcast').broadcast).toMatchObject({

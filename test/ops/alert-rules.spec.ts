@@ -4,6 +4,8 @@
  * `promtool check rules`, then `promtool test rules` on test/ops/broadcast.rules.test.yml, which
  * has, for every alert, a case where it fires and one where it does not. The series the rules
  * read are the ones the library's instruments export (names taken from the telemetry sources).
+ * Every alert links its section of docs/OPERATIONS.md as `runbook_url`, and that page counts and
+ * describes exactly the alerts of the file.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,10 @@ import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
 
 const RULES = join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml');
 const RULE_TESTS = join(REPO_ROOT, 'test/ops/broadcast.rules.test.yml');
+const OPERATIONS = join(REPO_ROOT, 'libs/broadcast/docs/OPERATIONS.md');
+/** Where the package's OPERATIONS.md is published (the repository of package.json). */
+const RUNBOOKS =
+  'https://github.com/nestjs-kafka-broadcast/nestjs-kafka-broadcast/blob/main/libs/broadcast/docs/OPERATIONS.md';
 const TELEMETRY = ['broadcast-metrics.ts', 'fleet-metrics.ts'].map((f) =>
   join(REPO_ROOT, 'libs/broadcast/src/telemetry', f),
 );
@@ -94,10 +100,29 @@ describe('Prometheus alert rules shipped in the package', () => {
       'broadcast_pool',
       'broadcast_instance',
       'broadcast_handler',
+      'broadcast_waiting_for',
     ]);
     for (const name of used) if (!labels.has(name)) expect(exported, name).toContain(name);
     for (const name of expressions.match(/\bbroadcast:[\w:]+/g) ?? [])
       if (!name.startsWith('broadcast:threshold:')) expect(recorded, name).toContain(name);
+  });
+
+  it('every alert links its runbook as runbook_url, and OPERATIONS.md counts and describes exactly these alerts', () => {
+    const blocks = rules.split(/^\s+- alert: /m).slice(1);
+    expect(blocks).toHaveLength(alerts.length);
+    for (const [i, block] of blocks.entries()) {
+      const anchor = alerts[i]!.toLowerCase();
+      expect(block, alerts[i]).toContain(`runbook_url: ${RUNBOOKS}#${anchor}\n`);
+      expect(block, alerts[i]).not.toMatch(/^\s+runbook:/m);
+    }
+    const doc = readFileSync(OPERATIONS, 'utf8');
+    expect(doc).toContain(`Prometheus alert rules (${alerts.length} alerts)`);
+    const sections = [...doc.matchAll(/^### (Broadcast\w+)$/gm)].map((m) => m[1]);
+    expect(sections).toEqual(alerts);
+    const published = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'libs/broadcast/package.json'), 'utf8'),
+    ) as { repository: { url: string } };
+    expect(RUNBOOKS).toContain(published.repository.url.replace(/^git\+|\.git$/g, ''));
   });
 
   it('every alert has a firing and a not-firing promtool case, and they pass', () => {
@@ -120,7 +145,10 @@ describe('Prometheus alert rules shipped in the package', () => {
     const dir = mkdtempSync(join(tmpdir(), 'broadcast-rules-'));
     try {
       const broken = join(dir, 'broadcast.rules.yml');
-      const text = rules.replace('(broadcast_pool_exhausted)', '(broadcast_pool_exhaustd)');
+      const text = rules.replace(
+        'expr: broadcast_pool_exhausted == 1',
+        'expr: broadcast_pool_exhaustd == 1',
+      );
       expect(text).not.toBe(rules);
       writeFileSync(broken, text);
       const testCopy = join(dir, 'tests.yml');

@@ -1,220 +1,284 @@
 /**
- * The shipped alert rules and dashboard against a real Prometheus (Debian's package) scraping
- * the `/metrics` of three real instances (child processes, real engines with PostgreSQL locks,
- * the library's OpenTelemetry metrics through the Prometheus exporter, as the demo serves them)
- * on a private one-node broker. Faults: the broker stopped and started again (every instance's
- * BroadcastInstanceStale fires, then resolves), one instance frozen with SIGSTOP and resumed
- * (BroadcastInstanceDown fires, then resolves), a fourth instance for a pool of three
- * (BroadcastPoolExhausted fires, then resolves once it stops). Then every query of the Grafana
- * dashboard returns series. The rules are the shipped file with its `for:` durations shortened
- * to the test's scale (the thresholds are the shipped defaults, except the staleness bound,
- * which is each instance's own health.maxStalenessMs). Times from each fault to firing and from
- * each repair to resolving are printed.
+ * Every shipped alert proven by its cause, on a real Prometheus (Debian's package) scraping real
+ * demo instances: apps/demo in child processes with their defaults (waitForReady false,
+ * heartbeats every 5 s, PostgreSQL locks, @platformatic/kafka), each serving /metrics and its
+ * probes through its own Nest HTTP server. One Prometheus and one fleet for the whole file; the
+ * scenarios run at once, each on instances of its own topic prefix (its own pool):
+ *
+ * - pool (p1..p4, maxGroups 3): the third instance fills the pool (BroadcastPoolNearlyExhausted);
+ *   a fourth waits for an id while answering its probes and /metrics (BroadcastPoolExhausted and
+ *   BroadcastInstanceNotReady name it); a running one loses its group to a foreign member and
+ *   waits too (BroadcastPoolExhausted names it); each resolves as its cause goes.
+ * - handlers (h1): a malformed product.changed fails its three attempts, goes to the dead-letter
+ *   topic and to a refused webhook (onHandlerError); a big one's dead letter is refused by the
+ *   topic's max.message.bytes; a tracing SDK throws on a third (BroadcastHandlerFailing,
+ *   ...RetriesExhausted, ...DeadLetters, ...DeadLetterFailed, ...FailureHookFailed,
+ *   ...InternalErrors); a foreign member makes it move (BroadcastGroupMoves, ...ReaderRecovering).
+ * - frozen (f1): SIGSTOP (BroadcastInstanceDown); meanwhile retention passes its position and its
+ *   heartbeat topic is created again (BroadcastRecordsPassedOver, BroadcastRewound once resumed).
+ * - secured broker (s1, b1): s1 lacks the READ ACL on its topic (BroadcastReaderProblem until it
+ *   is granted); then the broker stops (BroadcastInstanceStale and ...NotReady on both) and
+ *   starts again.
+ *
+ * What this proves: each alert's expression fires on the series real instances export when its
+ * cause happens, with the labels docs/OPERATIONS.md documents and a runbook_url, and resolves
+ * once the cause is gone. The rules are the shipped file with `for:` and the range windows
+ * shortened (live-alerts.ts) and three thresholds lowered through `broadcast:threshold:*`
+ * series. What promtool proves (alert-rules.spec.ts): the shipped `for:`, windows and default
+ * thresholds, e.g. a 2-hour outage. Times from cause to firing and from cure to resolving are
+ * printed as one table at the end.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { Admin, Producer } from 'kafkajs';
 import { onTestFailed } from 'vitest';
-import { REPO_ROOT, startCluster, type KafkaCluster } from '../../scripts/kafka-cluster.mjs';
-import { ensureLibBuilt, FAST_CONSUMER, LOCK_CHECK_INTERVAL_MS } from '../support/faults/faults.js';
-import { Instances, type Instance, type InstanceConfig } from '../support/faults/instances.js';
-import { testPrefix, waitFor } from '../support/broker/kafka.js';
-import { firing, listed, Prometheus } from '../support/telemetry/prometheus.js';
+import { REPO_ROOT } from '../../scripts/kafka-cluster.mjs';
+import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { connectedAdmin, connectedProducer, deletePrefix } from '../support/faults/faults.js';
+import {
+  adminKafka,
+  grant,
+  readmeAcls,
+  startSecured,
+  type ReadmeAcl,
+  type SecuredCluster,
+} from '../support/security/secured-cluster.js';
+import { ensureDemoBuilt } from '../support/telemetry/demo-build.js';
+import {
+  DemoFleet,
+  type DemoInstance,
+  type DemoSpec,
+} from '../support/telemetry/demo-instances.js';
+import { AlertChecks, liveRules, THRESHOLDS } from '../support/telemetry/live-alerts.js';
+import { Prometheus } from '../support/telemetry/prometheus.js';
+import { frozenScenario } from './scenarios/frozen.js';
+import { handlersScenario } from './scenarios/handlers.js';
+import { poolScenario } from './scenarios/pool.js';
+import { securedScenario } from './scenarios/secured.js';
 
-const RULES = join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml');
-const DASHBOARD = join(REPO_ROOT, 'libs/broadcast/ops/grafana/broadcast-fleet.dashboard.json');
-const PRELOAD = join(REPO_ROOT, 'test/support/telemetry/metrics-preload.mjs');
 const JOB = 'broadcast';
-const TOPIC = 'news';
-const MAX_GROUPS = 3;
-/** The shipped `for:` durations (1m, 10m) at the scale of a 1 s scrape and evaluation. */
-const TEST_FOR = '2s';
+const TOPIC = 'product.changed';
+const DASHBOARD = join(REPO_ROOT, 'libs/broadcast/ops/grafana/broadcast-fleet.dashboard.json');
+const FAULTY_TRACER = join(REPO_ROOT, 'test/support/telemetry/faulty-tracer-preload.mjs');
+const base = testPrefix('ops-live');
+const PREFIX = {
+  pool: `${base}pool.`,
+  handlers: `${base}handlers.`,
+  frozen: `${base}frozen.`,
+  secured: `${base}secured.`,
+  outage: `${base}outage.`,
+};
+const S1 = { user: 'ops-noread', password: 'ops-S3cret-7c51' };
+const brokers = kafkaBrokers();
 
-const fleet = new Instances();
-let cluster: KafkaCluster | undefined;
-let prometheus: Prometheus | undefined;
-let prefix: string;
-let instances: Instance[] = [];
+let prometheus: Prometheus;
+let secured: SecuredCluster;
+let admin: Admin;
+let producer: Producer;
+let checks: AlertChecks;
+let fleet: DemoFleet;
 const targets = new Map<string, string>();
-const figures: Record<string, number> = {};
+const live: Record<string, DemoInstance> = {};
+let s1ListeningAt = 0;
 
-function instanceConfig(name: string): InstanceConfig {
-  return {
-    name,
-    brokers: cluster!.brokers,
-    prefix,
-    lock: 'postgres',
-    topics: [TOPIC],
-    consumer: FAST_CONSUMER,
-    lockCheckIntervalMs: LOCK_CHECK_INTERVAL_MS,
-    heartbeat: { intervalMs: 500 },
-    maxStalenessMs: 2_000,
-    maxGroups: MAX_GROUPS,
-    startupTimeoutMs: 120_000,
-    nodeArgs: ['--import', PRELOAD],
-  };
+/** Spawns a demo, waits for its port and adds its /metrics to Prometheus's targets. */
+async function spawnScraped(spec: DemoSpec): Promise<DemoInstance> {
+  const instance = await fleet.spawn(spec).listening();
+  targets.set(instance.name, instance.target);
+  prometheus.setTargets([...targets.values()]);
+  return (live[spec.name] = instance);
 }
 
-/** Spawns an instance and adds its /metrics to Prometheus's targets. */
-async function spawnScraped(name: string): Promise<Instance> {
-  const instance = fleet.spawn(instanceConfig(name));
-  const { port } = await instance.waitFor<{ event: string; at: number; port: number }>(
-    (e) => e.event === 'metrics',
-    { message: 'its metrics port' },
+/**
+ * An instance scaled away on purpose: Prometheus drops its target (as service discovery does
+ * for a deleted pod), then it stops. It must not be reported down.
+ */
+async function scaleAway(instance: DemoInstance): Promise<void> {
+  targets.delete(instance.name);
+  prometheus.setTargets([...targets.values()]);
+  await waitFor(
+    async () => (await prometheus.query(`up{instance="${instance.target}"}`)).length === 0,
+    {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      message: `Prometheus still scrapes ${instance.name}`,
+    },
   );
-  targets.set(name, `127.0.0.1:${port}`);
-  prometheus!.setTargets([...targets.values()]);
-  return instance;
+  await instance.stop();
 }
 
-function unscrape(name: string): void {
-  targets.delete(name);
-  prometheus!.setTargets([...targets.values()]);
+/** A port nothing listens on: the webhook h1's onHandlerError posts to is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
-function record(name: string, ms: number): void {
-  figures[name] = ms;
-  console.log(`[ops-prometheus] ${name}: ${ms} ms`);
-}
+const isTopicRead = (prefix: string) => (a: ReadmeAcl) =>
+  a.resourceType === 'topic' && a.operation === 'READ' && a.name === `${prefix}${TOPIC}`;
 
 beforeAll(async () => {
-  ensureLibBuilt();
-  prefix = testPrefix('ops-prometheus');
-  const shipped = readFileSync(RULES, 'utf8');
-  const rules = shipped.replace(/^(\s+for:) \d+[smh]$/gm, `$1 ${TEST_FOR}`);
-  expect(rules).not.toBe(shipped);
-  [cluster, prometheus] = await Promise.all([
-    startCluster({ nodes: 1, quiet: true }),
-    Prometheus.start({ 'broadcast.rules.yml': rules }, { job: JOB }),
+  const started = Promise.all([
+    Prometheus.start(
+      { 'broadcast.rules.yml': liveRules(), 'thresholds.rules.yml': THRESHOLDS },
+      // A scrape every 2 s (timeout 1.6 s), so that a loaded machine is not a target down.
+      { job: JOB, intervalSeconds: 1, scrapeSeconds: 2 },
+    ),
+    startSecured({ [S1.user]: S1.password }),
+    connectedAdmin(brokers),
+    connectedProducer(brokers),
   ]);
-  instances = await Promise.all(['a', 'b', 'c'].map(spawnScraped));
-  await Promise.all(instances.map((i) => i.ready()));
-  // Traffic for the counters and histograms: one broadcast from each, received by all three.
-  for (const [n, i] of instances.entries())
-    i.send(`publish ${JSON.stringify({ id: `m${n}`, topic: TOPIC, payload: { n } })}`);
-  await waitFor(() => instances.every((i) => i.payloads(TOPIC).length === 3), {
-    timeoutMs: 30_000,
-    message: `broadcasts not received by all\n${fleet.diagnostics()}`,
-  });
-  await waitFor(
-    async () =>
-      (await prometheus!.query(`up{job="${JOB}"} == 1 and on (instance) broadcast_staleness`))
-        .length === 3,
-    { timeoutMs: 30_000, intervalMs: 200, message: 'Prometheus never scraped all three' },
+  // Synchronous (tsc): the broker's JVM and Prometheus start meanwhile.
+  fleet = new DemoFleet(ensureDemoBuilt());
+  [prometheus, secured, admin, producer] = await started;
+  prometheus.watch();
+  checks = new AlertChecks(prometheus);
+  const s1Acls = readmeAcls(PREFIX.secured, [TOPIC]);
+  await grant(
+    secured,
+    S1.user,
+    s1Acls.filter((a) => !isTopicRead(PREFIX.secured)(a)),
   );
-}, 180_000);
+  const webhook = `http://127.0.0.1:${await closedPort()}/hook`;
+  const pool = { BROADCAST_MAX_GROUPS: '3' };
+  await Promise.all([
+    spawnScraped({ name: 'p1', brokers, prefix: PREFIX.pool, env: pool }),
+    spawnScraped({ name: 'p2', brokers, prefix: PREFIX.pool, env: pool }),
+    spawnScraped({
+      name: 'h1',
+      brokers,
+      prefix: PREFIX.handlers,
+      env: { DEMO_FAILURE_WEBHOOK: webhook },
+      nodeArgs: ['--import', FAULTY_TRACER],
+    }),
+    spawnScraped({ name: 'f1', brokers, prefix: PREFIX.frozen }),
+    spawnScraped({
+      name: 's1',
+      brokers: secured.saslBrokers,
+      prefix: PREFIX.secured,
+      env: {
+        KAFKA_SSL_CA_FILE: secured.caFile,
+        KAFKA_SASL_MECHANISM: 'scram-sha-512',
+        KAFKA_SASL_USERNAME: S1.user,
+        KAFKA_SASL_PASSWORD: S1.password,
+        BROADCAST_DEAD_LETTER_TOPIC: '',
+      },
+    }),
+    spawnScraped({ name: 'b1', brokers: secured.brokers, prefix: PREFIX.outage }),
+  ]);
+  s1ListeningAt = live.s1!.listeningAt;
+  await Promise.all(['p1', 'p2', 'h1', 'f1', 'b1'].map((n) => live[n]!.ready()));
+  // h1's dead-letter topic takes no record over 2 KB: a big record's dead letter is refused.
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      {
+        type: 2, // TOPIC
+        name: `${PREFIX.handlers}dead-letters`,
+        configEntries: [{ name: 'max.message.bytes', value: '2048' }],
+      },
+    ],
+  });
+}, 240_000);
 
 afterAll(async () => {
-  for (const i of fleet.alive) if (i.pid) process.kill(i.pid, 'SIGCONT');
-  await fleet.stopAll(20_000);
-  await fleet.killAll();
+  if (checks) console.log(`[ops] alerts on real instances:\n${checks.table()}`);
+  await fleet?.stopAll();
   await prometheus?.stop();
-  await cluster?.stop();
-  console.log(`[ops-prometheus] figures ${JSON.stringify(figures)}`);
+  await secured?.stop();
+  await producer?.disconnect();
+  for (const prefix of [PREFIX.pool, PREFIX.handlers, PREFIX.frozen])
+    await deletePrefix(admin, prefix).catch(() => undefined);
+  await admin?.disconnect();
 });
 
-describe('shipped alert rules on a real Prometheus scraping three real instances', () => {
-  beforeEach(() => {
-    onTestFailed(() => console.log(`${fleet.diagnostics()}\n${prometheus?.diagnostics()}`));
+beforeEach(() => {
+  onTestFailed(() => console.log(`${fleet?.diagnostics()}\n${prometheus?.diagnostics()}`));
+});
+
+it('a healthy fleet fires nothing: every instance exports its series, only s1 (no READ ACL) alerts', async () => {
+  const s1Target = live.s1!.target;
+  const others = (labels: Record<string, string>) =>
+    labels.broadcast_instance !== 's1' && labels.instance !== s1Target;
+  await prometheus.alertsUntil(
+    (alerts) => alerts.filter((a) => others(a.labels)).length === 0,
+    Date.now(),
+    'alerts of a healthy fleet',
+  );
+  await waitFor(
+    async () =>
+      (await prometheus.query('count by (instance) (broadcast_state) and on (instance) up == 1'))
+        .length === targets.size,
+    { timeoutMs: 30_000, intervalMs: 250, message: 'every target scraped, with broadcast series' },
+  );
+});
+
+describe.concurrent('each shipped alert, caused on real instances', () => {
+  const env = () => ({ prometheus, checks, admin, producer, live, brokers, PREFIX, TOPIC });
+
+  it('the pool: filled, a newcomer waits, a running instance waits, each resolves', async () => {
+    await poolScenario({ ...env(), spawnScraped, scaleAway });
+  }, 300_000);
+
+  it('handlers, retries, dead letters, the failure hook, an instrumentation, group moves', async () => {
+    await handlersScenario(env());
+  }, 300_000);
+
+  it('a frozen instance; records it missed (retention) and a log that ended before it', async () => {
+    await frozenScenario(env());
+  }, 300_000);
+
+  it('a missing ACL, then the broker stopped and started again', async () => {
+    const readAcl = readmeAcls(PREFIX.secured, [TOPIC]).filter(isTopicRead(PREFIX.secured));
+    await securedScenario({
+      ...env(),
+      secured,
+      s1ListeningAt,
+      grantRead: () => grant(secured, S1.user, readAcl),
+      publishSecured: async (topic, message) => {
+        // As the admin, a super user (who publishes is not the point).
+        const producer = adminKafka(secured).producer();
+        await producer.connect();
+        try {
+          await producer.send({ topic, messages: [message] });
+        } finally {
+          await producer.disconnect();
+        }
+      },
+    });
+  }, 300_000);
+});
+
+describe('after the scenarios', () => {
+  it('every shipped alert fired and resolved', () => {
+    const shipped = [
+      ...readFileSync(
+        join(REPO_ROOT, 'libs/broadcast/ops/prometheus/broadcast.rules.yml'),
+        'utf8',
+      ).matchAll(/^\s+- alert: (\w+)$/gm),
+    ].map((m) => m[1]!);
+    expect(shipped).toHaveLength(16);
+    for (const alert of shipped) {
+      const seen = checks.figures.filter((f) => f.alert === alert);
+      expect(
+        seen.some((f) => f.fireMs !== undefined),
+        `${alert} fired`,
+      ).toBe(true);
+      expect(
+        seen.every((f) => f.resolveMs !== undefined),
+        `${alert} resolved`,
+      ).toBe(true);
+    }
   });
 
-  it('broker stopped: every instance goes stale and alerts; broker back: every alert resolves', async () => {
-    const names = instances.map((i) => i.name);
-    await prometheus!.alertsUntil(
-      (alerts) => listed(alerts, 'BroadcastInstanceStale').length === 0,
-      Date.now(),
-      'stale alerts before the outage',
-    );
-    const stopBegan = Date.now();
-    await cluster!.stopNode(1);
-    const downAt = Date.now();
-    record('broker controlled shutdown (stopNode)', downAt - stopBegan);
-    record(
-      'broker stopped -> BroadcastInstanceStale firing for all 3',
-      await prometheus!.alertsUntil(
-        (alerts) =>
-          names.every(
-            (n) => firing(alerts, 'BroadcastInstanceStale', ['broadcast_instance', n]).length,
-          ),
-        downAt,
-        'every instance stale',
-      ),
-    );
-    const startBegan = Date.now();
-    await cluster!.startNode(1);
-    const upAt = Date.now();
-    record('broker restart until it answers (startNode)', upAt - startBegan);
-    record(
-      'broker answering again -> every BroadcastInstanceStale resolved',
-      await prometheus!.alertsUntil(
-        (alerts) => listed(alerts, 'BroadcastInstanceStale').length === 0,
-        upAt,
-        'stale alerts resolved',
-        120_000,
-      ),
-    );
-  }, 240_000);
-
-  it('one instance frozen (SIGSTOP): its BroadcastInstanceDown fires; resumed: it resolves', async () => {
-    const frozen = instances[1]!;
-    const target = targets.get(frozen.name)!;
-    process.kill(frozen.pid!, 'SIGSTOP');
-    const stoppedAt = Date.now();
-    try {
-      record(
-        'SIGSTOP -> BroadcastInstanceDown firing',
-        await prometheus!.alertsUntil(
-          (alerts) => firing(alerts, 'BroadcastInstanceDown', ['instance', target]).length === 1,
-          stoppedAt,
-          `${target} down`,
-        ),
-      );
-      // Only the frozen one.
-      expect(firing(await prometheus!.alerts(), 'BroadcastInstanceDown')).toHaveLength(1);
-    } finally {
-      process.kill(frozen.pid!, 'SIGCONT');
-    }
-    const resumedAt = Date.now();
-    record(
-      'SIGCONT -> BroadcastInstanceDown resolved',
-      await prometheus!.alertsUntil(
-        (alerts) => listed(alerts, 'BroadcastInstanceDown').length === 0,
-        resumedAt,
-        'down alert resolved',
-      ),
-    );
-  }, 120_000);
-
-  it(`a fourth instance for a pool of ${MAX_GROUPS}: BroadcastPoolExhausted fires; it stops: it resolves`, async () => {
-    const pool = `${prefix}broadcastConsumer`; // the default locked base
-    const spawnedAt = Date.now();
-    const fourth = await spawnScraped('d');
-    record(
-      'fourth instance spawned -> BroadcastPoolExhausted firing',
-      await prometheus!.alertsUntil(
-        (alerts) => firing(alerts, 'BroadcastPoolExhausted', ['broadcast_pool', pool]).length === 1,
-        spawnedAt,
-        `pool ${pool} exhausted`,
-      ),
-    );
-    const [waiting] = await prometheus!.query('broadcast:pool_waiting:count');
-    expect(waiting?.metric.broadcast_pool).toBe(pool);
-    expect(Number(waiting?.value[1])).toBe(1);
-    const [size] = await prometheus!.query('broadcast:pool_size:max');
-    expect(Number(size?.value[1])).toBe(MAX_GROUPS);
-    expect((await fourth.status()).poolExhausted).toBe(true);
-
-    const stoppedAt = Date.now();
-    await fourth.terminate();
-    unscrape('d');
-    record(
-      'fourth instance stopped -> BroadcastPoolExhausted resolved',
-      await prometheus!.alertsUntil(
-        (alerts) => listed(alerts, 'BroadcastPoolExhausted').length === 0,
-        stoppedAt,
-        'pool alert resolved',
-      ),
-    );
-  }, 120_000);
+  it('BroadcastInstanceDown fired for the frozen instance, not for the instances scaled away', () => {
+    const down = prometheus.everFiring('BroadcastInstanceDown').map((a) => a.labels.instance);
+    expect(down).toContain(live.f1!.target);
+    for (const name of ['p3', 'p4']) expect(down).not.toContain(live[name]!.target);
+  });
 
   it('every query of the Grafana dashboard returns series', async () => {
     const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
@@ -227,7 +291,7 @@ describe('shipped alert rules on a real Prometheus scraping three real instances
     const empty: string[] = [];
     for (const { panel, expr } of queries) {
       // What Grafana does with the dashboard's variable when "All" jobs are picked.
-      const result = await prometheus!.query(expr.replaceAll('$job', '.+'));
+      const result = await prometheus.query(expr.replaceAll('$job', '.+'));
       if (result.length === 0) empty.push(`${panel}: ${expr}`);
     }
     expect(empty).toEqual([]);

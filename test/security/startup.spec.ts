@@ -200,7 +200,15 @@ function runDemo(env: Record<string, string>) {
     const started = Date.now();
     let failedAfterMs: number | undefined;
     const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/apps/demo/main.js')], {
-      env: { ...process.env, PORT: '0', DATABASE_URL: 'none', ...env },
+      // waitForReady: a startup failure ends the demo with one line. (Its default, false, keeps
+      // the port open and retries in the background, as behind probes.)
+      env: {
+        ...process.env,
+        PORT: '0',
+        DATABASE_URL: 'none',
+        BROADCAST_WAIT_FOR_READY: 'true',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

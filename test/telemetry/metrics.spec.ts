@@ -1,7 +1,8 @@
 /**
  * The demo's `GET /metrics` against the real broker: the app runs in-process with the demo's
- * OpenTelemetry setup (Prometheus exporter), handles a good, a failing and a malformed
- * broadcast, and the scraped text is parsed with an npm Prometheus text-format parser.
+ * OpenTelemetry setup (Prometheus exporter), handles a good, a failing (tried three times, then
+ * dead-lettered) and a malformed broadcast, and the scraped text is parsed with an npm
+ * Prometheus text-format parser.
  */
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -36,6 +37,10 @@ describe.each(kafkaClients())('%s client', (kafkaClient) => {
         sasl: undefined,
         kafkaClient,
         startupTimeoutMs: 60_000,
+        waitForReady: true,
+        maxGroups: undefined,
+        deadLetterTopic: 'dead-letters',
+        failureWebhook: undefined,
       }),
       { logger: false },
     );
@@ -99,7 +104,8 @@ describe.each(kafkaClients())('%s client', (kafkaClient) => {
         const s = engine.reader.status();
         return (
           s.received === 3 &&
-          s.failed === 1 &&
+          s.failed === 3 &&
+          s.deadLettered === 1 &&
           s.skipped === 1 &&
           s.filtered === 1 &&
           app.get(BroadcastHeartbeat).sent > 0
@@ -110,7 +116,11 @@ describe.each(kafkaClients())('%s client', (kafkaClient) => {
       const topic = { messaging_destination_name: prefix + PRODUCT_CHANGED };
       const instance = { broadcast_instance: 'metrics-a' };
       expect(value(families, 'broadcast_messages_handled_total', topic), text).toBe(1);
-      expect(value(families, 'broadcast_messages_failed_total', topic), text).toBe(1);
+      // The demo's handler is tried three times: each attempt counts, the last one is final.
+      expect(value(families, 'broadcast_messages_failed_total', topic), text).toBe(3);
+      expect(value(families, 'broadcast_handler_retries_total', instance), text).toBe(2);
+      expect(value(families, 'broadcast_handler_exhausted_total', instance), text).toBe(1);
+      expect(value(families, 'broadcast_dead_letter_published_total', instance), text).toBe(1);
       expect(value(families, 'broadcast_messages_received_total', instance), text).toBe(3);
       expect(value(families, 'broadcast_messages_skipped_total', instance), text).toBe(1);
       expect(value(families, 'broadcast_messages_filtered_total', instance), text).toBe(1);
@@ -135,7 +145,8 @@ describe.each(kafkaClients())('%s client', (kafkaClient) => {
         expect(family?.type, text).toBe('HISTOGRAM');
         expect(family!.metrics).toHaveLength(1);
         const buckets = family!.metrics[0]!.buckets!;
-        expect(Number(buckets['+Inf'])).toBe(2);
+        // One handled call and three failed attempts.
+        expect(Number(buckets['+Inf'])).toBe(4);
         const counts = Object.values(buckets).map(Number);
         expect(counts).toEqual([...counts].sort((x, y) => x - y));
         expect(text).toContain(

@@ -21,6 +21,10 @@ const config: DemoConfig = {
   sasl: undefined,
   kafkaClient: 'platformatic',
   startupTimeoutMs: 60_000,
+  waitForReady: false,
+  maxGroups: undefined,
+  deadLetterTopic: 'dead-letters',
+  failureWebhook: undefined,
   topicPrefix: 'demo-unit.',
   instanceName: 'unit',
   heartbeatIntervalMs: 5_000,
@@ -74,11 +78,14 @@ describe('demo AppModule on the in-memory broadcast', () => {
     expect((await products.get(1)).product.price).toBe(199);
   });
 
-  it('counts a malformed product.changed as a handler failure, and keeps handling', async () => {
+  it('retries a malformed product.changed twice, counts each failure, and keeps handling', async () => {
     const helper = app.get(BroadcastTestingHelper);
     await helper.publish(PRODUCT_CHANGED, { id: 'not a number' });
+    const failure = { handler: 'ProductChangedHandler.onProductChanged', topic: PRODUCT_CHANGED };
     expect(helper.failures).toMatchObject([
-      { handler: 'ProductChangedHandler.onProductChanged', topic: PRODUCT_CHANGED },
+      { ...failure, attempt: 1, final: false },
+      { ...failure, attempt: 2, final: false },
+      { ...failure, attempt: 3, final: true },
     ]);
     await helper.publish(PRODUCT_CHANGED, { id: 2, changedAt: Date.now() });
     expect(app.get(EvictionLog).total).toBe(1);

@@ -5,6 +5,7 @@ import { BroadcastModule } from 'nestjs-kafka-broadcast';
 import { BroadcastHealthIndicator } from 'nestjs-kafka-broadcast/terminus';
 import { BroadcastStatusController } from './broadcast-status/broadcast-status.controller.js';
 import { EvictionLog } from './cache/eviction-log.js';
+import { failureWebhook } from './cache/failure-webhook.js';
 import { ProductCache } from './cache/product-cache.js';
 import { ProductChangedHandler } from './cache/product-changed.handler.js';
 import { DEMO_CONFIG, type DemoConfig } from './config.js';
@@ -55,6 +56,14 @@ export class AppModule {
             ...(config.sasl && { sasl: config.sasl }),
           },
           startupTimeoutMs: config.startupTimeoutMs,
+          // false (the demo's default): the port opens at once, so probes and /metrics answer
+          // while this instance waits for Kafka, a pool id or its group (DEPLOYMENT.md).
+          waitForReady: config.waitForReady,
+          ...(config.maxGroups !== undefined && { maxGroups: config.maxGroups }),
+          ...(config.deadLetterTopic && { deadLetter: { topic: config.deadLetterTopic } }),
+          ...(config.failureWebhook && {
+            onHandlerError: failureWebhook(config.failureWebhook, config.instanceName),
+          }),
           topicPrefix: config.topicPrefix,
           // With a DataSource the module takes PostgreSQL advisory locks from it.
           lock: database ? {} : false,

@@ -18,6 +18,21 @@ export interface DemoConfig {
   kafkaClient: BroadcastKafkaClient;
   /** Longest startup may take (env BROADCAST_STARTUP_TIMEOUT_MS, default 60000). */
   startupTimeoutMs: number;
+  /**
+   * The module's waitForReady (env BROADCAST_WAIT_FOR_READY, default false, as behind probes):
+   * false opens the port at once, and readiness and /metrics say what the instance waits for;
+   * true holds app.listen() until this instance reads, and exits on a startup failure.
+   */
+  waitForReady: boolean;
+  /** The pool's size, the module's maxGroups (env BROADCAST_MAX_GROUPS; default the library's). */
+  maxGroups: number | undefined;
+  /**
+   * Where product.changed records whose handler failed for good are copied, a logical topic
+   * (env BROADCAST_DEAD_LETTER_TOPIC, default 'dead-letters'; empty: none).
+   */
+  deadLetterTopic: string | undefined;
+  /** URL told of every final handler failure, by onHandlerError (env DEMO_FAILURE_WEBHOOK). */
+  failureWebhook: string | undefined;
   /** Prefix of every topic and consumer group (env BROADCAST_TOPIC_PREFIX, default 'demo.'). */
   topicPrefix: string;
   /** This instance's name in logs, heartbeats and /broadcast/status (env INSTANCE_NAME). */
@@ -73,6 +88,12 @@ export function readEnvironment(
     sasl: kafkaSasl(env),
     kafkaClient: kafkaClient(env),
     startupTimeoutMs: integer(env, 'BROADCAST_STARTUP_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    waitForReady: boolean(env, 'BROADCAST_WAIT_FOR_READY', false),
+    maxGroups: env.BROADCAST_MAX_GROUPS
+      ? integer(env, 'BROADCAST_MAX_GROUPS', 200, 1, 10_000)
+      : undefined,
+    deadLetterTopic: (env.BROADCAST_DEAD_LETTER_TOPIC ?? 'dead-letters') || undefined,
+    failureWebhook: webhook(env),
     topicPrefix: env.BROADCAST_TOPIC_PREFIX ?? 'demo.',
     instanceName: env.INSTANCE_NAME || `${hostname()}-${process.pid}`,
     heartbeatIntervalMs: integer(env, 'BROADCAST_HEARTBEAT_MS', 5_000, 100, 600_000),
@@ -120,6 +141,21 @@ function kafkaSasl(env: NodeJS.ProcessEnv): KafkaSasl | undefined {
   if (!username || !password)
     throw new DemoConfigError('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are both required');
   return { mechanism, username, password };
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new DemoConfigError(`${name} must be true or false, got '${env[name]}'`);
+}
+
+function webhook(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.DEMO_FAILURE_WEBHOOK;
+  if (!raw) return undefined;
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol))
+    throw new DemoConfigError(`DEMO_FAILURE_WEBHOOK must be an http(s) URL, got '${raw}'`);
+  return raw;
 }
 
 function integer(

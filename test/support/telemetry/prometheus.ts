@@ -11,6 +11,7 @@ import { waitFor } from '../broker/kafka.js';
 /** One alert as /api/v1/alerts lists it (pending or firing; resolved ones are not listed). */
 export interface PrometheusAlert {
   labels: Record<string, string>;
+  annotations: Record<string, string>;
   state: 'pending' | 'firing';
   activeAt: string;
   value: string;
@@ -33,6 +34,24 @@ export function listed(alerts: PrometheusAlert[], alertname: string, label?: [st
   );
 }
 
+/** The alerts named `alertname` whose labels include `labels`, pending or firing. */
+export function matching(
+  alerts: PrometheusAlert[],
+  alertname: string,
+  labels: Record<string, string> = {},
+): PrometheusAlert[] {
+  return alerts.filter(
+    (a) =>
+      a.labels.alertname === alertname &&
+      Object.entries(labels).every(([k, v]) => a.labels[k] === v),
+  );
+}
+
+/** An alert's identity: its name and labels. */
+function alertKey(alert: PrometheusAlert): string {
+  return JSON.stringify(Object.entries(alert.labels).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,6 +62,14 @@ async function freePort(): Promise<number> {
 
 export class Prometheus {
   private output = '';
+  /** The last answer of /api/v1/alerts, shared by callers polling at once. */
+  private latest: { at: number; alerts: PrometheusAlert[] } | undefined;
+  private polling: Promise<PrometheusAlert[]> | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
+  /** Every alert seen firing since the start, by identity (see watch()). */
+  private readonly seenFiring = new Map<string, PrometheusAlert>();
+  /** The alerts firing at the last poll, by identity, and since when they were seen firing. */
+  private readonly firingSince = new Map<string, number>();
 
   private constructor(
     readonly url: string,
@@ -53,10 +80,17 @@ export class Prometheus {
     child.stderr!.setEncoding('utf8').on('data', (c: string) => this.keep(c));
   }
 
-  /** Starts Prometheus with `rules` (file name → YAML text) and no targets yet. */
+  /**
+   * Starts Prometheus with `rules` (file name → YAML text) and no targets yet; it evaluates every
+   * `intervalSeconds` and scrapes every `scrapeSeconds` (default the same).
+   */
   static async start(
     rules: Record<string, string>,
-    { intervalSeconds = 1, job = 'broadcast' } = {},
+    {
+      intervalSeconds = 1,
+      scrapeSeconds = intervalSeconds,
+      job = 'broadcast',
+    }: { intervalSeconds?: number; scrapeSeconds?: number; job?: string } = {},
   ): Promise<Prometheus> {
     const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
     for (const [name, text] of Object.entries(rules)) writeFileSync(join(dir, name), text);
@@ -65,8 +99,8 @@ export class Prometheus {
       join(dir, 'prometheus.yml'),
       [
         'global:',
-        `  scrape_interval: ${intervalSeconds}s`,
-        `  scrape_timeout: ${Math.round(intervalSeconds * 800)}ms`,
+        `  scrape_interval: ${scrapeSeconds}s`,
+        `  scrape_timeout: ${Math.round(scrapeSeconds * 800)}ms`,
         `  evaluation_interval: ${intervalSeconds}s`,
         'rule_files:',
         ...Object.keys(rules).map((name) => `  - ${join(dir, name)}`),
@@ -121,10 +155,49 @@ export class Prometheus {
     return result as PrometheusSample[];
   }
 
+  /** The alerts pending or firing now (one request per 200 ms, whoever asks). */
   async alerts(): Promise<PrometheusAlert[]> {
-    const response = await fetch(`${this.url}/api/v1/alerts`);
-    const body = (await response.json()) as { data: { alerts: PrometheusAlert[] } };
-    return body.data.alerts;
+    if (this.latest && Date.now() - this.latest.at < 200) return this.latest.alerts;
+    this.polling ??= (async () => {
+      try {
+        const response = await fetch(`${this.url}/api/v1/alerts`);
+        const body = (await response.json()) as { data: { alerts: PrometheusAlert[] } };
+        const alerts = body.data.alerts;
+        const at = Date.now();
+        this.latest = { at, alerts };
+        const firing = new Set<string>();
+        for (const alert of alerts.filter((a) => a.state === 'firing')) {
+          const key = alertKey(alert);
+          firing.add(key);
+          this.seenFiring.set(key, alert);
+          if (!this.firingSince.has(key)) this.firingSince.set(key, at);
+        }
+        for (const key of this.firingSince.keys())
+          if (!firing.has(key)) this.firingSince.delete(key);
+        return alerts;
+      } finally {
+        this.polling = undefined;
+      }
+    })();
+    return this.polling;
+  }
+
+  /**
+   * Polls the alerts every `intervalMs` until stop(), so that seenFiring holds every alert that
+   * fired, also between the checks of a test (an alert that must never fire).
+   */
+  watch(intervalMs = 500): void {
+    this.watchTimer ??= setInterval(() => void this.alerts().catch(() => undefined), intervalMs);
+  }
+
+  /** The alerts named `alertname` seen firing since watch() (with these labels, if given). */
+  everFiring(alertname: string, labels: Record<string, string> = {}): PrometheusAlert[] {
+    return matching([...this.seenFiring.values()], alertname, labels);
+  }
+
+  /** Since when this alert (by its labels) has been seen firing without a break, if it is. */
+  firstFiring(alert: PrometheusAlert): number | undefined {
+    return this.firingSince.get(alertKey(alert));
   }
 
   /**
@@ -157,6 +230,7 @@ export class Prometheus {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.watchTimer);
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
       this.child.kill('SIGTERM');

@@ -34,6 +34,11 @@ export class BroadcastStatusController {
       group: status.groupId ?? null,
       lockId: status.lockId ?? null,
       lockMode: status.lockMode,
+      /** While not ready: 'kafka', 'pool' (every id of maxGroups held) or 'group'; else null. */
+      waitingFor: status.waitingFor ?? (status.poolExhausted ? 'pool' : null),
+      poolExhausted: status.poolExhausted,
+      /** Why the reader cannot read although retrying (e.g. a missing ACL), or null. */
+      problem: status.problem ?? null,
       store: this.store.kind,
       /** Now − the newest message timestamp seen (heartbeats included), in ms. */
       lastLatencyMs: status.lastLatencyMs ?? null,

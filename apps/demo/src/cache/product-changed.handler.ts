@@ -14,13 +14,16 @@ export class ProductChangedHandler {
     private readonly evictions: EvictionLog,
   ) {}
 
-  @OnBroadcast(PRODUCT_CHANGED)
+  // An eviction that throws is tried twice more (100 ms, then 200 ms later); one that still
+  // fails goes to the dead-letter topic and onHandlerError (see app.module.ts).
+  @OnBroadcast(PRODUCT_CHANGED, { retry: { attempts: 3, backoffMs: 100 } })
   onProductChanged(
     event: Partial<ProductChangedEvent>,
     message: BroadcastMessage<ProductChangedEvent>,
   ): void {
     const evictedAt = Date.now();
-    // A throw is logged and counted in `failed` by the library; it does not stop the reader.
+    // A throw is logged and counted in `failed` by the library (each attempt); it does not stop
+    // the reader.
     if (!Number.isInteger(event.id))
       throw new TypeError(`product.changed without an integer id: ${JSON.stringify(event)}`);
     const id = event.id!;

@@ -8,6 +8,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { BroadcastEngine } from '../engine/broadcast.engine.js';
 import { isBroadcastStoppedError } from '../errors/broadcast-stopped.error.js';
+import { watchBlockedBootstrap } from './bootstrap-wait.js';
 
 /**
  * Starts the engine once every module is initialised (handlers are registered by then) and
@@ -16,6 +17,11 @@ import { isBroadcastStoppedError } from '../errors/broadcast-stopped.error.js';
  * (`'after-http'`). Not in onApplicationShutdown, although Nest runs it after the server closed:
  * TypeORM closes its pool in that same phase, releasing the lock's connection, and whichever
  * module was imported first goes first; the engine must leave its group before the lock goes.
+ *
+ * With waitForReady (the default) bootstrap, and so `app.listen()`, waits for the group: a long
+ * wait is logged once, since the HTTP server stays closed meanwhile (see bootstrap-wait.ts).
+ * With `waitForReady: false` start() resolves at once and the reader keeps trying in the
+ * background: the port opens, and readiness and the metrics say what the instance waits for.
  *
  * A shutdown signal during start-up (SIGTERM while the pool is full) stops the engine, which
  * cancels start(): that is no failure to report. Bootstrap then logs one line and never completes
@@ -34,6 +40,10 @@ export class BroadcastLifecycle implements OnApplicationBootstrap, BeforeApplica
   private shutdownSignal: string | undefined;
 
   async onApplicationBootstrap(): Promise<void> {
+    const stopWatching = watchBlockedBootstrap(
+      this.engine,
+      this.adapterHost?.httpAdapter?.getHttpServer(),
+    );
     try {
       await this.engine.start();
     } catch (error) {
@@ -45,6 +55,8 @@ export class BroadcastLifecycle implements OnApplicationBootstrap, BeforeApplica
       // Settling either way would go on: rejecting prints an uncaught stack, resolving starts
       // the HTTP server of an application that is being shut down.
       return new Promise<void>(() => undefined);
+    } finally {
+      stopWatching();
     }
   }
 

@@ -1,5 +1,5 @@
 // The gauges the shipped alert rules compare against: pool size and exhaustion, the staleness
-// bound and the reader's problem, read from the source at collection time.
+// bound, the reader's problem and what it waits for, read from the source at collection time.
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { BroadcastTelemetrySource } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
@@ -67,7 +67,7 @@ describe('FleetMetrics', () => {
     let values = await m.read();
     expect(values.get('broadcast.pool.size')).toEqual([[pooled, 7]]);
     expect(values.get('broadcast.pool.exhausted')).toEqual([[pooled, 1]]);
-    expect(values.get('broadcast.pool.exhaustions')).toEqual([[instance, 3]]);
+    expect(values.get('broadcast.pool.exhaustions')).toEqual([[pooled, 3]]);
     expect(values.get('broadcast.staleness.limit')).toEqual([[instance, 4_000]]);
     expect(values.get('broadcast.problem')).toEqual([[instance, 1]]);
     const [[, unready]] = values.get('broadcast.unready.duration') as [unknown, number][];
@@ -81,6 +81,31 @@ describe('FleetMetrics', () => {
     expect(values.get('broadcast.unready.duration')).toEqual([[instance, 0]]);
     expect(values.get('broadcast.pool.exhausted')).toEqual([[pooled, 0]]);
     expect(values.get('broadcast.problem')).toEqual([[instance, 0]]);
+    await m.close();
+  });
+
+  it('observes what the reader waits for as 1, every other wait as 0, and all 0 once ready', async () => {
+    const status: Partial<BroadcastStatus> = { state: 'starting', waitingFor: 'kafka' };
+    const m = await collect(source(status, {}));
+    const waits = async () =>
+      Object.fromEntries(
+        ((await m.read()).get('broadcast.waiting') as [Record<string, string>, number][]).map(
+          ([attributes, value]) => {
+            expect(attributes['broadcast.instance']).toBe('me');
+            return [attributes['broadcast.waiting_for'], value];
+          },
+        ),
+      );
+    expect(await waits()).toEqual({ kafka: 1, pool: 0, group: 0 });
+    status.waitingFor = 'group';
+    expect(await waits()).toEqual({ kafka: 0, pool: 0, group: 1 });
+    // A reader that does not name its wait: an exhausted pool is one.
+    delete status.waitingFor;
+    status.poolExhausted = true;
+    expect(await waits()).toEqual({ kafka: 0, pool: 1, group: 0 });
+    status.poolExhausted = false;
+    status.state = 'ready';
+    expect(await waits()).toEqual({ kafka: 0, pool: 0, group: 0 });
     await m.close();
   });
 

@@ -1,11 +1,17 @@
 import type { Attributes, BatchObservableCallback, Meter, Observable } from '@opentelemetry/api';
 import type { BroadcastTelemetrySource } from '../interfaces/broadcast-instrumentation.interface.js';
+import type { BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
+
+type WaitingFor = NonNullable<BroadcastStatus['waitingFor']>;
+/** Every value of `broadcast.waiting_for`: each observed at every collection (see `waiting`). */
+const WAITING_FOR: readonly WaitingFor[] = ['kafka', 'pool', 'group'];
 
 /**
  * The gauges an operator's alert rules compare against (ops/prometheus/broadcast.rules.yml):
  * the pool's size and whether this instance waits for an id of it, the readiness bound on
- * staleness, whether the reader reports a problem and how long it has not been ready. Apart from BroadcastMetrics so that
- * each file stays small; registered and closed with it.
+ * staleness, whether the reader reports a problem, how long it has not been ready and what it
+ * waits for meanwhile. Apart from BroadcastMetrics so that each file stays small; registered and
+ * closed with it.
  */
 export class FleetMetrics {
   private readonly observables: Observable[];
@@ -24,7 +30,7 @@ export class FleetMetrics {
       description: '1 while every id of the pool is taken and this instance waits for one',
     });
     const poolExhaustions = meter.createObservableCounter('broadcast.pool.exhaustions', {
-      description: 'Allocation passes that found the whole pool taken',
+      description: 'Allocation passes that found the whole pool taken (attribute broadcast.pool)',
     });
     const stalenessLimit = meter.createObservableGauge('broadcast.staleness.limit', {
       description: 'health.maxStalenessMs: the readiness bound on broadcast.staleness',
@@ -41,24 +47,45 @@ export class FleetMetrics {
       description: 'Time since the reader was last seen ready (0 while ready)',
       unit: 'ms',
     });
-    this.observables = [poolSize, poolExhausted, poolExhaustions, stalenessLimit, problem, unready];
+    // Every value at every collection, 1 for the current one: a value observed only while it
+    // holds would stay at 1 in the exporter once the wait is over (as `problem` above).
+    const waiting = meter.createObservableGauge('broadcast.waiting', {
+      description:
+        '1 for what the reader waits for while not ready (attribute broadcast.waiting_for: kafka, pool or group), 0 for the others',
+    });
+    this.observables = [
+      poolSize,
+      poolExhausted,
+      poolExhaustions,
+      stalenessLimit,
+      problem,
+      unready,
+      waiting,
+    ];
 
     const instance: Attributes = { 'broadcast.instance': source.instanceId };
     this.observe = (result) => {
       const s = source.status();
       const pool = source.pool?.();
+      const pooled = pool ? { ...instance, 'broadcast.pool': pool.name } : instance;
       if (pool) {
-        const attributes = { ...instance, 'broadcast.pool': pool.name };
-        result.observe(poolSize, pool.maxGroups, attributes);
-        result.observe(poolExhausted, s.poolExhausted ? 1 : 0, attributes);
+        result.observe(poolSize, pool.maxGroups, pooled);
+        result.observe(poolExhausted, s.poolExhausted ? 1 : 0, pooled);
       }
-      result.observe(poolExhaustions, s.poolExhaustions, instance);
+      result.observe(poolExhaustions, s.poolExhaustions, pooled);
       if (source.maxStalenessMs !== undefined)
         result.observe(stalenessLimit, source.maxStalenessMs, instance);
       result.observe(problem, s.problem === undefined ? 0 : 1, instance);
       const now = Date.now();
       if (s.state === 'ready') this.readySeenAt = now;
       result.observe(unready, now - this.readySeenAt, instance);
+      // The reader names the wait; a pool exhausted is one even where it does not.
+      const waitingFor = s.waitingFor ?? (s.poolExhausted ? 'pool' : undefined);
+      for (const what of WAITING_FOR)
+        result.observe(waiting, what === waitingFor ? 1 : 0, {
+          ...instance,
+          'broadcast.waiting_for': what,
+        });
     };
     meter.addBatchObservableCallback(this.observe, this.observables);
   }

@@ -1,5 +1,6 @@
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import type { BroadcastStatus } from '../../interfaces/broadcast-status.interface.js';
+import { WAITS } from '../waiting-for.js';
 
 /** What the readiness rule needs from the options. */
 export interface ReadinessLimits {
@@ -27,11 +28,11 @@ export function notReadyReason(
   limits: ReadinessLimits,
 ): string | undefined {
   if (status.poolExhausted) return BroadcastMessages.poolExhausted(limits.maxGroups);
-  // A problem retrying cannot fix (e.g. a missing ACL) says more than the state it causes.
-  if (status.state !== 'ready')
-    return status.problem
-      ? `reader is ${status.state}: ${status.problem}`
-      : `reader is ${status.state}`;
+  if (status.state !== 'ready') {
+    // A problem retrying cannot fix (e.g. a missing ACL) says more than the wait it causes.
+    const why = status.problem ?? (status.waitingFor && WAITS[status.waitingFor]);
+    return why ? `reader is ${status.state}: ${why}` : `reader is ${status.state}`;
+  }
   if (limits.maxStalenessMs === undefined) return undefined;
   if (status.lastLatencyMs === undefined) return 'no broadcast received yet';
   if (status.lastLatencyMs > limits.maxStalenessMs)

@@ -69,9 +69,28 @@ describe('BroadcastHealthIndicator readiness (isReady, and isHealthy alike)', ()
     expect(result).toMatchObject({ status: 'down', reason: `reader is recovering: ${problem}` });
   });
 
-  it('names maxGroups when the pool is exhausted', () => {
+  it('names maxGroups when the pool is exhausted, and the wait in its details', () => {
     const result = indicatorFor({ state: 'starting', poolExhausted: true }).isHealthy().broadcast;
-    expect(result).toMatchObject({ status: 'down', reason: expect.stringMatching(/maxGroups/) });
+    expect(result).toMatchObject({
+      status: 'down',
+      reason: expect.stringMatching(/maxGroups/),
+      waitingFor: 'pool',
+    });
+  });
+
+  it.each([
+    ['kafka', 'reader is starting: waiting for Kafka to answer (kafka.brokers)'],
+    ['group', 'reader is starting: joining its consumer group'],
+  ] as const)('names what the reader waits for (%s)', (waitingFor, reason) => {
+    const result = indicatorFor({ state: 'starting', waitingFor }).isReady().broadcast;
+    expect(result).toMatchObject({ status: 'down', reason, waitingFor });
+  });
+
+  it('names a problem before the wait it causes', () => {
+    const problem = 'Kafka denied READ on topic "p.t": the principal lacks the READ ACL';
+    const result = indicatorFor({ state: 'recovering', problem, waitingFor: 'group' }).isReady()
+      .broadcast;
+    expect(result).toMatchObject({ status: 'down', reason: `reader is recovering: ${problem}` });
   });
 
   it('is down when the newest broadcast is older than maxStalenessMs', () => {
@@ -106,6 +125,12 @@ describe('BroadcastHealthIndicator liveness (isAlive)', () => {
 
   it.each(['starting', 'ready', 'recovering'] as const)('is up while %s', (state) => {
     expect(indicatorFor({ state }).isAlive().broadcast).toMatchObject({ status: 'up', state });
+  });
+
+  it('is up while waiting for a pool id, saying so', () => {
+    expect(
+      indicatorFor({ state: 'starting', poolExhausted: true }).isAlive().broadcast,
+    ).toMatchObject({ status: 'up', state: 'starting', waitingFor: 'pool' });
   });
 
   it('is up while recovering with a problem, stale, or with the pool exhausted: readiness says so', () => {

@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { notAliveReason, notReadyReason } from './broadcast-health.rules.js';
+import { waitingFor } from '../waiting-for.js';
 import { BroadcastEngine } from '../../views/broadcast-engine.view.js';
 import { errorMessage } from '../../shared/async.utils.js';
+import type { BroadcastStatus } from '../../interfaces/broadcast-status.interface.js';
 
 /**
  * Terminus indicators for Kubernetes-style probes:
@@ -11,7 +13,8 @@ import { errorMessage } from '../../shared/async.utils.js';
  *   ready longer than `health.maxUnreadyMs` (no limit by default).
  * - `isReady(key)` (readiness): up while the reader holds its group and, with heartbeats, the
  *   newest broadcast seen (heartbeats included) is no older than `health.maxStalenessMs`; with
- *   `heartbeat: false`, up once the reader holds its group.
+ *   `heartbeat: false`, up once the reader holds its group. Down, the reason says what the
+ *   reader waits for (Kafka, a pool id, its group), as the details' `waitingFor` does.
  * - `isHealthy(key)`: the same as `isReady(key)`, kept for existing health endpoints.
  */
 @Injectable()
@@ -33,7 +36,7 @@ export class BroadcastHealthIndicator {
   /** Liveness: down only when a restart is what it takes (see the class comment). */
   isAlive<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
     const indicator = this.health.check(key);
-    const status = this.engine.reader.status();
+    const status = this.status();
     const unreadyForMs = this.unreadyFor(status.state);
     const { maxUnreadyMs } = this.engine.options;
     const details = {
@@ -52,7 +55,7 @@ export class BroadcastHealthIndicator {
   /** Readiness: up while this instance holds its group and (with heartbeats) its view is fresh. */
   isReady<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
     const indicator = this.health.check(key);
-    const status = this.engine.reader.status();
+    const status = this.status();
     this.unreadyFor(status.state);
     const { heartbeat, maxGroups } = this.engine.options;
     const maxStalenessMs = heartbeat ? this.engine.options.maxStalenessMs : undefined;
@@ -64,6 +67,13 @@ export class BroadcastHealthIndicator {
   /** The same as isReady(key): readiness, which is what this check always measured. */
   isHealthy<const Key extends string = 'broadcast'>(key: Key = 'broadcast' as Key) {
     return this.isReady(key);
+  }
+
+  /** The reader's status, with what it waits for named (see waitingFor). */
+  private status(): BroadcastStatus {
+    const status = this.engine.reader.status();
+    const wait = waitingFor(status);
+    return wait === status.waitingFor ? status : { ...status, waitingFor: wait };
   }
 
   /**

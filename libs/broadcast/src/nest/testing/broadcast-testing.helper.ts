@@ -105,7 +105,9 @@ export class BroadcastTestingHelper {
   /**
    * Publishes through this module's BroadcastPublisher (validation, targeting and receipts
    * included), then waits until every handler of every engine on the broker has its final
-   * outcome (see waitForHandlers). With `receipts`, resolves with the receipt.
+   * outcome (see waitForHandlers). With `receipts`, resolves with the receipt. It first waits for
+   * this module's engine to read: with `waitForReady: false` (an app behind probes) init returns
+   * before that, and a broadcast published earlier is not for this instance.
    */
   publish<T>(
     topic: BroadcastTopic<T>,
@@ -123,6 +125,7 @@ export class BroadcastTestingHelper {
     payload: T,
     options: PublishOptions = {},
   ): Promise<void | BroadcastReceipt> {
+    await this.whenReady();
     const result = await this.engine.publisher.publish<T>(topic, payload as NoInfer<T>, options);
     await this.waitForHandlers();
     return result;
@@ -136,6 +139,19 @@ export class BroadcastTestingHelper {
    */
   waitForHandlers(timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
     return withTimeout(this.broker.settled(), timeoutMs, 'waiting for the broadcast handlers');
+  }
+
+  /**
+   * Resolves once this module's engine reads its group: at once after init with `waitForReady`
+   * (the default), a moment later with `waitForReady: false`. Rejects after `timeoutMs`, or if
+   * the engine stopped first.
+   */
+  whenReady(timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
+    return withTimeout(
+      this.engine.reader.whenReady(),
+      timeoutMs,
+      'waiting for the broadcast engine to read its group',
+    );
   }
 
   /** The records on a logical topic (topicPrefix added), oldest first, values parsed as JSON. */

@@ -56,6 +56,17 @@ describe('BroadcastTestingModule', () => {
     await app.close();
   });
 
+  it('with waitForReady: false (as behind probes), publish() right after init still reaches the handlers', async () => {
+    const app = await boot([
+      BroadcastTestingModule.forRoot({ topicPrefix: 't.', waitForReady: false }),
+    ]);
+    const helper = app.get(BroadcastTestingHelper);
+    await helper.publish('product.changed', { id: 8 });
+    expect(app.get(Cache).evicted).toEqual([8]);
+    expect(app.get(BroadcastReader).status().state).toBe('ready');
+    await app.close();
+  });
+
   it('provides what forRoot provides, and the health indicator reports up', async () => {
     const app = await Test.createTestingModule({
       imports: [BroadcastTestingModule.forRoot()],
