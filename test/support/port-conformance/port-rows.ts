@@ -124,7 +124,7 @@ export function realRow(
       const port =
         kind === 'kafkajs'
           ? new KafkajsAdapter(options, SILENT)
-          : new PlatformaticAdapter(options, portBrokers, SILENT);
+          : new PlatformaticAdapter(options, SILENT);
       ports.push(port);
       return port;
     },

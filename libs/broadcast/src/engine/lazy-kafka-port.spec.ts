@@ -1,9 +1,9 @@
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { AdapterPort } from '../adapters/shared/deferred-group-consumer.js';
 import { LazyKafkaPort } from './lazy-kafka-port.js';
 
 describe('LazyKafkaPort.warm', () => {
   it('begins the preload once, without loading the adapter', async () => {
-    const load = vi.fn(async () => ({}) as KafkaPort);
+    const load = vi.fn(async () => ({}) as AdapterPort);
     const preload = vi.fn(async () => undefined);
     const port = new LazyKafkaPort(load, preload);
     port.warm();
@@ -21,7 +21,7 @@ describe('LazyKafkaPort.warm', () => {
   });
 
   it('imports nothing when never warmed nor used', async () => {
-    const load = vi.fn(async () => ({}) as KafkaPort);
+    const load = vi.fn(async () => ({}) as AdapterPort);
     const preload = vi.fn(async () => undefined);
     await new LazyKafkaPort(load, preload).disconnect();
     expect(preload).not.toHaveBeenCalled();
