@@ -85,12 +85,12 @@ export class UntilReachable {
     if (this.warned) return;
     this.warned = true;
     const brokers = brokerList(this.o.kafka.brokers);
-    const { startupTimeoutMs } = this.o;
     const until = new Date(deadline).toISOString();
-    this.o.logger.warn(
-      BroadcastMessages.kafkaUnreachableRetrying(brokers, cause, startupTimeoutMs, until),
-      { brokers, reason: cause, startupTimeoutMs, until },
-    );
+    this.o.logger.warn(BroadcastMessages.kafkaUnreachableRetrying(brokers, cause, until), {
+      brokers,
+      reason: cause,
+      until,
+    });
   }
 
   /**
