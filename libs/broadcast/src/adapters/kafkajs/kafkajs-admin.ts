@@ -1,5 +1,4 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { backoffDelay, pause } from '../../shared/async.utils.js';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
 import { listLiveMembers, listOccupiedGroups } from './kafkajs-roster-members.js';
 import {
@@ -13,6 +12,7 @@ import { cutRequests, notRetriable } from './kafkajs-own-cluster.js';
 import { KafkajsTopicSetup } from './kafkajs-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
 import { deleteGroupRetrying } from '../shared/group-delete.js';
+import { latestOffsetsRetrying } from '../shared/latest-offsets.js';
 import { clientClosedError } from '../shared/port-closure.js';
 import type { UntilReachable } from '../shared/until-reachable.js';
 import type {
@@ -22,9 +22,6 @@ import type {
   OffsetBounds,
   TopicOffsets,
 } from '../../interfaces/kafka-port.interface.js';
-
-/** Snapshot attempts before the claim of a group gives up on this one. */
-const LATEST_OFFSETS_ATTEMPTS = 5;
 
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
@@ -97,20 +94,13 @@ export class KafkajsAdmin implements KafkaAdminPort {
     };
   }
 
-  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
-    // A lost connection or a leader moving is retried here (a fresh client each time), rather
-    // than costing the claim of a group.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0));
-      } catch (error) {
-        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
-        const denied = this.errors.fatal(error, { ...operation, topics });
-        if (denied) throw denied;
-        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors.transient(error)) throw error;
-        await pause(backoffDelay(attempt, 100, 1_000));
-      }
-    }
+  latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    // A retry uses a fresh client (withAdmin drops one whose connections broke).
+    return latestOffsetsRetrying(
+      (attempt) => this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0)),
+      this.errors,
+      topics,
+    );
   }
 
   private async highWatermarks(
