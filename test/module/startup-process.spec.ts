@@ -25,6 +25,7 @@ import {
 import {
   describeRun,
   ensureCjsLibBuilt,
+  expectWarnedFirst,
   runStartupChild,
   type StartupChildKind,
   type StartupChildRun,
@@ -213,22 +214,6 @@ function expectFailedLoudly(run: StartupChildRun, expected: RegExp) {
   expect(run.code, output).not.toBe(0);
   expect(run.code, output).not.toBeNull();
   expect(run.stderr, output).toMatch(expected);
-}
-
-/** One warning matching `warning`, before the error (`expected`) where both go to stderr. */
-function expectWarnedFirst(run: StartupChildRun, warning: RegExp, expected: RegExp) {
-  const output = `${run.kind}: exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
-  const lines = `${run.stdout}\n${run.stderr}`.split('\n');
-  expect(
-    lines.filter((l) => warning.test(l)),
-    output,
-  ).toHaveLength(1);
-  if (run.kind.startsWith('nest')) return;
-  const stderr = run.stderr.split('\n');
-  const warnedAt = stderr.findIndex((l) => warning.test(l));
-  const failedAt = stderr.findIndex((l) => !warning.test(l) && expected.test(l));
-  expect(warnedAt, output).toBeGreaterThanOrEqual(0);
-  expect(warnedAt, output).toBeLessThan(failedAt);
 }
 
 /** Members of `prefix`'s groups, and the pg sessions named `applicationName`, once settled. */

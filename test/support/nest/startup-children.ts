@@ -156,3 +156,19 @@ export function describeRun(label: string, run: StartupChildRun): string {
   const first = lines.find((l) => /Error\b.*: /.test(l)) ?? lines.find((l) => l.trim()) ?? '';
   return `${label} ${run.kind}: exit ${run.code ?? run.signal}${run.killed ? ' (killed at the deadline)' : ''} after ${run.elapsedMs} ms; stderr ${run.stderr.split('\n').length} line(s): ${first.slice(0, 160)}`;
 }
+
+/** One warning matching `warning`, before the error (`expected`) where both go to stderr. */
+export function expectWarnedFirst(run: StartupChildRun, warning: RegExp, expected: RegExp) {
+  const output = `${run.kind}: exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+  const lines = `${run.stdout}\n${run.stderr}`.split('\n');
+  expect(
+    lines.filter((l) => warning.test(l)),
+    output,
+  ).toHaveLength(1);
+  if (run.kind.startsWith('nest')) return;
+  const stderr = run.stderr.split('\n');
+  const warnedAt = stderr.findIndex((l) => warning.test(l));
+  const failedAt = stderr.findIndex((l) => !warning.test(l) && expected.test(l));
+  expect(warnedAt, output).toBeGreaterThanOrEqual(0);
+  expect(warnedAt, output).toBeLessThan(failedAt);
+}

@@ -8,6 +8,13 @@ import { clean, refusalOf, TLS_FAILURE } from './kafkajs-startup-errors.js';
 
 const UNREACHABLE =
   /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ECONNRESET|Connection timeout|Connection error|Failed to connect|Connection closed|Closed connection|seed broker|Not connected/i;
+/**
+ * A connection kafkajs logs as failed that says no broker is there at all: heard while kafkajs
+ * still retries, it is reported at once. A reset or a closed connection is not (a broker that
+ * refuses a login closes the connection too), nor kafkajs's own "Connection timeout" (its 1 s
+ * covers TLS and SASL too, which a busy host can outlast before a refusal).
+ */
+const NO_BROKER = /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN/i;
 /** The broker's answers to a DeleteGroups that are outcomes, not failures. */
 const DELETE_ANSWERS: Record<number, Exclude<DeleteGroupOutcome, 'deleted'>> = {
   68: 'non-empty', // NON_EMPTY_GROUP
@@ -63,13 +70,16 @@ export class KafkajsErrors implements ClientErrors {
   /**
    * Fed by kafkajs-log.ts with every connection error kafkajs logs: kafkajs's own retries hide
    * them until they end (a connect to a dead broker is retried for about 9 s), so the start's
-   * watcher hears each at once; a TLS failure with TLS on ends the attempt.
+   * watcher hears at once a broker that is not there, and a TLS failure with TLS on, which ends
+   * the attempt. Anything else (a connection a refused login closed) is left to the attempt's own
+   * error.
    */
   noteConnectionError(message: string): void {
-    const fatal =
-      this.kafka.ssl !== undefined && TLS_FAILURE.test(message)
-        ? this.fatal(Object.assign(new Error(message), { name: 'KafkaJSConnectionError' }))
-        : undefined;
+    const tls = this.kafka.ssl !== undefined && TLS_FAILURE.test(message);
+    if (!tls && !NO_BROKER.test(message)) return;
+    const fatal = tls
+      ? this.fatal(Object.assign(new Error(message), { name: 'KafkaJSConnectionError' }))
+      : undefined;
     for (const watcher of this.watchers) watcher({ message: clean(message), fatal });
   }
 
