@@ -105,4 +105,16 @@ describe('KafkajsErrors', () => {
     const error = await pending.catch((e: unknown) => e);
     expect((error as BroadcastStartupError).option).toBe('kafka.ssl');
   });
+
+  it('tells the start at once of a connection kafkajs logs that says no broker is there, only', () => {
+    const errors = new KafkajsErrors({ brokers: ['b1:9093'] });
+    const heard: string[] = [];
+    const unwatch = errors.watchAttempt((note) => heard.push(note.message));
+    errors.noteConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:1');
+    errors.noteConnectionError('Connection timeout');
+    errors.noteConnectionError('Connection error: read ECONNRESET');
+    unwatch();
+    errors.noteConnectionError('Connection error: getaddrinfo ENOTFOUND kafka');
+    expect(heard).toEqual(['connect ECONNREFUSED 127.0.0.1:1']);
+  });
 });
