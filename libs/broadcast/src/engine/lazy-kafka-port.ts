@@ -52,7 +52,8 @@ export class LazyKafkaPort implements KafkaPort {
   private port: Promise<AdapterPort> | undefined;
   /** The adapter once loaded, for about(), which cannot wait. */
   private loadedPort: AdapterPort | undefined;
-  private readonly closure = new PortClosure();
+  /** The adapter waits for the calls in flight when it closes: this port does not wait again. */
+  private readonly closure = new PortClosure(false);
 
   private preloading: Promise<unknown> | undefined;
 

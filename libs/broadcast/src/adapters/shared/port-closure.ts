@@ -33,6 +33,13 @@ export class PortClosure {
   private readonly consumers = new Set<Stoppable>();
   private readonly aborter = new AbortController();
 
+  /**
+   * @param drains whether close() waits for the calls in flight; false for a port that forwards
+   *   each call to one that waits for them itself (the engine's lazy port), so that a call stuck
+   *   on a silent broker is waited for once, not twice.
+   */
+  constructor(private readonly drains = true) {}
+
   /** True once disconnect() began. */
   get closed(): boolean {
     return this.closing !== undefined;
@@ -88,9 +95,12 @@ export class PortClosure {
     this.closing ??= (async () => {
       this.aborter.abort(clientClosedError());
       const consumers = [...this.consumers].map((c) => c.stop().catch(() => undefined));
-      const calls = Promise.allSettled(this.calls);
-      await withTimeout(calls, CLOSE_BOUND_MS, 'calls in flight').catch(() => undefined);
-      this.cut = true;
+      if (this.drains) {
+        const calls = Promise.allSettled(this.calls);
+        await withTimeout(calls, CLOSE_BOUND_MS, 'calls in flight').catch(() => undefined);
+      }
+      // What is still in flight is cut by closeClients: it fails as closed.
+      this.cut = this.drains;
       await Promise.all([
         ...consumers,
         withTimeout(closeClients(), CLOSE_BOUND_MS, 'closing the Kafka clients').catch(
