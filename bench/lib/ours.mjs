@@ -39,8 +39,12 @@ export async function loadBuild(specifier) {
     if (client === 'kafkajs') return new KafkajsAdapter(resolved, engineLogger);
     if (client === 'platformatic') {
       if (!platformatic) throw new Error(`${specifier} has no @platformatic/kafka adapter`);
-      // Brokers are a list here (the engine's loader resolves a function first).
-      return new platformatic.PlatformaticAdapter(resolved, resolved.kafka.brokers, engineLogger);
+      // Brokers are a list here (the engine's loader resolves a function first). Builds before
+      // #36 took them as a second argument (options, brokers, logger, probe).
+      const { PlatformaticAdapter } = platformatic;
+      return PlatformaticAdapter.length >= 4
+        ? new PlatformaticAdapter(resolved, resolved.kafka.brokers, engineLogger)
+        : new PlatformaticAdapter(resolved, engineLogger);
     }
     throw new Error(`unknown client ${client}`);
   }

@@ -2,8 +2,10 @@
 // (allocation, lock, delete, snapshot, connect, subscribe, run, join, verification) and at each
 // step of a recovery (after the lock's session was killed), an engine leaves no member in any
 // group (also a moment later: kafkajs issue #1639, a disconnect during connect/run, leaves a
-// runner that joins afterwards), and no lock held. The steps are reached through the engine's
-// internal test hook `probe`, which is not an option.
+// runner that joins afterwards), and no lock held; a stop during a group consumer's connect lets
+// no later step of its start run (issue #36: on @platformatic/kafka a stop during connect still
+// subscribed and joined, and waited for that join). The steps are reached
+// through the engine's internal test hook `probe`, which is not an option.
 import { spawn } from 'node:child_process';
 import type { Admin } from 'kafkajs';
 import type { DataSource } from 'typeorm';
@@ -34,6 +36,8 @@ const STARTUP_STEPS = [
   'verify',
 ];
 const RECOVERY_STEPS = ['recover', ...STARTUP_STEPS.filter((s) => s !== 'snapshot')];
+/** A group consumer's start steps, in order. */
+const CONSUMER_STEPS = ['connect', 'subscribe', 'run'];
 /** How long a group must stay memberless after stop(): a leftover runner joins well within it. */
 const QUIET_MS = 1_000;
 
@@ -44,6 +48,8 @@ interface Run {
   arm(step: string): void;
   /** The stop() the probe started, once the armed step was reached. */
   stopped(): Promise<void> | undefined;
+  /** The steps probed after the armed one (which began the stop). */
+  after(): string[];
 }
 
 async function createEngine(
@@ -56,6 +62,7 @@ async function createEngine(
   const logger = new CapturingLogger(name);
   let armed: string | undefined;
   let stopping: Promise<void> | undefined;
+  const after: string[] = [];
   const engine: BroadcastEngine = new BroadcastEngine(
     {
       kafka: { brokers: kafkaBrokers(), clientId: `${h.name}-${name}`, client },
@@ -70,6 +77,7 @@ async function createEngine(
       dataSource,
       logger,
       probe: (step) => {
+        if (stopping) after.push(step);
         if (step === armed) stopping ??= engine.stop();
       },
     },
@@ -81,6 +89,7 @@ async function createEngine(
     dataSource,
     arm: (step) => (armed = step),
     stopped: () => stopping,
+    after: () => after,
   };
 }
 
@@ -149,6 +158,11 @@ describe.each(STOP_ROWS)('%s client: stop() during startup (%s locks)', (client,
           expect(run.stopped(), `step ${step} reached`).toBeDefined();
           await run.stopped();
           await expectNothingLeft(h, inspector, `${kind}, stopped at ${step}, round ${round}`);
+          // A stop during the consumer's connect (a round trip, so the stop surely lands while it
+          // runs) lets none of its later steps run. (@platformatic/kafka's subscribe is
+          // synchronous: a stop begun at it reaches the consumer once it is done.)
+          if (step === 'connect')
+            expect(run.after().filter((s) => CONSUMER_STEPS.includes(s))).toEqual([]);
         } catch (error) {
           console.log(run.logger.lines.map((l) => `${l.level} ${l.message}`).join('\n'));
           throw error;

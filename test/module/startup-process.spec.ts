@@ -4,7 +4,8 @@
 // end non-zero, before its deadline, with the message naming the option on stderr: never a
 // silent exit (issue #28: exit 13 or 0 with nothing printed) while start() was still pending.
 // A SIGTERM while a Nest app waits for a full pool ends it cleanly (no stack), and an engine that
-// starts and stops logs one line for each.
+// starts and stops logs one line for each. An unreachable broker is named at its first failed
+// attempt by one warning (issue #38: silent until startupTimeoutMs), long before the error.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
@@ -24,6 +25,7 @@ import {
 import {
   describeRun,
   ensureCjsLibBuilt,
+  expectWarnedFirst,
   runStartupChild,
   type StartupChildKind,
   type StartupChildRun,
@@ -44,6 +46,7 @@ const DEADLINE_MS = 45_000;
  */
 const SLOW_TLS = { connectionTimeoutMs: 10_000 };
 const SECURED_STARTUP_TIMEOUT_MS = 20_000;
+const UNREACHABLE_STARTUP_TIMEOUT_MS = 12_000;
 const KINDS: readonly StartupChildKind[] = ['esm', 'cjs', 'nest'];
 
 let cluster: SecuredCluster;
@@ -105,6 +108,11 @@ interface FailureCase {
   /** Locks of a `pg` pool (functions cannot cross into the child as JSON). */
   pgLocks?: boolean;
   kinds?: readonly StartupChildKind[];
+  /**
+   * One warning, and one only, that comes before the error: in the same stream (stderr) for the
+   * plain apps; Nest logs warnings on stdout, its error on stderr, so there only its presence.
+   */
+  warnedFirst?: RegExp;
 }
 
 const CASES: FailureCase[] = [
@@ -114,10 +122,15 @@ const CASES: FailureCase[] = [
       const base = baseOptions('unreachable', client);
       return {
         ...base,
+        // The client's import counts against startupTimeoutMs (seconds on a loaded host): the
+        // first attempt must still fit in what it leaves, to be warned about before the error.
+        startupTimeoutMs: UNREACHABLE_STARTUP_TIMEOUT_MS,
         kafka: { ...base.kafka, brokers: ['127.0.0.1:1'], connectionTimeoutMs: 1_000 },
       };
     },
     expected: /Could not reach Kafka at 127\.0\.0\.1:1: .*Check the option kafka\.brokers/,
+    warnedFirst:
+      /Could not reach Kafka at 127\.0\.0\.1:1: .*ECONNREFUSED.*\. Still trying until startupTimeoutMs ends, at \d{4}-\d\d-\d\dT[\d:.]+Z; check the option kafka\.brokers/,
   },
   {
     name: 'login refused',
@@ -171,22 +184,26 @@ const CASES: FailureCase[] = [
 describe.each(kafkaClients())(
   'a start-up failure on %s ends the process with its message',
   (client) => {
-    it.each(CASES)('$name', async ({ name, options, expected, pgLocks, kinds = KINDS }) => {
-      const given = await options(client);
-      const runs = await Promise.all(
-        kinds.map((kind) =>
-          runStartupChild(kind, {
-            options: given as Partial<BroadcastModuleOptions>,
-            deadlineMs: DEADLINE_MS,
-            ...(pgLocks && { pgLocks: `startup-${client}-${kind}` }),
-          }),
-        ),
-      );
-      for (const run of runs) {
-        figures.push(describeRun(`${client} ${name}`, run));
-        expectFailedLoudly(run, expected);
-      }
-    });
+    it.each(CASES)(
+      '$name',
+      async ({ name, options, expected, pgLocks, kinds = KINDS, warnedFirst }) => {
+        const given = await options(client);
+        const runs = await Promise.all(
+          kinds.map((kind) =>
+            runStartupChild(kind, {
+              options: given as Partial<BroadcastModuleOptions>,
+              deadlineMs: DEADLINE_MS,
+              ...(pgLocks && { pgLocks: `startup-${client}-${kind}` }),
+            }),
+          ),
+        );
+        for (const run of runs) {
+          figures.push(describeRun(`${client} ${name}`, run));
+          expectFailedLoudly(run, expected);
+          if (warnedFirst) expectWarnedFirst(run, warnedFirst, expected);
+        }
+      },
+    );
   },
 );
 

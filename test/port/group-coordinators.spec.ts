@@ -12,7 +12,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Consumer } from 'kafkajs';
-import { KafkajsAdmin } from '../../libs/broadcast/src/adapters/kafkajs/kafkajs-admin.js';
+import { KafkajsAdapter } from '../../libs/broadcast/src/adapters/kafkajs/kafkajs.adapter.js';
 import { PlatformaticAdapter } from '../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
 import type { KafkaAdminPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { kafkaClients } from '../support/broker/kafka-clients.js';
@@ -65,10 +65,24 @@ interface AdminUnderTest {
 }
 
 const TOPIC_SETTINGS = { numPartitions: 1, replicationFactor: 1 };
+const CONSUMER_TIMINGS = {
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  maxWaitTimeMs: 100,
+  metadataMaxAgeMs: 300_000,
+};
+const SILENT = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 function kafkajsAdmin(clientId: string): AdminUnderTest {
   return {
-    adapter: new KafkajsAdmin(newKafka(clientId), TOPIC_SETTINGS),
+    adapter: new KafkajsAdapter(
+      {
+        kafka: { brokers: kafkaBrokers(), clientId },
+        consumer: CONSUMER_TIMINGS,
+        topics: { ...TOPIC_SETTINGS },
+      },
+      SILENT,
+    ).admin,
     count(sent) {
       const send = Connection.prototype.send;
       Connection.prototype.send = function (this: { clientId: string }, request) {
@@ -90,16 +104,10 @@ function platformaticAdmin(clientId: string): AdminUnderTest {
   const adapter = new PlatformaticAdapter(
     {
       kafka: { brokers: kafkaBrokers(), clientId },
-      consumer: {
-        sessionTimeoutMs: 6_000,
-        heartbeatIntervalMs: 500,
-        maxWaitTimeMs: 100,
-        metadataMaxAgeMs: 300_000,
-      },
+      consumer: CONSUMER_TIMINGS,
       topics: { ...TOPIC_SETTINGS },
     },
-    kafkaBrokers(),
-    { log: () => undefined, warn: () => undefined, error: () => undefined },
+    SILENT,
   );
   const channel = 'tracing:plt:kafka:connections:api:start';
   return {

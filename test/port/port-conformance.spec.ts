@@ -4,6 +4,7 @@
  * @platformatic/kafka on the classic and the KIP-848 protocol (the last three on the real
  * broker). libs/broadcast/docs/PORT-CONTRACT.md lists each fact with its test here.
  */
+import { BroadcastMessages } from '../../libs/broadcast/src/errors/broadcast.messages.js';
 import { waitFor } from '../support/broker/kafka.js';
 import { runId } from '../support/broker/run-id.js';
 import { heardMember, staysFalse } from '../support/port-conformance/heard-member.js';
@@ -173,5 +174,49 @@ describe.each(PORT_ROWS)('KafkaPort conformance: %s', (rowName, makeRow) => {
     expect(await row.members(groupId)).toEqual([]);
     // A join the broker answers late must not bring the member back.
     expect(await staysFalse(async () => (await row.members(groupId)).length > 0, 1_000)).toBe(true);
+  });
+
+  it('after disconnect() every call is refused the same way, and nothing is sent', async () => {
+    const { topic, groupId } = names('closed');
+    await row.createTopic(topic);
+    const port = row.port('closed');
+    await port.send(topic, [{ key: null, value: 'before' }]);
+    // Made before the disconnect, started after it.
+    const made = heardMember(port, groupId, topic);
+    await port.disconnect();
+    const answer = (call: () => Promise<unknown>) =>
+      Promise.resolve()
+        .then(call)
+        .then(
+          () => 'resolved',
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+    const calls: Record<string, () => Promise<unknown>> = {
+      send: () => port.send(topic, [{ key: null, value: 'after' }]),
+      'consumer start': () => made.consumer.start(),
+      ensureTopics: () => port.admin.ensureTopics([topic]),
+      deleteGroup: () => port.admin.deleteGroup(groupId, Date.now() + 1_000),
+      describeGroup: () => port.admin.describeGroup(groupId),
+      latestOffsets: () => port.admin.latestOffsets([topic]),
+      offsetBounds: () => port.admin.offsetBounds(topic),
+      offsetsForTimestamp: () => port.admin.offsetsForTimestamp(topic, 0),
+      liveMembers: () => port.admin.liveMembers(groupId),
+      occupiedGroups: () => port.admin.occupiedGroups(groupId),
+      createGroupConsumer: async () =>
+        port.createGroupConsumer({ ...made.spec, groupId: `${groupId}-2` }),
+      'a second disconnect': () => port.disconnect(),
+    };
+    const answers = Object.fromEntries(
+      await Promise.all(
+        Object.entries(calls).map(async ([name, call]) => [name, await answer(call)] as const),
+      ),
+    );
+    const closed = BroadcastMessages.kafkaClientClosed();
+    expect(answers).toEqual({
+      ...Object.fromEntries(Object.keys(calls).map((name) => [name, closed])),
+      'a second disconnect': 'resolved',
+    });
+    expect(made.heard).toEqual([]);
+    expect(await row.high(topic)).toBe(1);
   });
 });

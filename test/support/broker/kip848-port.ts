@@ -23,7 +23,6 @@ export function kip848Adapter(brokers: string[], clientId: string): Platformatic
       },
       topics: { numPartitions: 1, replicationFactor: 1 },
     },
-    brokers,
     SILENT,
   );
 }

@@ -10,14 +10,18 @@ import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
 import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
 import { ensureLibBuilt } from '../faults/faults.js';
 
-/** How the child starts the engine: ESM top-level await, CommonJS `void start()`, or a Nest app. */
-export type StartupChildKind = 'esm' | 'cjs' | 'nest' | 'nest-async';
+/**
+ * How the child starts the engine: ESM top-level await, CommonJS `void start()`, or a Nest app;
+ * 'stop-publish': ESM, publishing around its stop() (stop-publish-child.mjs).
+ */
+export type StartupChildKind = 'esm' | 'cjs' | 'nest' | 'nest-async' | 'stop-publish';
 
 const SCRIPTS: Record<StartupChildKind, string> = {
   esm: 'startup-child.mjs',
   cjs: 'startup-child.cjs',
   nest: 'startup-nest-child.mjs',
   'nest-async': 'startup-nest-child.mjs',
+  'stop-publish': 'stop-publish-child.mjs',
 };
 
 /**
@@ -63,6 +67,8 @@ export interface StartupChildRun {
   stderr: string;
   /** From spawn to exit. */
   elapsedMs: number;
+  /** When it exited (epoch ms). */
+  exitedAt: number;
   /** True when it was still running at the deadline and was killed. */
   killed: boolean;
 }
@@ -119,12 +125,22 @@ export function runStartupChild(
   }, deadlineMs);
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
+      const exitedAt = Date.now();
       clearTimeout(timer);
       // The pipes may still hold the last lines: wait for them to close.
       let open = 2;
       const done = () =>
         --open === 0 &&
-        resolve({ kind, code, signal, stdout, stderr, elapsedMs: Date.now() - started, killed });
+        resolve({
+          kind,
+          code,
+          signal,
+          stdout,
+          stderr,
+          elapsedMs: exitedAt - started,
+          exitedAt,
+          killed,
+        });
       if (child.stdout.readableEnded) done();
       else child.stdout.on('end', done);
       if (child.stderr.readableEnded) done();
@@ -139,4 +155,20 @@ export function describeRun(label: string, run: StartupChildRun): string {
   // The error's own line (Node prints the throwing source line first), else the first one.
   const first = lines.find((l) => /Error\b.*: /.test(l)) ?? lines.find((l) => l.trim()) ?? '';
   return `${label} ${run.kind}: exit ${run.code ?? run.signal}${run.killed ? ' (killed at the deadline)' : ''} after ${run.elapsedMs} ms; stderr ${run.stderr.split('\n').length} line(s): ${first.slice(0, 160)}`;
+}
+
+/** One warning matching `warning`, before the error (`expected`) where both go to stderr. */
+export function expectWarnedFirst(run: StartupChildRun, warning: RegExp, expected: RegExp) {
+  const output = `${run.kind}: exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+  const lines = `${run.stdout}\n${run.stderr}`.split('\n');
+  expect(
+    lines.filter((l) => warning.test(l)),
+    output,
+  ).toHaveLength(1);
+  if (run.kind.startsWith('nest')) return;
+  const stderr = run.stderr.split('\n');
+  const warnedAt = stderr.findIndex((l) => warning.test(l));
+  const failedAt = stderr.findIndex((l) => !warning.test(l) && expected.test(l));
+  expect(warnedAt, output).toBeGreaterThanOrEqual(0);
+  expect(warnedAt, output).toBeLessThan(failedAt);
 }

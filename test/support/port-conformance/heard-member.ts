@@ -17,6 +17,8 @@ export type Heard =
 
 export interface HeardMember {
   consumer: GroupConsumerPort;
+  /** What the consumer was made with. */
+  spec: GroupConsumerSpec;
   heard: Heard[];
   joins(): Extract<Heard, { kind: 'joined' }>[];
   crashes(): Extract<Heard, { kind: 'crashed' }>[];
@@ -66,6 +68,7 @@ export function heardMember(
     heard.filter((h): h is Extract<Heard, { kind: K }> => h.kind === kind);
   return {
     consumer,
+    spec,
     heard,
     joins: () => of('joined'),
     crashes: () => of('crashed'),

@@ -25,6 +25,8 @@ export interface PortRow {
   produceFiltered(topic: string, value: string): Promise<void>;
   /** The group's committed offsets of the topic, per partition ('-1': none). */
   committed(groupId: string, topic: string): Promise<string[]>;
+  /** How many offsets partition 0 of the topic holds (its high watermark). */
+  high(topic: string): Promise<number>;
   /** The member ids the broker holds in the group now. */
   members(groupId: string): Promise<string[]>;
   /** The coordinator removes the member (as when it fences it or its session expires). */
@@ -64,6 +66,7 @@ export function inMemoryRow(): PortRow {
     },
     // The in-memory broker has no commits at all.
     committed: async () => ['-1'],
+    high: async (topic) => broker.partitions(topic)?.[0]?.high ?? 0,
     members: async (groupId) => broker.members(groupId) ?? [],
     fence: async (groupId, memberId) => broker.fence(groupId, memberId),
     ready: async () => undefined,
@@ -124,7 +127,7 @@ export function realRow(
       const port =
         kind === 'kafkajs'
           ? new KafkajsAdapter(options, SILENT)
-          : new PlatformaticAdapter(options, portBrokers, SILENT);
+          : new PlatformaticAdapter(options, SILENT);
       ports.push(port);
       return port;
     },
@@ -149,6 +152,11 @@ export function realRow(
       withAdmin(async (a) => {
         const [offsets] = await a.fetchOffsets({ groupId, topics: [topic] });
         return (offsets?.partitions ?? []).map((p) => p.offset);
+      }),
+    high: (topic) =>
+      withAdmin(async (a) => {
+        const partitions = await a.fetchTopicOffsets(topic);
+        return Number(partitions.find((p) => p.partition === 0)?.high ?? 0);
       }),
     members: async (groupId) => {
       if (kip848) {

@@ -10,15 +10,18 @@ import type {
 } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import type { OperatorKafkaPort } from '../interfaces/broadcast-operator.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { AdapterPort } from './shared/deferred-group-consumer.js';
 
-/** Makes a client's engine port (nothing is connected until the engine starts it). */
+/**
+ * Makes a client's engine port (nothing is connected until the engine starts it). Every adapter
+ * is made the same way: `new <Client>Adapter(options, logger, probe)`.
+ */
 export type MakeKafkaPort = (
   o: ResolvedBroadcastOptions,
   logger: BroadcastLogger,
   /** The engine's test hook, handed to the adapter's constructor (never on the port). */
   probe?: (step: string) => void,
-) => Promise<KafkaPort>;
+) => Promise<AdapterPort>;
 
 /** Makes a client's operator port, for the CLI. */
 export type MakeOperatorPort = (kafka: BroadcastKafkaOptions) => Promise<OperatorKafkaPort>;
@@ -57,7 +60,11 @@ export const KAFKA_CLIENTS: Readonly<Record<BroadcastKafkaClient, KafkaClientRow
       const { PlatformaticAdapter } = await import('./platformatic/platformatic.adapter.js');
       // @platformatic/kafka takes a list of bootstrap brokers, not a function that returns one.
       return async (o, logger, probe) =>
-        new PlatformaticAdapter(o, await brokerList(o.kafka.brokers), logger, probe);
+        new PlatformaticAdapter(
+          { ...o, kafka: { ...o.kafka, brokers: await brokerList(o.kafka.brokers) } },
+          logger,
+          probe,
+        );
     },
     operator: async () => {
       const { PlatformaticOperator } = await import('./platformatic/platformatic-operator.js');

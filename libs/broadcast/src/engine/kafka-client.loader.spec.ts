@@ -2,7 +2,7 @@ import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import { resolveBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { AdapterPort } from '../adapters/shared/deferred-group-consumer.js';
 import { consoleLogger } from './console-logger.js';
 import { loadKafkaPort, type AdapterImport } from './kafka-client.loader.js';
 
@@ -22,11 +22,11 @@ function loader(installed: { kafkajs: boolean; platformatic: boolean }) {
   const adapters: Record<BroadcastKafkaClient, AdapterImport> = {
     kafkajs: async () => {
       if (!installed.kafkajs) throw notFound('kafkajs');
-      return new Fake('kafkajs') as unknown as KafkaPort;
+      return new Fake('kafkajs') as unknown as AdapterPort;
     },
     platformatic: async () => {
       if (!installed.platformatic) throw notFound('@platformatic/kafka');
-      return new Fake('platformatic') as unknown as KafkaPort;
+      return new Fake('platformatic') as unknown as AdapterPort;
     },
   };
   return (o: ResolvedBroadcastOptions) => loadKafkaPort(o, consoleLogger, adapters);

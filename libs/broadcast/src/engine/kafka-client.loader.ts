@@ -3,7 +3,7 @@ import { BroadcastMessages } from '../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaClient } from '../interfaces/broadcast-kafka-options.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
-import type { KafkaPort } from '../interfaces/kafka-port.interface.js';
+import type { AdapterPort } from '../adapters/shared/deferred-group-consumer.js';
 import { KAFKA_CLIENTS, type MakeKafkaPort, perClient } from '../adapters/registry.js';
 
 /** Makes one client's adapter; the import fails with the client's package not found. */
@@ -51,7 +51,7 @@ export async function loadKafkaPort(
   logger: BroadcastLogger,
   adapters: Record<BroadcastKafkaClient, AdapterImport> = ADAPTER_IMPORTS,
   probe?: (step: string) => void,
-): Promise<KafkaPort> {
+): Promise<AdapterPort> {
   return loadForClient(
     o.kafka.client,
     perClient((_, client) => () => adapters[client](o, logger, probe)),

@@ -39,6 +39,9 @@ export const BroadcastMessages = {
     `Broadcast "${topic}" was not confirmed by every expected instance: ${summary}.`,
   kafkaUnreachable: (brokers: string, attempts: number, elapsedMs: number, cause: string) =>
     `Could not reach Kafka at ${brokers}: ${cause} (tried ${attempts} time(s) over ${seconds(elapsedMs)} s, until startupTimeoutMs). Check the option kafka.brokers (host:port of brokers reachable from this host) and that the brokers run.`,
+  /** The first failed attempt of a start: logged at once, while the engine keeps trying. */
+  kafkaUnreachableRetrying: (brokers: string, cause: string, until: string) =>
+    `Could not reach Kafka at ${brokers}: ${cause}. Still trying until startupTimeoutMs ends, at ${until}; check the option kafka.brokers (host:port of brokers reachable from this host) and that the brokers run.`,
   kafkaLoginRefused: (brokers: string, who: string, cause: string) =>
     `Kafka at ${brokers} refused the SASL login of ${who}: ${cause}. Check the option kafka.sasl (mechanism, username, password); retrying cannot fix this.`,
   /** The login refusal for the configured SASL option: a user name, or a token provider. */

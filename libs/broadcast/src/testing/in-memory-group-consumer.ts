@@ -36,6 +36,8 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   constructor(
     readonly spec: GroupConsumerSpec,
     private readonly broker: InMemoryKafka,
+    /** Throws when its port was disconnected: a start is refused then. */
+    private readonly refuse: () => void = () => undefined,
   ) {
     this.groupId = spec.groupId;
   }
@@ -45,6 +47,11 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   }
 
   start(): Promise<void> {
+    try {
+      this.refuse();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     this.starting ??= (async () => {
       await turn();
       if (this.stopping) return;

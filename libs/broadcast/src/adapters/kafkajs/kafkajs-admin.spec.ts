@@ -3,7 +3,9 @@
 import type { Kafka } from 'kafkajs';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { deferred } from '../../shared/async.utils.js';
+import { UntilReachable } from '../shared/until-reachable.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
+import { KafkajsErrors } from './kafkajs-errors.js';
 
 const never = (): Promise<never> => new Promise(() => undefined);
 
@@ -27,7 +29,16 @@ function adminOver(script: Record<string, (...args: unknown[]) => Promise<unknow
       return admin;
     },
   } as unknown as Kafka;
-  return { adapter: new KafkajsAdmin(kafka, { numPartitions: 1, replicationFactor: 1 }), calls };
+  const options = { brokers: ['b:9092'] };
+  const errors = new KafkajsErrors(options);
+  const reachable = new UntilReachable(errors, {
+    kafka: options,
+    startupTimeoutMs: 60_000,
+    logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
+    backoff: { baseMs: 500, capMs: 5_000 },
+  });
+  const settings = { numPartitions: 1, replicationFactor: 1 };
+  return { adapter: new KafkajsAdmin(kafka, settings, errors, reachable), calls };
 }
 
 describe('KafkajsAdmin and the abort signal', () => {

@@ -1,6 +1,4 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { BroadcastMessages } from '../../errors/broadcast.messages.js';
-import { backoffDelay, pause } from '../../shared/async.utils.js';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
 import { listLiveMembers, listOccupiedGroups } from './kafkajs-roster-members.js';
 import {
@@ -9,9 +7,14 @@ import {
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
-import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import type { KafkajsErrors } from './kafkajs-errors.js';
+import { cutRequests, notRetriable } from './kafkajs-own-cluster.js';
 import { KafkajsTopicSetup } from './kafkajs-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
+import { deleteGroupRetrying } from '../shared/group-delete.js';
+import { latestOffsetsRetrying } from '../shared/latest-offsets.js';
+import { clientClosedError } from '../shared/port-closure.js';
+import type { UntilReachable } from '../shared/until-reachable.js';
 import type {
   DeleteGroupOutcome,
   GroupDescription,
@@ -20,25 +23,24 @@ import type {
   TopicOffsets,
 } from '../../interfaces/kafka-port.interface.js';
 
-const NON_EMPTY_GROUP = 68;
-const GROUP_ID_NOT_FOUND = 69;
-/** Snapshot attempts before the claim of a group gives up on this one. */
-const LATEST_OFFSETS_ATTEMPTS = 5;
-
 /** Admin operations the engine needs, over one lazily connected kafkajs admin. */
 export class KafkajsAdmin implements KafkaAdminPort {
   private connecting: Promise<Admin> | undefined;
+  /** The admin of `connecting`, and its Cluster, as soon as it is made. */
+  private made: { admin: Admin; own: unknown } | undefined;
   /** Set by disconnect(), for good: no admin connects after it (see withAdmin). */
   private closed = false;
   /** Per admin: its kafkajs Cluster, when available (see kafkajs-cluster-offsets.ts). */
-  private readonly extras = new WeakMap<Admin, { cluster: AdminWithCluster['cluster'] }>();
+  private readonly extras = new WeakMap<Admin, Omit<AdminWithCluster, 'admin'>>();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
 
   constructor(
     private readonly kafka: Kafka,
     topicSettings: TopicSettings,
-    private readonly errors?: KafkajsErrorClassifier,
+    private readonly errors: KafkajsErrors,
+    /** The start's first call, retried while the brokers are unreachable. */
+    private readonly reachable: UntilReachable,
   ) {
     this.topics = new KafkajsTopicSetup(topicSettings, errors);
   }
@@ -46,17 +48,15 @@ export class KafkajsAdmin implements KafkaAdminPort {
   async ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
     // a refused login, certificate or ACL is reported at once (see kafkajs-errors.ts).
-    if (this.errors)
-      return this.errors.untilReachable(
-        () => this.createMissingTopics(topics, signal),
-        {
-          operation: 'describe topics',
-          acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
-          topics,
-        },
-        signal,
-      );
-    return this.createMissingTopics(topics, signal);
+    return this.reachable.run(
+      () => this.createMissingTopics(topics, signal),
+      {
+        operation: 'describe topics',
+        acl: { topic: 'DESCRIBE (implied by READ or WRITE)' },
+        topics,
+      },
+      signal,
+    );
   }
 
   private createMissingTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -68,35 +68,21 @@ export class KafkajsAdmin implements KafkaAdminPort {
     });
   }
 
-  async deleteGroup(
+  deleteGroup(
     groupId: string,
     deadline: number,
     signal?: AbortSignal,
   ): Promise<DeleteGroupOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      signal?.throwIfAborted();
-      try {
-        // kafkajs's own call (Metadata, FindCoordinator, DeleteGroups): going straight to a
-        // coordinator found once saved one request per call, too little to keep an internal for
-        // (libs/broadcast/docs/RELIABILITY.md, "kafkajs internals still used").
-        await this.withAdmin((admin) => admin.deleteGroups([groupId]));
-        return 'deleted';
-      } catch (error) {
-        const code = groupErrorCode(error, groupId);
-        if (code === NON_EMPTY_GROUP) return 'non-empty';
-        if (code === GROUP_ID_NOT_FOUND) return 'not-found';
-        const denied = await this.errors?.fatalForGroup(error, {
-          operation: 'delete consumer group',
-          acl: { group: 'DELETE' },
-          groupId,
-        });
-        if (denied) throw denied;
-        // Everything else (coordinator moving or loading, timeouts, lost connections) is transient.
-        const delay = backoffDelay(attempt);
-        if (Date.now() + delay >= deadline || signal?.aborted) throw error;
-        await pause(delay, signal);
-      }
-    }
+    // kafkajs's own call (Metadata, FindCoordinator, DeleteGroups): going straight to a
+    // coordinator found once saved one request per call, too little to keep an internal for
+    // (libs/broadcast/docs/RELIABILITY.md, "kafkajs internals still used").
+    return deleteGroupRetrying(
+      () => this.withAdmin((admin) => admin.deleteGroups([groupId])),
+      this.errors,
+      groupId,
+      deadline,
+      signal,
+    );
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
@@ -108,20 +94,13 @@ export class KafkajsAdmin implements KafkaAdminPort {
     };
   }
 
-  async latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
-    // A lost connection or a leader moving is retried here (a fresh client each time), rather
-    // than costing the claim of a group.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0));
-      } catch (error) {
-        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
-        const denied = this.errors?.fatal(error, { ...operation, topics });
-        if (denied) throw denied;
-        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors?.transient(error)) throw error;
-        await pause(backoffDelay(attempt, 100, 1_000));
-      }
-    }
+  latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
+    // A retry uses a fresh client (withAdmin drops one whose connections broke).
+    return latestOffsetsRetrying(
+      (attempt) => this.withAdmin((admin) => this.highWatermarks(admin, topics, attempt > 0)),
+      this.errors,
+      topics,
+    );
   }
 
   private async highWatermarks(
@@ -162,19 +141,29 @@ export class KafkajsAdmin implements KafkaAdminPort {
     return this.withAdmin((admin) => listOccupiedGroups(admin, groupPrefix));
   }
 
-  /** Disconnects for good: later calls are refused instead of connecting a new client. */
+  /**
+   * Disconnects for good: later calls are refused instead of connecting a new client, and the
+   * requests still in flight are cut (kafkajs's disconnect waits for them, up to the request
+   * timeout against a broker that stopped answering).
+   */
   async disconnect(): Promise<void> {
     this.closed = true;
     const connecting = this.connecting;
     this.connecting = undefined;
-    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
+    const made = this.made;
+    if (!made) return;
+    // Its connect too may wait for a broker that does not answer.
+    cutRequests(made.own, notRetriable(clientClosedError()));
+    await connecting?.catch(() => undefined);
+    await made.admin.disconnect();
   }
 
   private admin(): Promise<Admin> {
-    if (this.closed) return Promise.reject(new Error(BroadcastMessages.kafkaClientClosed()));
+    if (this.closed) return Promise.reject(clientClosedError());
     if (!this.connecting) {
-      const { admin, cluster } = adminWithCluster(this.kafka);
-      this.extras.set(admin, { cluster });
+      const { admin, cluster, own } = adminWithCluster(this.kafka);
+      this.extras.set(admin, { cluster, own });
+      this.made = { admin, own };
       const connecting = admin.connect().then(() => admin);
       this.connecting = connecting;
       // A failed connect must not poison later calls, nor leave the half-made client behind.
@@ -200,7 +189,7 @@ export class KafkajsAdmin implements KafkaAdminPort {
     let admin: Admin | undefined;
     try {
       admin = await connecting;
-      if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
+      if (this.closed) throw clientClosedError();
       return await use(admin);
     } catch (error) {
       if (isBrokenConnection(error) && this.discard(connecting))
@@ -228,9 +217,4 @@ export class KafkajsAdmin implements KafkaAdminPort {
     this.connecting = undefined;
     return true;
   }
-}
-
-function groupErrorCode(error: unknown, groupId: string): number | undefined {
-  const groups = (error as { groups?: { groupId: string; errorCode: number }[] }).groups;
-  return groups?.find((g) => g.groupId === groupId)?.errorCode;
 }

@@ -22,6 +22,8 @@ interface ClusterInternals {
 export interface AdminWithCluster {
   admin: Admin;
   cluster: ClusterInternals | undefined;
+  /** The admin's own Cluster as kafkajs made it, for cutRequests (kafkajs-own-cluster.ts). */
+  own: unknown;
 }
 
 /** How long metadata read for the topic check serves the offsets snapshot that follows. */
@@ -35,7 +37,7 @@ const metadataReadAt = new WeakMap<ClusterInternals, number>();
  */
 export function adminWithCluster(kafka: Kafka): AdminWithCluster {
   const { client: admin, cluster } = withOwnCluster(kafka, () => kafka.admin());
-  return { admin, cluster: isClusterInternals(cluster) ? cluster : undefined };
+  return { admin, cluster: isClusterInternals(cluster) ? cluster : undefined, own: cluster };
 }
 
 function isClusterInternals(value: unknown): value is ClusterInternals {

@@ -2,7 +2,8 @@
 // cause, errors, groups); the real-broker cases are in test/secured-*.spec.ts.
 import { describe, expect, it } from 'vitest';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
-import { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { UntilReachable } from '../shared/until-reachable.js';
+import { KafkajsErrors } from './kafkajs-errors.js';
 
 const PASSWORD = 'unit-S3cret-4411';
 const kafka = {
@@ -10,11 +11,13 @@ const kafka = {
   ssl: true,
   sasl: { mechanism: 'scram-sha-512' as const, username: 'svc', password: PASSWORD },
 };
-const classifier = new KafkajsErrorClassifier(kafka, 300);
+const classifier = new KafkajsErrors(kafka);
+const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };
+const backoff = { baseMs: 500, capMs: 5_000 };
 const named = (name: string, message: string, extra: object = {}) =>
   Object.assign(new Error(message), { name, ...extra });
 
-describe('KafkajsErrorClassifier', () => {
+describe('KafkajsErrors', () => {
   it('a refused SASL login names kafka.sasl and the user, never the password', () => {
     const error = classifier.fatal(
       named('KafkaJSSASLAuthenticationError', 'SASL SCRAM SHA512 authentication failed: bad'),
@@ -31,7 +34,7 @@ describe('KafkajsErrorClassifier', () => {
       }),
     });
     expect(classifier.fatal(failure)?.option).toBe('kafka.ssl');
-    expect(new KafkajsErrorClassifier({ brokers: ['b'] }, 300).fatal(failure)).toBeUndefined();
+    expect(new KafkajsErrors({ brokers: ['b'] }).fatal(failure)).toBeUndefined();
   });
 
   it('topic and group authorization failures name the operation, resource and ACL', () => {
@@ -61,8 +64,14 @@ describe('KafkajsErrorClassifier', () => {
 
   it('an unreachable broker is retried until startupTimeoutMs, then reported once', async () => {
     let attempts = 0;
-    const error = await classifier
-      .untilReachable(
+    const reachable = new UntilReachable(classifier, {
+      kafka,
+      startupTimeoutMs: 300,
+      logger: silent,
+      backoff,
+    });
+    const error = await reachable
+      .run(
         () => {
           attempts++;
           return Promise.reject(
@@ -81,13 +90,31 @@ describe('KafkajsErrorClassifier', () => {
   });
 
   it('a TLS failure kafkajs logs while it keeps retrying ends the wait at once', async () => {
-    const tls = new KafkajsErrorClassifier(kafka, 60_000);
-    const pending = tls.untilReachable(() => new Promise<never>(() => undefined), {
+    const tls = new KafkajsErrors(kafka);
+    const reachable = new UntilReachable(tls, {
+      kafka,
+      startupTimeoutMs: 60_000,
+      logger: silent,
+      backoff,
+    });
+    const pending = reachable.run(() => new Promise<never>(() => undefined), {
       operation: 'describe topics',
       acl: {},
     });
     tls.noteConnectionError('Connection error: unable to verify the first certificate');
     const error = await pending.catch((e: unknown) => e);
     expect((error as BroadcastStartupError).option).toBe('kafka.ssl');
+  });
+
+  it('tells the start at once of a connection kafkajs logs that says no broker is there, only', () => {
+    const errors = new KafkajsErrors({ brokers: ['b1:9093'] });
+    const heard: string[] = [];
+    const unwatch = errors.watchAttempt((note) => heard.push(note.message));
+    errors.noteConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:1');
+    errors.noteConnectionError('Connection timeout');
+    errors.noteConnectionError('Connection error: read ECONNRESET');
+    unwatch();
+    errors.noteConnectionError('Connection error: getaddrinfo ENOTFOUND kafka');
+    expect(heard).toEqual(['connect ECONNREFUSED 127.0.0.1:1']);
   });
 });

@@ -1,32 +1,38 @@
-import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-options.interface.js';
-import { backoffDelay, pause } from '../../shared/async.utils.js';
-import { chain, isBrokenConnection, rootMessage } from './kafkajs-error-chain.js';
-import { brokerList, clean, refusalOf, TLS_FAILURE } from './kafkajs-startup-errors.js';
+import type { DeleteGroupOutcome } from '../../interfaces/kafka-port.interface.js';
 import type { KafkaOperation } from '../shared/adapter-types.js';
-
-/** Rejection of an attempt still pending at the startup deadline. */
-const OUT_OF_TIME = new Error('no answer before startupTimeoutMs');
+import type { AttemptNote, ClientErrors } from '../shared/client-errors.js';
+import { chain, isBrokenConnection, rootMessage } from './kafkajs-error-chain.js';
+import { clean, refusalOf, TLS_FAILURE } from './kafkajs-startup-errors.js';
 
 const UNREACHABLE =
   /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ECONNRESET|Connection timeout|Connection error|Failed to connect|Connection closed|Closed connection|seed broker|Not connected/i;
+/**
+ * A connection kafkajs logs as failed that says no broker is there at all: heard while kafkajs
+ * still retries, it is reported at once. A reset or a closed connection is not (a broker that
+ * refuses a login closes the connection too), nor kafkajs's own "Connection timeout" (its 1 s
+ * covers TLS and SASL too, which a busy host can outlast before a refusal).
+ */
+const NO_BROKER = /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN/i;
+/** The broker's answers to a DeleteGroups that are outcomes, not failures. */
+const DELETE_ANSWERS: Record<number, Exclude<DeleteGroupOutcome, 'deleted'>> = {
+  68: 'non-empty', // NON_EMPTY_GROUP
+  69: 'not-found', // GROUP_ID_NOT_FOUND
+};
 
 /**
- * Turns kafkajs's errors into the library's: login, TLS and ACL failures become one
- * BroadcastStartupError naming the option or ACL to check; an unreachable broker is retried
- * until startupTimeoutMs and then reported the same way. The password never enters a message.
+ * Reads kafkajs's errors (the ClientErrors of adapters/shared/client-errors.ts): login, TLS and
+ * ACL failures become one BroadcastStartupError naming the option or ACL to check; an unreachable
+ * broker is transient (retried until startupTimeoutMs by adapters/shared/until-reachable.ts).
+ * The password never enters a message.
  */
-export class KafkajsErrorClassifier {
-  /** The last connection failure kafkajs logged (its own retries hide it until they end). */
-  private lastConnectionError: string | undefined;
-  /** A TLS failure seen while kafkajs still retries: retrying cannot fix it. */
-  private tlsFailure: string | undefined;
-  private wake: (() => void) | undefined;
+export class KafkajsErrors implements ClientErrors {
+  /** Who hears the connection failures kafkajs logs while it retries (see watchAttempt). */
+  private readonly watchers = new Set<(note: AttemptNote) => void>();
 
   constructor(
     private readonly kafka: BroadcastKafkaOptions,
-    private readonly startupTimeoutMs: number,
     /** The broker's FindCoordinator error for a group (see kafkajs-coordinator-probe.ts). */
     private readonly coordinatorError?: (groupId: string) => Promise<string | undefined>,
   ) {}
@@ -52,7 +58,6 @@ export class KafkajsErrorClassifier {
     );
   }
 
-  /** A BroadcastStartupError for failures that retrying cannot fix; undefined otherwise. */
   fatal(error: unknown, during?: KafkaOperation): BroadcastStartupError | undefined {
     for (const e of chain(error)) {
       if (e instanceof BroadcastStartupError) return e;
@@ -62,13 +67,25 @@ export class KafkajsErrorClassifier {
     return undefined;
   }
 
-  /** Fed by kafkajs-log.ts with every connection error kafkajs logs. */
+  /**
+   * Fed by kafkajs-log.ts with every connection error kafkajs logs: kafkajs's own retries hide
+   * them until they end (a connect to a dead broker is retried for about 9 s), so the start's
+   * watcher hears at once a broker that is not there, and a TLS failure with TLS on, which ends
+   * the attempt. Anything else (a connection a refused login closed) is left to the attempt's own
+   * error.
+   */
   noteConnectionError(message: string): void {
-    this.lastConnectionError = message;
-    if (this.kafka.ssl !== undefined && TLS_FAILURE.test(message)) {
-      this.tlsFailure = message;
-      this.wake?.();
-    }
+    const tls = this.kafka.ssl !== undefined && TLS_FAILURE.test(message);
+    if (!tls && !NO_BROKER.test(message)) return;
+    const fatal = tls
+      ? this.fatal(Object.assign(new Error(message), { name: 'KafkaJSConnectionError' }))
+      : undefined;
+    for (const watcher of this.watchers) watcher({ message: clean(message), fatal });
+  }
+
+  watchAttempt(listener: (note: AttemptNote) => void): () => void {
+    this.watchers.add(listener);
+    return () => void this.watchers.delete(listener);
   }
 
   /** True when the brokers could not be reached at all (retry until the startup deadline). */
@@ -80,7 +97,6 @@ export class KafkajsErrorClassifier {
     );
   }
 
-  /** Worth another attempt: unreachable, a broken client, or an error kafkajs calls retriable. */
   transient(error: unknown): boolean {
     return (
       this.unreachable(error) ||
@@ -89,65 +105,17 @@ export class KafkajsErrorClassifier {
     );
   }
 
-  /**
-   * Runs `attempt` until it succeeds. Unreachable brokers are retried until startupTimeoutMs
-   * has passed, then reported once naming kafka.brokers; fatal failures are thrown at once.
-   * An attempt still pending at the deadline is abandoned, so the error arrives in time.
-   */
-  async untilReachable<T>(
-    attempt: () => Promise<T>,
-    during: KafkaOperation,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    const started = Date.now();
-    const deadline = started + this.startupTimeoutMs;
-    for (let attempts = 1; ; attempts++) {
-      this.tlsFailure = undefined;
-      let failure: unknown;
-      try {
-        return await this.raceDeadline(attempt(), deadline);
-      } catch (error) {
-        failure = error;
-      }
-      if (signal?.aborted) throw failure;
-      const fatal = this.fatal(failure, during);
-      if (fatal) throw fatal;
-      if (failure !== OUT_OF_TIME && !this.transient(failure)) throw failure;
-      const wait = backoffDelay(attempts, 500, 5_000);
-      if (failure === OUT_OF_TIME || Date.now() + wait >= deadline) {
-        const cause =
-          failure === OUT_OF_TIME
-            ? (this.lastConnectionError ?? 'no answer')
-            : (this.lastConnectionError ?? rootMessage(failure));
-        throw new BroadcastStartupError(
-          'kafka.brokers',
-          BroadcastMessages.kafkaUnreachable(
-            brokerList(this.kafka),
-            attempts,
-            Date.now() - started,
-            clean(cause),
-          ),
-        );
-      }
-      await pause(wait, signal);
-      signal?.throwIfAborted();
-    }
+  rootMessage(error: unknown): string {
+    return clean(rootMessage(error));
   }
 
-  /**
-   * `running`, unless the deadline passes first (OUT_OF_TIME) or kafkajs logs a TLS failure
-   * it would go on retrying. The abandoned attempt is left to fail on its own.
-   */
-  private raceDeadline<T>(running: Promise<T>, deadline: number): Promise<T> {
-    running.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    return new Promise<T>((resolve, reject) => {
-      timer = setTimeout(() => reject(OUT_OF_TIME), Math.max(0, deadline - Date.now()));
-      this.wake = () => reject(new Error(this.tlsFailure));
-      running.then(resolve, reject);
-    }).finally(() => {
-      clearTimeout(timer);
-      this.wake = undefined;
-    });
+  deleteAnswer(
+    error: unknown,
+    groupId: string,
+  ): Exclude<DeleteGroupOutcome, 'deleted'> | undefined {
+    const groups = (error as { groups?: { groupId: string; errorCode: number }[] } | undefined)
+      ?.groups;
+    const code = groups?.find((g) => g.groupId === groupId)?.errorCode;
+    return code === undefined ? undefined : DELETE_ANSWERS[code];
   }
 }

@@ -3,7 +3,10 @@
 // consumer runs without auto-commit, and it reports how far it read, filtered records included.
 // Proven on the real broker in test/faults/stop-during-startup.spec.ts and test/features/replay-control-records.spec.ts.
 import type { EachBatchPayload, Kafka } from 'kafkajs';
+import type { GroupConsumerSpec } from '../../interfaces/kafka-port.interface.js';
 import { deferred } from '../../shared/async.utils.js';
+import { DeferredGroupConsumer } from '../shared/deferred-group-consumer.js';
+import { KafkajsErrors } from './kafkajs-errors.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 
 function scriptedConsumer() {
@@ -27,23 +30,32 @@ function scriptedConsumer() {
     seek: () => undefined,
   };
   const kafka = { consumer: () => consumer } as unknown as Kafka;
-  const adapter = new KafkajsGroupConsumer(
-    kafka,
-    {
-      groupId: 'g',
-      topics: ['t'],
-      fromBeginning: true,
-      sink: () => undefined,
-      listener: { joined: () => undefined, positioned: () => undefined, crashed: () => undefined },
-      progress: (...args) => void progress.push(args),
-    },
-    {
-      sessionTimeoutMs: 6_000,
-      heartbeatIntervalMs: 500,
-      maxWaitTimeMs: 100,
-      metadataMaxAgeMs: 1_000,
-    },
-    { log: () => undefined, warn: () => undefined, error: () => undefined },
+  const logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
+  const spec: GroupConsumerSpec = {
+    groupId: 'g',
+    topics: ['t'],
+    fromBeginning: true,
+    sink: () => undefined,
+    listener: { joined: () => undefined, positioned: () => undefined, crashed: () => undefined },
+    progress: (...args) => void progress.push(args),
+  };
+  // The adapter's group consumer: the kafkajs steps under the shared lifecycle.
+  const adapter = new DeferredGroupConsumer(
+    spec,
+    (s, owner) =>
+      new KafkajsGroupConsumer(s, {
+        kafka,
+        timings: {
+          sessionTimeoutMs: 6_000,
+          heartbeatIntervalMs: 500,
+          maxWaitTimeMs: 100,
+          metadataMaxAgeMs: 1_000,
+        },
+        logger,
+        errors: new KafkajsErrors({ brokers: ['b:9092'] }),
+        owner,
+      }),
+    { logger },
   );
   return { adapter, steps, calls, runOptions, listeners, progress };
 }
@@ -64,6 +76,7 @@ describe('KafkajsGroupConsumer', () => {
   it('a stop during connect waits for it, never runs, then disconnects', async () => {
     const { adapter, steps, calls } = scriptedConsumer();
     const starting = adapter.start();
+    await vi.waitFor(() => expect(calls).toEqual(['connect']));
     const stopping = adapter.stop();
     await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toEqual(['connect']);
@@ -100,9 +113,14 @@ describe('KafkajsGroupConsumer', () => {
     expect(progress).toHaveLength(1);
   });
 
-  it('reports a batch kafkajs emptied by filtering (it never reaches eachBatch)', () => {
-    const { listeners, progress } = scriptedConsumer();
-    const batchEnd = listeners.get('e')!;
+  it('reports a batch kafkajs emptied by filtering (it never reaches eachBatch)', async () => {
+    const { adapter, listeners, progress } = scriptedConsumer();
+    void adapter.start();
+    const batchEnd = await vi.waitFor(() => {
+      const listener = listeners.get('e');
+      if (!listener) throw new Error('the consumer is not made yet');
+      return listener;
+    });
     batchEnd({ payload: { topic: 't', partition: 1, batchSize: 0, lastOffset: '9' } });
     batchEnd({ payload: { topic: 't', partition: 1, batchSize: 3, lastOffset: '20' } });
     expect(progress).toEqual([['t', 1, '10']]);

@@ -1,40 +1,52 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type {
-  GroupConsumerPort,
-  GroupConsumerSpec,
-} from '../../interfaces/kafka-port.interface.js';
+import type { GroupConsumerSpec } from '../../interfaces/kafka-port.interface.js';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
-import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
+import type { ConsumerOwner, GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import { memberInfoAssigner } from './kafkajs-member-info-assigner.js';
 import { interceptOutOfRange } from './kafkajs-out-of-range.js';
-import { withOwnCluster } from './kafkajs-own-cluster.js';
-import { KafkajsJoinWatch } from './kafkajs-join-watch.js';
-import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
-import type { ConsumerTimings } from '../shared/adapter-types.js';
+import { cutRequests, notRetriable, withOwnCluster } from './kafkajs-own-cluster.js';
+import { KafkajsJoinWatch, stoppedError } from './kafkajs-join-watch.js';
+import type { KafkajsErrors } from './kafkajs-errors.js';
+import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-types.js';
 
-/** One kafkajs consumer in one group: the only place that knows kafkajs's events. */
-export class KafkajsGroupConsumer implements GroupConsumerPort {
-  readonly groupId: string;
+/** What one kafkajs group consumer is made with. */
+export interface KafkajsConsumerDeps {
+  kafka: Kafka;
+  timings: ConsumerTimings;
+  logger: BroadcastLogger;
+  errors: KafkajsErrors;
+  /** Its lifecycle (adapters/shared/group-consumer-lifecycle.ts), which decides start and stop. */
+  owner: ConsumerOwner;
+}
+
+/**
+ * One kafkajs consumer in one group, the steps its lifecycle runs: the only place that knows
+ * kafkajs's events.
+ */
+export class KafkajsGroupConsumer implements GroupConsumerClient {
+  readonly errors: KafkajsErrors;
   private readonly consumer: Consumer;
+  /** The consumer's own kafkajs Cluster (kafkajs-own-cluster.ts), for cut(). */
+  private readonly cluster: unknown;
   private readonly fetchStartedAfterJoin = new Set<number>();
   private readonly joins: KafkajsJoinWatch;
-  private readonly lifecycle: GroupConsumerLifecycle;
+  private readonly owner: ConsumerOwner;
 
   constructor(
-    kafka: Kafka,
     private readonly spec: GroupConsumerSpec,
-    timings: ConsumerTimings,
-    logger: BroadcastLogger,
-    errors?: KafkajsErrorClassifier,
-    /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
-    probe?: (step: string) => void,
+    deps: KafkajsConsumerDeps,
   ) {
-    this.groupId = spec.groupId;
+    const { kafka, timings, logger, owner } = deps;
     // A refused login or a missing ACL becomes one BroadcastStartupError (kafkajs-errors.ts).
-    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, errors, probe });
+    this.errors = deps.errors;
+    this.owner = owner;
     const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
-    this.joins = new KafkajsJoinWatch(spec.groupId, (id) => spec.listener.joining?.(id));
+    this.cluster = cluster;
+    this.joins = new KafkajsJoinWatch(spec.groupId, {
+      joining: (id) => spec.listener.joining?.(id),
+      stopped: () => owner.stopRequested,
+    });
     if (!this.joins.watch(cluster))
       logger.warn(
         `This kafkajs version cannot leave ${spec.groupId} while its join is unanswered`,
@@ -59,7 +71,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     return kafka.consumer({
       groupId: spec.groupId,
       sessionTimeout: timings.sessionTimeoutMs,
-      rebalanceTimeout: Math.max(timings.sessionTimeoutMs, 10_000),
+      rebalanceTimeout: rebalanceTimeoutMs(timings),
       heartbeatInterval: timings.heartbeatIntervalMs,
       maxWaitTimeInMs: timings.maxWaitTimeMs,
       metadataMaxAge: timings.metadataMaxAgeMs,
@@ -78,28 +90,30 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.seek(topic, partition, await decide(topic, partition));
   }
 
+  connect(): Promise<void> {
+    return this.consumer.connect();
+  }
+
+  subscribe(): Promise<void> {
+    return this.consumer.subscribe({
+      topics: [...this.spec.topics],
+      fromBeginning: this.spec.fromBeginning,
+    });
+  }
+
   /**
-   * kafkajs's disconnect() during connect/subscribe/run finds no runner to stop, and the run
-   * that follows joins and consumes forever (kafkajs issue #1639): the lifecycle's stop waits
-   * for the step in flight and skips the rest.
+   * kafkajs's disconnect() during connect/subscribe/run finds no runner to stop, and the run that
+   * follows joins and consumes forever (kafkajs issue #1639): the lifecycle runs this step only if
+   * no stop was asked, and a stop waits for it. It resolves once joined (kafkajs joins first); a
+   * stop ends a join that is not complete (interrupt).
    */
-  start(): Promise<void> {
-    return this.lifecycle.start({
-      connect: () => this.consumer.connect(),
-      subscribe: () =>
-        this.consumer.subscribe({
-          topics: [...this.spec.topics],
-          fromBeginning: this.spec.fromBeginning,
-        }),
-      // run() resolves once joined (kafkajs joins first); a stop ends an unanswered join.
-      run: () =>
-        this.consumer.run({
-          // Positions belong to the engine: nothing is committed, so a seek stays local (with
-          // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
-          autoCommit: false,
-          eachBatchAutoResolve: false,
-          eachBatch: (payload) => this.consumeBatch(payload),
-        }),
+  run(): Promise<void> {
+    return this.consumer.run({
+      // Positions belong to the engine: nothing is committed, so a seek stays local (with
+      // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.consumeBatch(payload),
     });
   }
 
@@ -107,19 +121,27 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
     this.consumer.seek({ topic, partition, offset });
   }
 
-  stop(): Promise<void> {
-    return this.lifecycle.stop({
-      // At once: the start in flight waits for the join (run() joins first), which may never be
-      // answered; the watch leaves with the member id and fails that request.
-      interrupt: () => this.joins.abandon(),
-      close: () => this.consumer.disconnect(),
-    });
+  /**
+   * At once: a join that is not complete may never be answered, and kafkajs leaves only a member
+   * whose join completed; the watch leaves every member it was handed out and ends the join.
+   */
+  interrupt(): Promise<void> {
+    return this.joins.abandon();
+  }
+
+  close(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+
+  cut(): void {
+    cutRequests(this.cluster, notRetriable(stoppedError(this.spec.groupId)));
   }
 
   private listen(): void {
     const { events } = this.consumer;
     const { listener } = this.spec;
     this.consumer.on(events.GROUP_JOIN, ({ payload }) => {
+      this.joins.joined(payload.memberId);
       this.fetchStartedAfterJoin.clear();
       const assignment = new Map(Object.entries(payload.memberAssignment));
       listener.joined(payload.memberId, assignment, payload.isLeader);
@@ -137,7 +159,7 @@ export class KafkajsGroupConsumer implements GroupConsumerPort {
       if (payload.batchSize === 0)
         this.spec.progress?.(payload.topic, payload.partition, after(payload.lastOffset));
     });
-    this.consumer.on(events.CRASH, ({ payload }) => this.lifecycle.crashed(payload.error));
+    this.consumer.on(events.CRASH, ({ payload }) => this.owner.crashed(payload.error));
   }
 
   private async consumeBatch({

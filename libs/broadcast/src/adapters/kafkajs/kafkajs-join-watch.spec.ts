@@ -3,6 +3,7 @@ import { KafkajsJoinWatch } from './kafkajs-join-watch.js';
 const SEND = Symbol('private:Broker:sendRequest');
 const JOIN_GROUP = 11;
 const HEARTBEAT = 12;
+const SYNC_GROUP = 14;
 
 /** A Broker shaped like kafkajs 2.2.4's: the private send on its prototype, one connection. */
 class FakeBroker {
@@ -10,7 +11,12 @@ class FakeBroker {
   readonly rejected: Error[] = [];
   answer: (apiKey: number) => Promise<unknown> = () => new Promise(() => {});
   readonly connectionPool = {
-    pool: [{ rejectRequests: (error: Error) => this.rejected.push(error) }],
+    pool: [
+      {
+        rejectRequests: (error: Error) => this.rejected.push(error),
+        requestQueue: { emit: () => true },
+      },
+    ],
   };
   [SEND](protocolRequest: { request: { apiKey: number } }): Promise<unknown> {
     return this.answer(protocolRequest.request.apiKey);
@@ -32,9 +38,16 @@ function memberIdRequired(memberId: string): Error {
   });
 }
 
-async function watched(broker: FakeBroker, ids: string[]) {
-  const cluster = { findGroupCoordinator: async (_args: { groupId: string }) => broker };
-  const watch = new KafkajsJoinWatch('g', (id) => ids.push(id));
+/** A watch on a Cluster whose only broker (the seed broker, also the coordinator) is `broker`. */
+async function watched(broker: FakeBroker, ids: string[], stopped = { now: false }) {
+  const cluster = {
+    brokerPool: { seedBroker: broker, brokers: {} },
+    findGroupCoordinator: async (_args: { groupId: string }) => broker,
+  };
+  const watch = new KafkajsJoinWatch('g', {
+    joining: (id) => ids.push(id),
+    stopped: () => stopped.now,
+  });
   expect(watch.watch(cluster)).toBe(true);
   await cluster.findGroupCoordinator({ groupId: 'g' });
   return watch;
@@ -59,22 +72,48 @@ describe('KafkajsJoinWatch', () => {
     void broker.send(JOIN_GROUP);
     await watch.abandon();
     expect(broker.left).toEqual(['m-1']);
-    expect(broker.rejected.map((e) => e.name)).toEqual(['KafkaJSBroadcastStopped']);
+    expect(broker.rejected.map((e) => [e.name, (e as { retriable?: boolean }).retriable])).toEqual([
+      ['KafkaJSBroadcastStopped', false],
+    ]);
   });
 
-  it('sends no join after a stop, and leaves nothing when no join is unanswered', async () => {
+  it('on stop between an answered JoinGroup and its SyncGroup, leaves and ends the join', async () => {
     const broker = new FakeBroker();
     const watch = await watched(broker, []);
     broker.answer = () => Promise.resolve({ memberId: 'm-2' });
     await broker.send(JOIN_GROUP);
+    // The leader refreshes the metadata now: no JoinGroup or SyncGroup is in flight.
+    await watch.abandon();
+    expect(broker.left).toEqual(['m-2']);
+    expect(broker.rejected).toHaveLength(1);
+  });
+
+  it('on stop once joined, leaves nothing itself (kafkajs leaves its member) and cuts nothing', async () => {
+    const broker = new FakeBroker();
+    const watch = await watched(broker, []);
+    broker.answer = () => Promise.resolve({ memberId: 'm-2' });
+    await broker.send(JOIN_GROUP);
+    await broker.send(SYNC_GROUP);
+    watch.joined('m-2');
     await watch.abandon();
     expect(broker.left).toEqual([]);
+    expect(broker.rejected).toEqual([]);
+  });
+
+  it('sends no join after a stop; other requests pass', async () => {
+    const broker = new FakeBroker();
+    const stopped = { now: false };
+    await watched(broker, [], stopped);
+    broker.answer = () => Promise.resolve({ memberId: 'm-2' });
+    stopped.now = true;
     await expect(broker.send(JOIN_GROUP)).rejects.toThrow('stopped during its join');
+    await expect(broker.send(SYNC_GROUP)).rejects.toThrow('stopped during its join');
     // Other requests (a LeaveGroup, a heartbeat) pass.
     await expect(broker.send(HEARTBEAT)).resolves.toEqual({ memberId: 'm-2' });
   });
 
   it('hooks nothing on a kafkajs without the coordinator lookup', () => {
-    expect(new KafkajsJoinWatch('g', () => {}).watch({})).toBe(false);
+    const hooks = { joining: () => undefined, stopped: () => false };
+    expect(new KafkajsJoinWatch('g', hooks).watch({})).toBe(false);
   });
 });

@@ -1,40 +1,60 @@
 import { withTimeout } from '../../shared/async.utils.js';
+import { cutRequests, notRetriable } from './kafkajs-own-cluster.js';
 
 /** kafkajs 2.2.4's private request method of a Broker (broker/index.js `PRIVATE.SEND_REQUEST`). */
 const SEND_REQUEST = 'private:Broker:sendRequest';
 const JOIN_GROUP = 11;
 const SYNC_GROUP = 14;
-/** How long a stop waits for the LeaveGroup of a member whose join is unanswered. */
+/** How long a stop waits for the LeaveGroups of members whose join did not complete. */
 const LEAVE_BOUND_MS = 5_000;
+/** Member ids kept for a stop to leave: a join sequence hands out one or two. */
+const KEPT_IDS = 4;
 
 type SendRequest = (protocolRequest: { request?: { apiKey?: number } }) => Promise<unknown>;
 
 interface CoordinatorBroker {
   leaveGroup(request: { groupId: string; memberId: string }): Promise<unknown>;
-  connectionPool?: { pool?: { rejectRequests?(error: Error): void }[] };
+}
+
+/** What the watch tells its consumer and asks of it. */
+export interface JoinWatchHooks {
+  /** The broker handed this member id out (reported at once, before the join completes). */
+  joining(memberId: string): void;
+  /** True once the consumer's stop was asked (its lifecycle decides): no join is sent then. */
+  stopped(): boolean;
 }
 
 /**
- * Watches one kafkajs consumer's joins on its group coordinator, so that a stop can leave a
- * member whose join the broker took in but never answered.
+ * Watches one kafkajs consumer's joins on its group coordinator, so that a stop leaves every
+ * member the broker may hold for it, whenever it comes.
  *
- * Why: kafkajs keeps the member id of its first JoinGroup answer (MEMBER_ID_REQUIRED) inside
- * `broker.joinGroup` and sends the second JoinGroup with it; if that answer is lost, `run()`
- * waits for it (up to the rebalance timeout + 5 s), `disconnect()` waits for the request in
- * flight, and no one sends a LeaveGroup: the member stays until the broker drops it. Here each
- * JoinGroup and SyncGroup of the consumer's own Cluster passes through `watched`, which learns
- * the id the broker holds (reported at once, so the engine counts that member as its own), and
- * `abandon()` leaves with it and fails the unanswered request, so the stop ends now.
+ * Why: kafkajs leaves the group on disconnect() only once a join completed (Runner.stop returns
+ * early while `running` is false, runner.js 173-176), yet the broker holds the member from its
+ * JoinGroup answer on. Between that answer and the end of the join kafkajs waits for more: the
+ * leader refreshes the cluster's metadata before its SyncGroup (consumerGroup.js 219), every member
+ * waits for the SyncGroup answer, and the second JoinGroup (after MEMBER_ID_REQUIRED, whose id
+ * kafkajs keeps inside `broker.joinGroup`) may be unanswered. A stop there used to let the
+ * join fail (the watch refused the SyncGroup, or the answer was lost), the runner crash and
+ * disconnect without a LeaveGroup: the member stayed until its session ended, and the stop-time
+ * delete got NON_EMPTY_GROUP. Here each JoinGroup and SyncGroup of the consumer's own Cluster
+ * passes through `watched`, which learns every id the broker hands out (reported at once, so the
+ * engine counts that member as its own); `joined()` says a join completed (kafkajs then leaves that
+ * member itself). `abandon()`, called at once when a stop comes, leaves every other member id with
+ * the coordinator and, while a join is not complete, ends every request of the consumer's Cluster,
+ * so the start in flight ends now instead of at its request timeout.
  */
 export class KafkajsJoinWatch {
-  private memberId: string | undefined;
-  private unanswered: CoordinatorBroker | undefined;
-  private abandoned = false;
+  /** Member ids the broker handed out, oldest first (at most KEPT_IDS). */
+  private readonly handedOut: string[] = [];
+  /** The member of the last completed join, while no other join began (kafkajs leaves it). */
+  private completed: string | undefined;
+  private coordinator: CoordinatorBroker | undefined;
+  private cluster: unknown;
   private readonly watchedBrokers = new WeakSet<object>();
 
   constructor(
     private readonly groupId: string,
-    private readonly onMemberId: (memberId: string) => void,
+    private readonly hooks: JoinWatchHooks,
   ) {}
 
   /** Hooks the consumer's own Cluster; false (nothing hooked) on a kafkajs without these internals. */
@@ -44,6 +64,7 @@ export class KafkajsJoinWatch {
     };
     const find = target?.findGroupCoordinator;
     if (typeof find !== 'function') return false;
+    this.cluster = cluster;
     target.findGroupCoordinator = async (args) => {
       const broker = await find.call(cluster, args);
       if (args.groupId === this.groupId) this.watchBroker(broker);
@@ -52,23 +73,31 @@ export class KafkajsJoinWatch {
     return true;
   }
 
+  /** The consumer's join completed (kafkajs's GROUP_JOIN) with this member. */
+  joined(memberId: string): void {
+    this.completed = memberId;
+  }
+
   /**
-   * For stop(): no JoinGroup or SyncGroup is sent from now on; if one is unanswered, the member
-   * the broker may hold leaves, and the request fails at once instead of at its timeout.
+   * For stop(): no JoinGroup or SyncGroup is sent from now on; every member the broker may hold
+   * and kafkajs will not leave leaves now, and a join that is not complete ends at once.
    */
   async abandon(): Promise<void> {
-    this.abandoned = true;
-    const broker = this.unanswered;
-    if (!broker) return;
-    const memberId = this.memberId;
-    if (memberId !== undefined)
+    const coordinator = this.coordinator;
+    const left = this.handedOut.filter((id) => id !== this.completed);
+    if (coordinator && left.length > 0)
       await withTimeout(
-        broker.leaveGroup({ groupId: this.groupId, memberId }),
+        Promise.all(
+          left.map((memberId) =>
+            // A member the broker no longer holds (UNKNOWN_MEMBER_ID): nothing to leave.
+            coordinator.leaveGroup({ groupId: this.groupId, memberId }).catch(() => undefined),
+          ),
+        ),
         LEAVE_BOUND_MS,
         `leave of ${this.groupId}`,
-      ).catch(() => undefined); // a member the broker no longer holds: nothing to leave
-    // Group requests go on the Broker's first connection (the second carries fetches only).
-    broker.connectionPool?.pool?.[0]?.rejectRequests?.(stoppedError(this.groupId));
+      ).catch(() => undefined);
+    if (this.completed === undefined)
+      cutRequests(this.cluster, notRetriable(stoppedError(this.groupId)));
   }
 
   private watchBroker(broker: object): void {
@@ -94,8 +123,9 @@ export class KafkajsJoinWatch {
     send: () => Promise<unknown>,
   ): Promise<unknown> {
     // After a stop, a join would make a member no one leaves (kafkajs issue #1639).
-    if (this.abandoned) throw stoppedError(this.groupId);
-    this.unanswered = broker;
+    if (this.hooks.stopped()) throw notRetriable(stoppedError(this.groupId));
+    this.coordinator = broker;
+    if (apiKey === JOIN_GROUP) this.completed = undefined;
     try {
       const answer = await send();
       const memberId = (answer as { memberId?: unknown } | undefined)?.memberId;
@@ -107,15 +137,14 @@ export class KafkajsJoinWatch {
       if (handedOut.name === 'KafkaJSMemberIdRequired' && typeof handedOut.memberId === 'string')
         this.own(handedOut.memberId);
       throw error;
-    } finally {
-      if (this.unanswered === broker) this.unanswered = undefined;
     }
   }
 
   private own(memberId: string): void {
-    if (memberId === '' || memberId === this.memberId) return;
-    this.memberId = memberId;
-    this.onMemberId(memberId);
+    if (memberId === '' || this.handedOut.includes(memberId)) return;
+    this.handedOut.push(memberId);
+    if (this.handedOut.length > KEPT_IDS) this.handedOut.shift();
+    this.hooks.joining(memberId);
   }
 }
 
@@ -127,7 +156,8 @@ function symbolNamed(object: object, description: string): symbol | undefined {
   return undefined;
 }
 
-function stoppedError(groupId: string): Error {
+/** What a request of a consumer that stopped fails with (kafkajs does not retry it). */
+export function stoppedError(groupId: string): Error {
   const error = new Error(`the broadcast consumer of ${groupId} stopped during its join`);
   error.name = 'KafkaJSBroadcastStopped';
   return error;

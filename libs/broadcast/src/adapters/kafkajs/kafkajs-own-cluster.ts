@@ -54,3 +54,53 @@ function clusterFactory(kafka: Kafka): {
     create: typeof create === 'function' ? (create as (options: unknown) => unknown) : undefined,
   };
 }
+
+/** What cutRequests needs of kafkajs 2.2.4's Connection and its RequestQueue. */
+interface ConnectionInternals {
+  rejectRequests?(error: Error): void;
+  requestQueue?: { emit?(event: string): void };
+  connect?: unknown;
+  send?: unknown;
+}
+
+/** What cutRequests needs of kafkajs 2.2.4's Cluster, BrokerPool and Broker. */
+interface ClusterInternals {
+  connectionPoolBuilder?: { build?: unknown };
+  brokerPool?: {
+    seedBroker?: { connectionPool?: { pool?: ConnectionInternals[] } };
+    brokers?: Record<string, { connectionPool?: { pool?: ConnectionInternals[] } }>;
+  };
+}
+
+/**
+ * Ends a client's own Cluster for good, now (kafkajs 2.2.4 internals: the Cluster's
+ * connectionPoolBuilder, its BrokerPool's seed broker and brokers, each Broker's ConnectionPool,
+ * each Connection): every request in flight or queued rejects with `error`, which kafkajs's
+ * retriers do not retry when it says `retriable: false`, and so does every request and connect
+ * after it, so that no request waits for an answer and no socket opens again. Each queue then says
+ * it is empty ('requestQueueEmpty', which kafkajs's `rejectAll` does not emit), so a
+ * `disconnect()` waiting for the requests in flight (up to the request timeout against a broker
+ * that stopped answering) closes the sockets at once. Only for a client that is being closed.
+ * Returns false, doing nothing, on a kafkajs whose internals differ.
+ */
+export function cutRequests(cluster: unknown, error: Error): boolean {
+  const { brokerPool: pool, connectionPoolBuilder: builder } = (cluster ?? {}) as ClusterInternals;
+  if (!pool) return false;
+  const refuse = () => Promise.reject(error);
+  if (builder) builder.build = refuse;
+  for (const broker of [pool.seedBroker, ...Object.values(pool.brokers ?? {})]) {
+    for (const connection of broker?.connectionPool?.pool ?? []) {
+      if (!connection) continue;
+      connection.connect = refuse;
+      connection.send = refuse;
+      connection.rejectRequests?.(error);
+      connection.requestQueue?.emit?.('requestQueueEmpty');
+    }
+  }
+  return true;
+}
+
+/** An error kafkajs's retriers give up on at once (`retriable: false`). */
+export function notRetriable(error: Error): Error {
+  return Object.assign(error, { retriable: false });
+}

@@ -2,6 +2,7 @@ import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-options.interface.js';
 import type { KafkaOperation } from '../shared/adapter-types.js';
+import { brokerList } from '../shared/client-errors.js';
 import type { KafkajsErrorLike } from './kafkajs-error-chain.js';
 
 /** A TLS failure in Node's or OpenSSL's words: a certificate, host name or protocol mismatch. */
@@ -26,7 +27,7 @@ export function refusalOf(
   if (e.name === 'KafkaJSSASLAuthenticationError') {
     return new BroadcastStartupError(
       'kafka.sasl',
-      BroadcastMessages.kafkaSaslRefused(kafka.sasl, brokerList(kafka), clean(e.message)),
+      BroadcastMessages.kafkaSaslRefused(kafka.sasl, brokerList(kafka.brokers), clean(e.message)),
     );
   }
   // kafkajs does not read the broker's answer to a refused OAUTHBEARER token (an error JSON
@@ -36,7 +37,7 @@ export function refusalOf(
       'kafka.sasl',
       BroadcastMessages.kafkaSaslRefused(
         kafka.sasl,
-        brokerList(kafka),
+        brokerList(kafka.brokers),
         `the broker did not accept the token (kafkajs: ${clean(e.message)})`,
       ),
     );
@@ -44,7 +45,7 @@ export function refusalOf(
   if (TLS_FAILURE.test(`${e.code ?? ''} ${e.message ?? ''}`) && kafka.ssl !== undefined)
     return new BroadcastStartupError(
       'kafka.ssl',
-      BroadcastMessages.kafkaTlsFailed(brokerList(kafka), clean(e.message)),
+      BroadcastMessages.kafkaTlsFailed(brokerList(kafka.brokers), clean(e.message)),
     );
   const resourceType = e.type ? DENIED[e.type] : undefined;
   if (resourceType) return missingAcl(deniedResource(resourceType, during), e, during);
@@ -84,12 +85,6 @@ function missingAcl(
     resource,
     acl,
   );
-}
-
-/** The brokers as a message names them (a function given as kafka.brokers cannot be listed). */
-export function brokerList(kafka: BroadcastKafkaOptions): string {
-  const { brokers } = kafka;
-  return typeof brokers === 'function' ? 'the brokers from kafka.brokers()' : brokers.join(',');
 }
 
 /** kafkajs prefixes; what is left is the cause in the broker's or Node's words. */

@@ -2,7 +2,7 @@ import type { Admin, ITopicMetadata } from 'kafkajs';
 import { backoffDelay, pause } from '../../shared/async.utils.js';
 import { clusterHasLeaders, type AdminWithCluster } from './kafkajs-cluster-offsets.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
-import type { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import type { KafkajsErrors } from './kafkajs-errors.js';
 
 type AdminCluster = NonNullable<AdminWithCluster['cluster']>;
 
@@ -13,7 +13,7 @@ type AdminCluster = NonNullable<AdminWithCluster['cluster']>;
 export class KafkajsTopicSetup {
   constructor(
     private readonly settings: TopicSettings,
-    private readonly errors?: KafkajsErrorClassifier,
+    private readonly errors: KafkajsErrors,
   ) {}
 
   /**
@@ -55,7 +55,7 @@ export class KafkajsTopicSetup {
           })),
         })
         .catch((error: unknown) => {
-          const denied = this.errors?.fatal(error, {
+          const denied = this.errors.fatal(error, {
             operation: 'create missing topics',
             acl: { topic: 'CREATE', cluster: 'CREATE' },
             topics: missing,

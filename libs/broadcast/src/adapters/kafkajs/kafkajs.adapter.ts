@@ -12,34 +12,49 @@ import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interfac
 import type {
   GroupConsumerPort,
   GroupConsumerSpec,
-  KafkaPort,
+  KafkaAdminPort,
   KafkaPortAbout,
   OutgoingRecord,
   RawOutgoingRecord,
 } from '../../interfaces/kafka-port.interface.js';
+import { rebalanceTimeoutMs, type AdapterOptions } from '../shared/adapter-types.js';
+import {
+  type AdapterPort,
+  DeferredGroupConsumer,
+  type MakeGroupConsumerClient,
+} from '../shared/deferred-group-consumer.js';
 import { publishingOperation } from '../shared/kafka-operations.js';
+import { clientClosedError, guardedAdmin, PortClosure } from '../shared/port-closure.js';
 import { RetiringProducer } from '../shared/retiring-producer.js';
+import { UntilReachable } from '../shared/until-reachable.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { createKafkajsClient } from './kafkajs-client.js';
-import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
-import type { AdapterOptions } from '../shared/adapter-types.js';
 import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
-import { KafkajsErrorClassifier } from './kafkajs-errors.js';
+import { KafkajsErrors } from './kafkajs-errors.js';
+import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
+import { cutRequests, notRetriable, withOwnCluster } from './kafkajs-own-cluster.js';
+
+/** A producer of the adapter: its connect, and its own Cluster (for cutRequests). */
+interface KafkajsProducer {
+  connected: Promise<Producer>;
+  cluster: unknown;
+}
 
 /** The kafkajs implementation of the engine's Kafka port. */
-export class KafkajsAdapter implements KafkaPort {
-  readonly admin: KafkajsAdmin;
+export class KafkajsAdapter implements AdapterPort {
+  readonly admin: KafkaAdminPort;
   private readonly kafka: Kafka;
-  private readonly producer = new RetiringProducer<Promise<Producer>>(
+  private readonly errors: KafkajsErrors;
+  private readonly admins: KafkajsAdmin;
+  private readonly producer = new RetiringProducer<KafkajsProducer>(
     () => this.connectedProducer(),
-    (connecting) => connecting.then((p) => p.disconnect()),
+    (made) => this.closeProducer(made),
     // One at a time: kafkajs numbers a queued send only when it goes out (RetiringProducer).
     true,
   );
-  private readonly errors: KafkajsErrorClassifier;
-  /** Set by disconnect(), for good: the engine stopped, so no client may connect any more. */
-  private closed = false;
+  /** Set by disconnect(), for good: every later call is refused, no client connects again. */
+  private readonly closure = new PortClosure();
 
   constructor(
     private readonly options: AdapterOptions,
@@ -60,12 +75,17 @@ export class KafkajsAdapter implements KafkaPort {
       logCreator: createLogCreator(logger, (message) => this.errors.noteConnectionError(message)),
       ...config,
     });
-    this.errors = new KafkajsErrorClassifier(
-      options.kafka,
-      options.startupTimeoutMs ?? 60_000,
-      (groupId) => coordinatorErrorType(config, groupId),
+    this.errors = new KafkajsErrors(options.kafka, (groupId) =>
+      coordinatorErrorType(config, groupId),
     );
-    this.admin = new KafkajsAdmin(this.kafka, options.topics, this.errors);
+    const reachable = new UntilReachable(this.errors, {
+      kafka: options.kafka,
+      startupTimeoutMs: options.startupTimeoutMs ?? 60_000,
+      logger,
+      backoff: { baseMs: 500, capMs: 5_000 },
+    });
+    this.admins = new KafkajsAdmin(this.kafka, options.topics, this.errors, reachable);
+    this.admin = guardedAdmin(this.admins, this.closure, () => this.admins.disconnect());
   }
 
   /** kafkajs speaks only the classic group protocol. */
@@ -74,64 +94,85 @@ export class KafkajsAdapter implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
-    return new KafkajsGroupConsumer(
-      this.kafka,
-      spec,
-      this.options.consumer,
-      this.logger,
-      this.errors,
-      this.probe,
+    return new DeferredGroupConsumer(spec, this.groupConsumerClient, {
+      logger: this.logger,
+      probe: this.probe,
+      closeBoundMs: rebalanceTimeoutMs(this.options.consumer),
+      closure: this.closure,
+    });
+  }
+
+  readonly groupConsumerClient: MakeGroupConsumerClient = (spec, owner) => {
+    this.closure.refuse();
+    return new KafkajsGroupConsumer(spec, {
+      kafka: this.kafka,
+      timings: this.options.consumer,
+      logger: this.logger,
+      errors: this.errors,
+      owner,
+    });
+  };
+
+  send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
+    return this.closure.run(async () => {
+      try {
+        // A failed send retires its producer (RetiringProducer); that also replaces a client
+        // whose connections broke and stay stuck ("Broker not connected"), and one whose connect
+        // failed.
+        await this.producer.send(async ({ connected }) => {
+          const producer = await connected;
+          await producer.send({ topic, acks: -1, messages: records });
+        });
+      } catch (error) {
+        throw this.errors.fatal(error, publishingOperation(topic)) ?? error;
+      }
+    });
+  }
+
+  /**
+   * Disconnects for good: later calls are refused (clientClosedError) instead of connecting;
+   * sends in flight may finish (bounded), then every client closes, its requests cut.
+   */
+  disconnect(): Promise<void> {
+    return this.closure.close(async () => {
+      await Promise.all([
+        this.producer.closeForGood(),
+        this.admins.disconnect().catch(() => undefined),
+      ]);
+    });
+  }
+
+  private connectedProducer(): KafkajsProducer {
+    const { client: producer, cluster } = withOwnCluster(this.kafka, () =>
+      this.kafka.producer({
+        createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: true,
+        // A Produce whose answer was lost is sent again; without a producer id and sequence
+        // numbers the broker writes it twice and every instance handles one publish twice.
+        // One request in flight keeps the sequences in order. The retries stay bounded as the
+        // client's own (kafkajs would retry an idempotent send forever, and publish() with it),
+        // at least one (kafkajs refuses an idempotent producer that may not retry).
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: {
+          retries: Math.max(
+            1,
+            this.options.kafka.retry?.retries ?? this.options.kafka.retries ?? 5,
+          ),
+        },
+      }),
     );
-  }
-
-  async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
-    if (this.closed) throw new Error(BroadcastMessages.kafkaClientClosed());
-    // A failed send retires its producer (RetiringProducer); that also replaces a client whose
-    // connections broke and stay stuck ("Broker not connected"), and one whose connect failed.
-    const sent = this.producer.send(async (connecting) => {
-      const producer = await connecting;
-      await producer.send({ topic, acks: -1, messages: records });
-    });
-    try {
-      await sent;
-    } catch (error) {
-      throw this.errors.fatal(error, publishingOperation(topic)) ?? error;
-    } finally {
-      // A send under way during disconnect() may have reconnected a broker (kafkajs retries).
-      if (this.closed) await this.producer.closeCurrent();
-    }
-  }
-
-  /** Disconnects for good: later sends and consumers are refused instead of connecting. */
-  async disconnect(): Promise<void> {
-    this.closed = true;
-    await Promise.all([
-      this.producer.closeCurrent(),
-      this.admin.disconnect().catch(() => undefined),
-    ]);
-  }
-
-  private connectedProducer(): Promise<Producer> {
-    const producer = this.kafka.producer({
-      createPartitioner: kafkajs.Partitioners.DefaultPartitioner,
-      allowAutoTopicCreation: true,
-      // A Produce whose answer was lost is sent again; without a producer id and sequence
-      // numbers the broker writes it twice and every instance handles one publish twice.
-      // One request in flight keeps the sequences in order. The retries stay bounded as the
-      // client's own (kafkajs would retry an idempotent send forever, and publish() with it),
-      // at least one (kafkajs refuses an idempotent producer that may not retry).
-      idempotent: true,
-      maxInFlightRequests: 1,
-      retry: {
-        retries: Math.max(1, this.options.kafka.retry?.retries ?? this.options.kafka.retries ?? 5),
-      },
-    });
-    const connecting = producer.connect().then(() => producer);
+    const connected = producer.connect().then(() => producer);
     // A failed connect must not leave the half-made client behind (the send that awaited it
     // fails and retires it).
-    connecting.catch(() => producer.disconnect().catch(() => undefined));
-    return connecting;
+    connected.catch(() => producer.disconnect().catch(() => undefined));
+    return { connected, cluster };
+  }
+
+  /** What is still in flight is cut (kafkajs's disconnect would wait for it), then it closes. */
+  private async closeProducer({ connected, cluster }: KafkajsProducer): Promise<void> {
+    cutRequests(cluster, notRetriable(clientClosedError()));
+    await (await connected.catch(() => undefined))?.disconnect();
   }
 }
 

@@ -14,7 +14,8 @@ import {
   listsConsumerGroupApis,
   listsConsumerGroupApisIn,
 } from './platformatic-consumer-group-describe.js';
-import { deleteGroupRetrying } from './platformatic-group-delete.js';
+import { deleteGroupRetrying } from '../shared/group-delete.js';
+import type { UntilReachable } from '../shared/until-reachable.js';
 import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
 import { PlatformaticOffsets } from './platformatic-offsets.js';
 import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
@@ -41,6 +42,8 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     private readonly admin: Admin,
     topicSettings: TopicSettings,
     private readonly errors: PlatformaticErrors,
+    /** The start's first call, retried while the brokers are unreachable. */
+    private readonly reachable: UntilReachable,
     /**
      * One connection that the client does not retry (platformatic-connection-probe.ts); its
      * ApiVersions answer, when it gives one, saves listsConsumerProtocol() its own request.
@@ -100,7 +103,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
     // The first call of every startup: an unreachable broker is retried until startupTimeoutMs,
     // a refused login, certificate or ACL is reported at once.
-    return this.errors.untilReachable(
+    return this.reachable.run(
       async () => {
         if (!this.probed) {
           const apis = await this.probe();
@@ -123,7 +126,13 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<DeleteGroupOutcome> {
-    return deleteGroupRetrying(this.admin, this.errors, groupId, deadline, signal);
+    return deleteGroupRetrying(
+      () => this.admin.deleteGroups({ groups: [groupId] }),
+      this.errors,
+      groupId,
+      deadline,
+      signal,
+    );
   }
 
   /**

@@ -1,8 +1,10 @@
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-options.interface.js';
-import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
+import type { DeleteGroupOutcome } from '../../interfaces/kafka-port.interface.js';
+import { errorMessage } from '../../shared/async.utils.js';
 import type { KafkaOperation } from '../shared/adapter-types.js';
+import { brokerList, type ClientErrors } from '../shared/client-errors.js';
 
 /** The fields of a @platformatic/kafka error the adapter reads (GenericError and its kinds). */
 export interface PlatformaticErrorLike {
@@ -45,52 +47,14 @@ const UNREACHABLE =
   /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ECONNRESET|timed out|Connection closed|closed connection/i;
 
 /**
- * Turns @platformatic/kafka's errors into the library's: a refused login, a TLS failure with TLS
- * on, or a missing ACL becomes one BroadcastStartupError naming the option or ACL to check.
- * The password never enters a message.
+ * Reads @platformatic/kafka's errors (the ClientErrors of adapters/shared/client-errors.ts): a
+ * refused login, a TLS failure with TLS on, or a missing ACL becomes one BroadcastStartupError
+ * naming the option or ACL to check; an unreachable broker is transient (retried until
+ * startupTimeoutMs by adapters/shared/until-reachable.ts). The password never enters a message.
  */
-export class PlatformaticErrors {
-  constructor(
-    private readonly kafka: BroadcastKafkaOptions,
-    private readonly startupTimeoutMs: number,
-  ) {}
+export class PlatformaticErrors implements ClientErrors {
+  constructor(private readonly kafka: BroadcastKafkaOptions) {}
 
-  /**
-   * Runs `attempt` until it succeeds: an unreachable broker is retried until startupTimeoutMs,
-   * then reported once naming kafka.brokers; a refusal is thrown at once.
-   */
-  async untilReachable<T>(
-    attempt: () => Promise<T>,
-    during: KafkaOperation,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    const started = Date.now();
-    for (let attempts = 1; ; attempts++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        const fatal = this.fatal(error, during);
-        if (fatal) throw fatal;
-        if (!this.transient(error)) throw error;
-        const elapsed = Date.now() - started;
-        const delay = backoffDelay(attempts, 200, 2_000);
-        if (elapsed + delay >= this.startupTimeoutMs)
-          throw new BroadcastStartupError(
-            'kafka.brokers',
-            BroadcastMessages.kafkaUnreachable(
-              this.brokers(),
-              attempts,
-              elapsed,
-              rootMessage(error),
-            ),
-          );
-        await pause(delay, signal);
-      }
-    }
-  }
-
-  /** A BroadcastStartupError for failures that retrying cannot fix; undefined otherwise. */
   fatal(error: unknown, during?: KafkaOperation): BroadcastStartupError | undefined {
     // The engine's own error (a failing token provider) wins over the client's wrapping of it.
     const own = [...chainOf(error)].find((e) => e instanceof BroadcastStartupError);
@@ -130,6 +94,31 @@ export class PlatformaticErrors {
     return undefined;
   }
 
+  /**
+   * `fatal()` for a group call. The client finds the group's coordinator first
+   * (clients/admin/admin.js:683-685 in 2.12.1, 669 in 1.35; 2.12.1 wraps a failed FindCoordinator
+   * in a MultipleErrors, whose chain still holds it); without any ACL on the group the broker
+   * refuses that FindCoordinator, which needs DESCRIBE: named as kafkajs's adapter names it.
+   */
+  async fatalForGroup(
+    error: unknown,
+    during: KafkaOperation & { groupId: string },
+  ): Promise<BroadcastStartupError | undefined> {
+    const findingCoordinator = [...chainOf(error)].some((e) =>
+      /FindCoordinator/.test(e.message ?? ''),
+    );
+    return this.fatal(
+      error,
+      findingCoordinator
+        ? {
+            ...during,
+            operation: `${during.operation} (finding its coordinator)`,
+            acl: { group: 'DESCRIBE' },
+          }
+        : during,
+    );
+  }
+
   /** Worth another attempt: a connection that failed, or an error the client calls retriable. */
   transient(error: unknown): boolean {
     if (this.fatal(error)) return false;
@@ -138,9 +127,21 @@ export class PlatformaticErrors {
     );
   }
 
+  /** The innermost message: retries wrap the socket error in errors that add nothing. */
+  rootMessage(error: unknown): string {
+    let message = errorMessage(error);
+    for (const e of chainOf(error)) if (e.message) message = e.message;
+    return message;
+  }
+
+  deleteAnswer(error: unknown): Exclude<DeleteGroupOutcome, 'deleted'> | undefined {
+    if (hasProtocolError(error, 'NON_EMPTY_GROUP')) return 'non-empty';
+    if (hasProtocolError(error, 'GROUP_ID_NOT_FOUND')) return 'not-found';
+    return undefined;
+  }
+
   private brokers(): string {
-    const { brokers } = this.kafka;
-    return typeof brokers === 'function' ? 'the brokers from kafka.brokers()' : brokers.join(',');
+    return brokerList(this.kafka.brokers);
   }
 }
 
@@ -154,11 +155,4 @@ function saslRefusal(error: unknown): string {
   const reason = chain.find((e) => e.serverErrorMessage)?.serverErrorMessage;
   const text = (refused?.message ?? 'refused').replace(/\.+$/, '');
   return reason ? `${text}: ${reason.replace(/\.+$/, '')}` : text;
-}
-
-/** The innermost message: retries wrap the socket error in errors that add nothing. */
-function rootMessage(error: unknown): string {
-  let message = errorMessage(error);
-  for (const e of chainOf(error)) if (e.message) message = e.message;
-  return message;
 }

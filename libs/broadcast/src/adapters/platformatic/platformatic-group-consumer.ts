@@ -1,12 +1,9 @@
 import type { Consumer, ConsumerGroupJoinPayload } from '@platformatic/kafka';
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
-import type {
-  GroupConsumerPort,
-  GroupConsumerSpec,
-} from '../../interfaces/kafka-port.interface.js';
+import type { GroupConsumerSpec } from '../../interfaces/kafka-port.interface.js';
 import { withTimeout } from '../../shared/async.utils.js';
-import type { ConsumerTimings } from '../shared/adapter-types.js';
-import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
+import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-types.js';
+import type { ConsumerOwner, GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
@@ -21,55 +18,66 @@ const PROTOCOL = { name: 'RoundRobinAssigner', version: 0 };
 /** How long stop() lets a join in flight finish, so that its member can leave at once. */
 const JOIN_SETTLE_MS = 10_000;
 
-/** One @platformatic/kafka consumer in one group (classic protocol): the only place that knows its events. */
-export class PlatformaticGroupConsumer implements GroupConsumerPort {
+/** What one @platformatic/kafka group consumer is made with (classic or KIP-848). */
+export interface PlatformaticConsumerDeps {
+  /** A new client of the group (with the engine's timings, committing nothing). */
+  make: () => Consumer;
+  timings: ConsumerTimings;
+  logger: BroadcastLogger;
+  errors: PlatformaticErrors;
+  /** Its lifecycle (adapters/shared/group-consumer-lifecycle.ts), which decides start and stop. */
+  owner: ConsumerOwner;
+}
+
+/**
+ * One @platformatic/kafka consumer in one group (classic protocol), the steps its lifecycle runs:
+ * the only place that knows its events.
+ */
+export class PlatformaticGroupConsumer implements GroupConsumerClient {
   readonly groupId: string;
+  readonly errors: PlatformaticErrors;
   private consumer: Consumer | undefined;
   private fetcher: PlatformaticFetcher | undefined;
   private fetching: Promise<void> | undefined;
   private joining: Promise<unknown> | undefined;
   private joinOptions: Parameters<Consumer['joinGroup']>[0] | undefined;
   private isLeader = false;
-  private readonly lifecycle: GroupConsumerLifecycle;
+  private readonly timings: ConsumerTimings;
+  private readonly logger: BroadcastLogger;
+  private readonly owner: ConsumerOwner;
   private readonly heartbeats: HeartbeatWatch;
 
   constructor(
-    private readonly make: () => Consumer,
     private readonly spec: GroupConsumerSpec,
-    private readonly timings: ConsumerTimings,
-    private readonly logger: BroadcastLogger,
-    errors: PlatformaticErrors,
-    /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
-    probe?: (step: string) => void,
+    private readonly deps: PlatformaticConsumerDeps,
   ) {
     this.groupId = spec.groupId;
-    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, errors, probe });
-    this.heartbeats = new HeartbeatWatch(spec.groupId, timings.heartbeatIntervalMs, (error) =>
+    this.timings = deps.timings;
+    this.logger = deps.logger;
+    this.owner = deps.owner;
+    this.errors = deps.errors;
+    this.heartbeats = new HeartbeatWatch(spec.groupId, this.timings.heartbeatIntervalMs, (error) =>
       this.crash(error),
     );
   }
 
   /**
-   * Connects (a Metadata request surfaces a refused login or an unreachable broker here, as
-   * kafkajs's connect() does), then joins in the background: start() does not wait for the
-   * group, the join event hands the assignment over.
+   * Connects: a Metadata request surfaces a refused login or an unreachable broker here, as
+   * kafkajs's connect() does. The join runs in the background (run): the start does not wait for
+   * the group, the join event hands the assignment over.
    */
-  start(): Promise<void> {
-    const { topics } = this.spec;
-    return this.lifecycle.start({
-      connect: async () => {
-        const consumer = (this.consumer = this.make());
-        this.listen(consumer);
-        await consumer.metadata({ topics: [...topics] });
-      },
-      subscribe: () => {
-        this.consumer!.topics.trackAll(...topics);
-      },
-      run: () => this.run(this.consumer!),
-    });
+  async connect(): Promise<void> {
+    const consumer = (this.consumer = this.deps.make());
+    this.listen(consumer);
+    await consumer.metadata({ topics: [...this.spec.topics] });
   }
 
-  private run(consumer: Consumer): void {
+  subscribe(): void {
+    this.consumer!.topics.trackAll(...this.spec.topics);
+  }
+
+  run(): void {
+    const consumer = this.consumer!;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
       consumer,
       this.spec,
@@ -80,7 +88,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     const { sessionTimeoutMs, heartbeatIntervalMs } = this.timings;
     this.joinOptions = {
       sessionTimeout: sessionTimeoutMs,
-      rebalanceTimeout: Math.max(sessionTimeoutMs, 10_000),
+      rebalanceTimeout: rebalanceTimeoutMs(this.timings),
       heartbeatInterval: heartbeatIntervalMs,
       // The instance's description as the member's user data, for the roster (describeGroups).
       protocols: [{ ...PROTOCOL, metadata: this.spec.userData ?? '' }],
@@ -99,7 +107,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
    */
   private rebalanceForNewPartitions(): void {
     const consumer = this.consumer;
-    if (!consumer || !this.joinOptions || !this.isLeader || this.lifecycle.stopRequested) return;
+    if (!consumer || !this.joinOptions || !this.isLeader || this.owner.stopRequested) return;
     this.logger.debug?.(`Partitions were added to a topic of ${this.groupId}: rebalancing`, {
       group: this.groupId,
     });
@@ -112,14 +120,11 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     this.fetcher?.seek(topic, partition, offset);
   }
 
-  stop(): Promise<void> {
-    return this.lifecycle.stop({
-      interrupt: () => this.heartbeats.cancel(),
-      close: () => this.close(),
-    });
+  interrupt(): void {
+    this.heartbeats.cancel();
   }
 
-  private async close(): Promise<void> {
+  async close(): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
     this.fetcher?.stop();
@@ -133,10 +138,16 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     await consumer.close(true);
   }
 
+  /** Closing the client fails what it has in flight (a fetch, a join) and closes its sockets. */
+  async cut(): Promise<void> {
+    this.fetcher?.stop();
+    await this.consumer?.close(true);
+  }
+
   private listen(consumer: Consumer): void {
     const { listener } = this.spec;
     consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
-      if (this.lifecycle.stopRequested) return;
+      if (this.owner.stopRequested) return;
       this.isLeader = payload.isLeader ?? false;
       const assignment = new Map<string, readonly number[]>(
         (payload.assignments ?? []).map((a) => [a.topic, a.partitions]),
@@ -150,12 +161,12 @@ export class PlatformaticGroupConsumer implements GroupConsumerPort {
     // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
     consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
     consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
-      if (!this.lifecycle.stopRequested) this.heartbeats.failed(payload.error);
+      if (!this.owner.stopRequested) this.heartbeats.failed(payload.error);
     });
   }
 
   private crash(error: unknown): void {
-    this.lifecycle.crashed(error, () => {
+    this.owner.crashed(error, () => {
       this.heartbeats.cancel();
       this.fetcher?.stop();
     });

@@ -1,28 +1,17 @@
-import type { Connection, Consumer } from '@platformatic/kafka';
-import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
-import type {
-  GroupConsumerPort,
-  GroupConsumerSpec,
-  RecordSink,
-} from '../../interfaces/kafka-port.interface.js';
+import type { Connection } from '@platformatic/kafka';
+import type { GroupConsumerSpec, RecordSink } from '../../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
-import { GroupConsumerLifecycle } from '../shared/group-consumer-lifecycle.js';
+import { rebalanceTimeoutMs } from '../shared/adapter-types.js';
+import type { GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
-import type { ConsumerTimings } from '../shared/adapter-types.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
+import type { PlatformaticConsumerDeps } from './platformatic-group-consumer.js';
 
-export interface Kip848Deps {
-  /** A client for metadata and fetches only: it never joins a group itself. */
-  make: () => Consumer;
+export interface Kip848Deps extends PlatformaticConsumerDeps {
   /** The group's coordinator; `fresh`: ask the broker, the one known moved. */
   coordinatorOf: (groupId: string, fresh: boolean) => Promise<{ host: string; port: number }>;
-  timings: ConsumerTimings;
-  logger: BroadcastLogger;
-  errors: PlatformaticErrors;
-  /** A test hook (the adapter's options): called with 'connect', 'subscribe' and 'run'. */
-  probe?: (step: string) => void;
   /** The bootstrap brokers, for error messages. */
   brokers: string;
 }
@@ -34,14 +23,14 @@ export interface Kip848Deps {
  * that this member held every partition when it first got any (the first of members that joined
  * together), so the engine's tie-break keeps one of them.
  */
-export class PlatformaticKip848Consumer implements GroupConsumerPort {
+export class PlatformaticKip848Consumer implements GroupConsumerClient {
   readonly groupId: string;
-  private consumer: Consumer | undefined;
+  readonly errors: PlatformaticErrors;
+  private consumer: ReturnType<Kip848Deps['make']> | undefined;
   private fetcher: PlatformaticFetcher | undefined;
   private heartbeat: ConsumerProtocolHeartbeat | undefined;
   private fetching: Promise<void> | undefined;
   private joining: Promise<void> | undefined;
-  private readonly lifecycle: GroupConsumerLifecycle;
   private leader: boolean | undefined;
   /** Assignments are handed over in the order the broker gave them. */
   private assigning: Promise<void> = Promise.resolve();
@@ -54,23 +43,21 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     private readonly deps: Kip848Deps,
   ) {
     this.groupId = spec.groupId;
-    const { logger, errors, probe } = deps;
-    this.lifecycle = new GroupConsumerLifecycle(spec, { logger, errors, probe });
+    this.errors = deps.errors;
   }
 
-  /** Connects (metadata), starts the fetch loop, then joins in the background. */
-  start(): Promise<void> {
-    return this.lifecycle.start({
-      connect: () => {
-        this.consumer = this.deps.make();
-        return this.readTopics();
-      },
-      subscribe: () => {}, // the heartbeat names the topics
-      run: () => this.run(this.consumer!),
-    });
+  /** Connects: reads the subscribed topics' metadata. */
+  connect(): Promise<void> {
+    this.consumer = this.deps.make();
+    return this.readTopics();
   }
 
-  private run(consumer: Consumer): void {
+  /** Nothing: the heartbeat names the topics. */
+  subscribe(): void {}
+
+  /** Starts the fetch loop, then joins in the background. */
+  run(): void {
+    const consumer = this.consumer!;
     const { timings } = this.deps;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
       consumer,
@@ -81,7 +68,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     const heartbeat = (this.heartbeat = new ConsumerProtocolHeartbeat({
       groupId: this.groupId,
       topics: this.spec.topics,
-      rebalanceTimeoutMs: Math.max(timings.sessionTimeoutMs, 10_000),
+      rebalanceTimeoutMs: rebalanceTimeoutMs(timings),
       sessionTimeoutMs: timings.sessionTimeoutMs,
       // The member info, for the roster (sent as the member's rack id).
       rackId: this.spec.userData ?? null,
@@ -116,11 +103,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     this.fetcher?.seek(topic, partition, offset);
   }
 
-  stop(): Promise<void> {
-    return this.lifecycle.stop({ close: () => this.close() });
-  }
-
-  private async close(): Promise<void> {
+  async close(): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
     this.fetcher?.stop();
@@ -131,6 +114,13 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
     await this.heartbeat?.leave();
     await consumer.close(true);
     await this.joining;
+  }
+
+  /** Closing the client fails what it has in flight (a fetch, a heartbeat) and closes its sockets. */
+  async cut(): Promise<void> {
+    this.fetcher?.stop();
+    this.heartbeat?.stop();
+    await this.consumer?.close(true);
   }
 
   /** The coordinator's connection: found once, found again only after it moved (`fresh`). */
@@ -160,7 +150,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
       this.consumer!.clearMetadata();
       await this.readTopics().catch((error: unknown) => this.crash(error));
     }
-    if (this.lifecycle.stopRequested) return;
+    if (this.deps.owner.stopRequested) return;
     const assignment = new Map<string, readonly number[]>();
     let all = this.spec.topics.length > 0;
     for (const { topicId, partitions } of owned) {
@@ -189,7 +179,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerPort {
             BroadcastMessages.groupProtocolUnsupported(this.deps.brokers),
           )
         : undefined;
-    this.lifecycle.crashed(unsupported ?? error, () => {
+    this.deps.owner.crashed(unsupported ?? error, () => {
       this.fetcher?.stop();
       this.heartbeat?.stop();
     });

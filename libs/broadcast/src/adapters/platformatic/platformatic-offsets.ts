@@ -1,6 +1,6 @@
 import type { Admin, ClusterMetadata } from '@platformatic/kafka';
 import type { OffsetBounds, TopicOffsets } from '../../interfaces/kafka-port.interface.js';
-import { backoffDelay, pause } from '../../shared/async.utils.js';
+import { latestOffsetsRetrying } from '../shared/latest-offsets.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 
 /** ListOffsets timestamps: the high watermark and the log start. */
@@ -8,7 +8,6 @@ const LATEST = -1n;
 const EARLIEST = -2n;
 /** High watermarks, as the port says and kafkajs's admin reads them (READ_UNCOMMITTED). */
 const READ_UNCOMMITTED = 0;
-const LATEST_OFFSETS_ATTEMPTS = 5;
 
 /** PlatformaticAdmin's offset reads: the start snapshot, a topic's bounds, offsets by time. */
 export class PlatformaticOffsets {
@@ -17,9 +16,11 @@ export class PlatformaticOffsets {
     private readonly errors: PlatformaticErrors,
   ) {}
 
-  async latest(topics: readonly string[]): Promise<TopicOffsets> {
-    for (let attempt = 0; ; attempt++) {
-      try {
+  latest(topics: readonly string[]): Promise<TopicOffsets> {
+    return latestOffsetsRetrying(
+      async (attempt) => {
+        // A retry asks for fresh metadata (a leader may have moved).
+        if (attempt > 0) this.admin.clearMetadata();
         const listed = await this.listOffsets(topics, () => LATEST);
         return new Map(
           [...listed].map(([topic, p]) => [
@@ -27,15 +28,10 @@ export class PlatformaticOffsets {
             new Map([...p].map(([i, o]) => [i, o.toString()])),
           ]),
         );
-      } catch (error) {
-        const operation = { operation: 'read latest offsets', acl: { topic: 'DESCRIBE' } };
-        const denied = this.errors.fatal(error, { ...operation, topics });
-        if (denied) throw denied;
-        if (attempt >= LATEST_OFFSETS_ATTEMPTS - 1 || !this.errors.transient(error)) throw error;
-        this.admin.clearMetadata();
-        await pause(backoffDelay(attempt, 100, 1_000));
-      }
-    }
+      },
+      this.errors,
+      topics,
+    );
   }
 
   async bounds(topic: string): Promise<Map<number, OffsetBounds>> {

@@ -41,7 +41,7 @@ export class PlatformaticOperator implements OperatorKafkaPort {
     private readonly options: AdapterOptions,
     private readonly brokers: string[],
   ) {
-    this.errors = new PlatformaticErrors(options.kafka, options.startupTimeoutMs ?? 60_000);
+    this.errors = new PlatformaticErrors(options.kafka);
   }
 
   async listGroupIds(): Promise<string[]> {
@@ -93,7 +93,10 @@ export class PlatformaticOperator implements OperatorKafkaPort {
   async read(topic: string, options: OperatorReadOptions): Promise<void> {
     // Named after the topic (so it shows what reads it), never matching `<prefix><base>-<n>`.
     const groupId = `${topic}.tail-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-    const reader = (this.reader ??= new PlatformaticAdapter(this.options, this.brokers, silent));
+    const reader = (this.reader ??= new PlatformaticAdapter(
+      { ...this.options, kafka: { ...this.options.kafka, brokers: this.brokers } },
+      silent,
+    ));
     await this.named(() => readTopic(reader, groupId, topic, options));
   }
 

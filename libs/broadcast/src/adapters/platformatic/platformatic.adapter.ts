@@ -9,60 +9,83 @@ import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interfac
 import type {
   GroupConsumerPort,
   GroupConsumerSpec,
-  KafkaPort,
+  KafkaAdminPort,
   KafkaPortAbout,
   OutgoingRecord,
   RawOutgoingRecord,
 } from '../../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
+import { rebalanceTimeoutMs, type AdapterOptions } from '../shared/adapter-types.js';
+import {
+  type AdapterPort,
+  DeferredGroupConsumer,
+  type MakeGroupConsumerClient,
+} from '../shared/deferred-group-consumer.js';
+import type { ConsumerOwner, GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import { publishingOperation } from '../shared/kafka-operations.js';
+import { guardedAdmin, PortClosure } from '../shared/port-closure.js';
 import { RetiringProducer } from '../shared/retiring-producer.js';
+import { UntilReachable } from '../shared/until-reachable.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
 import { toClientOptions } from './platformatic-client-options.js';
 import { probeConnection } from './platformatic-connection-probe.js';
 import { PlatformaticErrors } from './platformatic-errors.js';
 import { bytesSerializers, toProducedHeaders, type Bytes } from './platformatic-serializers.js';
 import { PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
-import type { AdapterOptions } from '../shared/adapter-types.js';
 import { PlatformaticKip848Consumer } from './platformatic-kip848-consumer.js';
-import { PlatformaticProtocolChoice } from './platformatic-protocol-choice.js';
 
 /** acks = all: every in-sync replica has the record. */
 const ACKS_ALL = -1;
 
+/** The adapter's options: its bootstrap brokers as a list (the client takes no function). */
+export type PlatformaticAdapterOptions = AdapterOptions & {
+  kafka: AdapterOptions['kafka'] & { brokers: string[] };
+};
+
 /**
  * The @platformatic/kafka implementation of the engine's Kafka port, on the classic or the KIP-848
- * group protocol (kafka.groupProtocol).
- * `brokers` are the resolved bootstrap brokers (the client takes a list, not a function).
+ * group protocol (kafka.groupProtocol). The registry row resolves a `kafka.brokers` function
+ * into the list first.
  */
-export class PlatformaticAdapter implements KafkaPort {
-  readonly admin: PlatformaticAdmin;
+export class PlatformaticAdapter implements AdapterPort {
+  readonly admin: KafkaAdminPort;
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
+  private readonly admins: PlatformaticAdmin;
   private readonly producer = new RetiringProducer(
     () => this.newProducer(),
-    (producer) => producer.close(),
+    // Forced: a send still in flight (its broker stopped answering) must not keep it open.
+    (producer) => producer.close(true),
   );
+  /** Set by disconnect(), for good: every later call is refused, no client connects again. */
+  private readonly closure = new PortClosure();
   private protocol: Promise<'classic' | 'consumer'> | undefined;
   /** The protocol once chosen, for about(). */
   private chosenProtocol: 'classic' | 'consumer' | undefined;
 
   constructor(
-    private readonly options: AdapterOptions,
-    brokers: string[],
+    private readonly options: PlatformaticAdapterOptions,
     private readonly logger: BroadcastLogger,
     /** A test hook, never on the port: each group consumer's start steps ('connect', …). */
     private readonly probe?: (step: string) => void,
   ) {
-    this.base = toClientOptions(options.kafka, brokers);
-    this.errors = new PlatformaticErrors(options.kafka, options.startupTimeoutMs ?? 60_000);
-    this.admin = new PlatformaticAdmin(
+    this.base = toClientOptions(options.kafka, options.kafka.brokers);
+    this.errors = new PlatformaticErrors(options.kafka);
+    const reachable = new UntilReachable(this.errors, {
+      kafka: options.kafka,
+      startupTimeoutMs: options.startupTimeoutMs ?? 60_000,
+      logger,
+      backoff: { baseMs: 200, capMs: 2_000 },
+    });
+    this.admins = new PlatformaticAdmin(
       new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` }),
       options.topics,
       this.errors,
+      reachable,
       () => probeConnection(this.base),
     );
+    this.admin = guardedAdmin(this.admins, this.closure, () => this.admins.disconnect());
   }
 
   about(): KafkaPortAbout {
@@ -70,12 +93,23 @@ export class PlatformaticAdapter implements KafkaPort {
   }
 
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new PlatformaticProtocolChoice(spec.groupId, async () =>
-      (await this.groupProtocol(spec.groupId)) === 'consumer'
-        ? this.kip848Consumer(spec)
-        : this.classicConsumer(spec),
-    );
+    return new DeferredGroupConsumer(spec, this.groupConsumerClient, {
+      logger: this.logger,
+      probe: this.probe,
+      closeBoundMs: rebalanceTimeoutMs(this.options.consumer),
+      closure: this.closure,
+    });
   }
+
+  /** The protocol is chosen first (kafka.groupProtocol 'auto' asks the broker once). */
+  readonly groupConsumerClient: MakeGroupConsumerClient = async (spec, owner) => {
+    this.closure.refuse();
+    const protocol = await this.groupProtocol(spec.groupId);
+    this.closure.refuse();
+    return protocol === 'consumer'
+      ? this.kip848Consumer(spec, owner)
+      : this.classicConsumer(spec, owner);
+  };
 
   /**
    * kafka.groupProtocol resolved once: 'auto' (the default) is KIP-848 when the broker offers it,
@@ -85,13 +119,13 @@ export class PlatformaticAdapter implements KafkaPort {
     const wanted = this.options.kafka.groupProtocol ?? 'auto';
     this.protocol ??= (async () => {
       if (wanted === 'classic') return 'classic';
-      const offered = await this.admin.offersConsumerProtocol(groupId);
+      const offered = await this.admins.offersConsumerProtocol(groupId);
       if (!offered && wanted === 'consumer')
         throw new BroadcastStartupError(
           'kafka.groupProtocol',
           BroadcastMessages.groupProtocolUnsupported(this.base.bootstrapBrokers.join(',')),
         );
-      if (offered) this.admin.useConsumerProtocol();
+      if (offered) this.admins.useConsumerProtocol();
       return offered ? 'consumer' : 'classic';
     })().then((chosen) => (this.chosenProtocol = chosen));
     // A broker not reachable yet is asked again at the next start.
@@ -107,7 +141,7 @@ export class PlatformaticAdapter implements KafkaPort {
       // Positions belong to the engine: nothing is ever committed.
       autocommit: false,
       sessionTimeout: consumer.sessionTimeoutMs,
-      rebalanceTimeout: Math.max(consumer.sessionTimeoutMs, 10_000),
+      rebalanceTimeout: rebalanceTimeoutMs(consumer),
       heartbeatInterval: consumer.heartbeatIntervalMs,
       maxWaitTime: consumer.maxWaitTimeMs,
       metadataMaxAge: consumer.metadataMaxAgeMs,
@@ -115,47 +149,48 @@ export class PlatformaticAdapter implements KafkaPort {
     });
   }
 
-  private classicConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new PlatformaticGroupConsumer(
-      () => this.consumerClient(spec.groupId),
-      spec,
-      this.options.consumer,
-      this.logger,
-      this.errors,
-      this.probe,
-    );
-  }
-
-  private kip848Consumer(spec: GroupConsumerSpec): GroupConsumerPort {
-    return new PlatformaticKip848Consumer(spec, {
-      // The client only fetches: it never joins (its KIP-848 join runs only inside its stream).
+  private classicConsumer(spec: GroupConsumerSpec, owner: ConsumerOwner): GroupConsumerClient {
+    return new PlatformaticGroupConsumer(spec, {
       make: () => this.consumerClient(spec.groupId),
-      coordinatorOf: (groupId, fresh) => this.admin.coordinatorOf(groupId, fresh),
       timings: this.options.consumer,
       logger: this.logger,
       errors: this.errors,
-      probe: this.probe,
+      owner,
+    });
+  }
+
+  private kip848Consumer(spec: GroupConsumerSpec, owner: ConsumerOwner): GroupConsumerClient {
+    return new PlatformaticKip848Consumer(spec, {
+      // The client only fetches: it never joins (its KIP-848 join runs only inside its stream).
+      make: () => this.consumerClient(spec.groupId),
+      coordinatorOf: (groupId, fresh) => this.admins.coordinatorOf(groupId, fresh),
+      timings: this.options.consumer,
+      logger: this.logger,
+      errors: this.errors,
+      owner,
       brokers: this.base.bootstrapBrokers.join(','),
     });
   }
 
-  async send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
-    try {
-      // A failed send retires its producer (RetiringProducer).
-      await this.producer.send((producer) =>
-        producer.send({
-          acks: ACKS_ALL,
-          messages: records.map((r) => ({
-            topic,
-            key: r.key ?? undefined,
-            value: r.value ?? undefined,
-            ...(r.headers && { headers: toProducedHeaders(r.headers) }),
-          })),
-        }),
-      );
-    } catch (error) {
-      throw this.errors.fatal(error, publishingOperation(topic)) ?? error;
-    }
+  send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void> {
+    return this.closure.run(async () => {
+      try {
+        // A failed send retires its producer (RetiringProducer).
+        await this.producer.send((producer) =>
+          producer.send({
+            acks: ACKS_ALL,
+            messages: records.map((r) => ({
+              topic,
+              key: r.key ?? undefined,
+              value: r.value ?? undefined,
+              ...(r.headers && { headers: toProducedHeaders(r.headers) }),
+            })),
+          }),
+        );
+      } catch (error) {
+        throw this.errors.fatal(error, publishingOperation(topic)) ?? error;
+      }
+    });
   }
 
   private newProducer(): Producer<Bytes, Bytes, Bytes, Bytes> {
@@ -175,10 +210,16 @@ export class PlatformaticAdapter implements KafkaPort {
     });
   }
 
-  async disconnect(): Promise<void> {
-    await Promise.all([
-      this.producer.closeCurrent(),
-      this.admin.disconnect().catch(() => undefined),
-    ]);
+  /**
+   * Disconnects for good: later calls are refused (clientClosedError) instead of opening a new
+   * client; sends in flight may finish (bounded), then every client closes.
+   */
+  disconnect(): Promise<void> {
+    return this.closure.close(async () => {
+      await Promise.all([
+        this.producer.closeForGood(),
+        this.admins.disconnect().catch(() => undefined),
+      ]);
+    });
   }
 }

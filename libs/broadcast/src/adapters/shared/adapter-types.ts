@@ -34,3 +34,12 @@ export interface KafkaOperation {
   topics?: readonly string[];
   groupId?: string;
 }
+
+/**
+ * The rebalance timeout both adapters give their consumers: the session timeout, at least 10 s.
+ * A join in flight ends within it, so it also bounds how long a stop waits for a consumer's close
+ * before cutting it (a broker that answers nothing by then will not).
+ */
+export function rebalanceTimeoutMs(timings: Pick<ConsumerTimings, 'sessionTimeoutMs'>): number {
+  return Math.max(timings.sessionTimeoutMs, 10_000);
+}

@@ -1,3 +1,5 @@
+import { clientClosedError } from './port-closure.js';
+
 /**
  * The producer of an adapter, retired after a failed send. A send that gave up may or may not
  * have been written; the same idempotent producer would send the next records under that send's
@@ -12,6 +14,8 @@ export class RetiringProducer<P> {
   private readonly sending = new Map<P, number>();
   /** The last send begun, when sends go one at a time. */
   private last: Promise<unknown> = Promise.resolve();
+  /** Set by close(), for good: no producer is made any more. */
+  private closed = false;
 
   /**
    * @param oneAtATime each send begins once the one before settled, and on the producer current
@@ -36,6 +40,8 @@ export class RetiringProducer<P> {
   }
 
   private async sendNow<R>(send: (producer: P) => Promise<R>): Promise<R> {
+    // A send queued behind others when the port closed must not make a producer nobody closes.
+    if (this.closed) throw clientClosedError();
     const producer = (this.current ??= this.make());
     this.sending.set(producer, (this.sending.get(producer) ?? 0) + 1);
     try {
@@ -57,5 +63,14 @@ export class RetiringProducer<P> {
     const producer = this.current;
     this.current = undefined;
     if (producer !== undefined) await this.close(producer).catch(() => undefined);
+  }
+
+  /**
+   * Closes for good: later sends are refused (clientClosedError) and make no producer; a send
+   * still in flight closes its producer once it settles.
+   */
+  async closeForGood(): Promise<void> {
+    this.closed = true;
+    await this.closeCurrent();
   }
 }
