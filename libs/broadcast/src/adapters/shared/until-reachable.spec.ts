@@ -76,4 +76,42 @@ describe('UntilReachable', () => {
     await reachable.run(flaky, during);
     expect(warnings).toHaveLength(2);
   });
+
+  // CI, under load: the engine's own start-up deadline (the caller's signal) aborted a moment
+  // before ours, and the start failed with the bare 'no answer before startupTimeoutMs'.
+  it("names kafka.brokers when the caller's deadline ends the wait before its own", async () => {
+    const { reachable } = setup(60_000);
+    const callerDeadline = AbortSignal.timeout(150);
+    const error = await reachable
+      .run(
+        () =>
+          new Promise<void>((_, reject) => {
+            // The client gives up on its attempt when the signal aborts, as kafkajs does.
+            setTimeout(() => reject(refused()), 20);
+            callerDeadline.addEventListener('abort', () => reject(new Error('aborted')));
+          }),
+        during,
+        callerDeadline,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BroadcastStartupError);
+    expect((error as BroadcastStartupError).option).toBe('kafka.brokers');
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('names kafka.brokers when the only attempt is still pending as the caller gives up', async () => {
+    const { reachable } = setup(60_000);
+    const callerDeadline = AbortSignal.timeout(50);
+    const error = await reachable
+      .run(
+        () =>
+          new Promise<void>((_, reject) =>
+            callerDeadline.addEventListener('abort', () => reject(refused())),
+          ),
+        during,
+        callerDeadline,
+      )
+      .catch((e: unknown) => e);
+    expect((error as BroadcastStartupError).option).toBe('kafka.brokers');
+  });
 });

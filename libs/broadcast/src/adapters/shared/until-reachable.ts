@@ -7,7 +7,11 @@ import type { KafkaOperation } from './adapter-types.js';
 import { brokerList, type AttemptNote, type ClientErrors } from './client-errors.js';
 
 /** Rejection of an attempt still pending at the startup deadline. */
-const OUT_OF_TIME = new Error('no answer before startupTimeoutMs');
+class OutOfTime extends Error {
+  constructor() {
+    super('no answer before startupTimeoutMs');
+  }
+}
 
 export interface UntilReachableOptions {
   kafka: BroadcastKafkaOptions;
@@ -43,6 +47,8 @@ export class UntilReachable {
   ): Promise<T> {
     const started = Date.now();
     const deadline = started + this.o.startupTimeoutMs;
+    /** The cause of the latest failed attempt, for the error should the caller's deadline end it. */
+    let lastCause: string | undefined;
     for (let attempts = 1; ; attempts++) {
       let noted: string | undefined;
       let failure: unknown;
@@ -56,28 +62,45 @@ export class UntilReachable {
       } catch (error) {
         failure = error;
       }
-      if (signal?.aborted) throw failure;
+      const outOfTime = failure instanceof OutOfTime;
+      const unreachable = outOfTime || this.errors.transient(failure);
+      // The caller's own deadline (its signal) may end the wait a moment before ours: a broker
+      // that was not reached is still named as such, never as the bare abort or timer.
+      if (signal?.aborted) {
+        const cause =
+          noted ??
+          lastCause ??
+          (outOfTime ? 'no answer' : unreachable ? this.errors.rootMessage(failure) : undefined);
+        if (cause !== undefined) throw this.outOfTime(attempts, started, cause);
+        throw failure;
+      }
       const fatal =
         failure instanceof BroadcastStartupError ? failure : this.errors.fatal(failure, during);
       if (fatal) throw fatal;
-      if (failure !== OUT_OF_TIME && !this.errors.transient(failure)) throw failure;
+      if (!unreachable) throw failure;
       const cause =
-        noted ?? (failure === OUT_OF_TIME ? 'no answer' : this.errors.rootMessage(failure));
+        noted ?? (outOfTime ? (lastCause ?? 'no answer') : this.errors.rootMessage(failure));
+      lastCause = cause;
       this.warn(cause, deadline);
       const wait = backoffDelay(attempts, this.o.backoff.baseMs, this.o.backoff.capMs);
-      if (failure === OUT_OF_TIME || Date.now() + wait >= deadline)
-        throw new BroadcastStartupError(
-          'kafka.brokers',
-          BroadcastMessages.kafkaUnreachable(
-            brokerList(this.o.kafka.brokers),
-            attempts,
-            Date.now() - started,
-            cause,
-          ),
-        );
+      if (outOfTime || Date.now() + wait >= deadline)
+        throw this.outOfTime(attempts, started, cause);
       await pause(wait, signal);
-      signal?.throwIfAborted();
+      if (signal?.aborted) throw this.outOfTime(attempts, started, cause);
     }
+  }
+
+  /** The one error of an unreachable broker: kafka.brokers, the cause, how long it was tried. */
+  private outOfTime(attempts: number, started: number, cause: string): BroadcastStartupError {
+    return new BroadcastStartupError(
+      'kafka.brokers',
+      BroadcastMessages.kafkaUnreachable(
+        brokerList(this.o.kafka.brokers),
+        attempts,
+        Date.now() - started,
+        cause,
+      ),
+    );
   }
 
   /** Once per run of failures: the brokers, the cause, and until when it keeps trying. */
@@ -94,7 +117,7 @@ export class UntilReachable {
   }
 
   /**
-   * `attempt()`, unless the deadline passes first (OUT_OF_TIME) or the client reports a failure it
+   * `attempt()`, unless the deadline passes first (OutOfTime) or the client reports a failure it
    * would go on retrying that retrying cannot fix. The abandoned attempt is left to fail on its
    * own (an attempt ends by itself when its signal aborts).
    */
@@ -106,7 +129,7 @@ export class UntilReachable {
     let timer: NodeJS.Timeout | undefined;
     let unwatch: (() => void) | undefined;
     return new Promise<T>((resolve, reject) => {
-      timer = setTimeout(() => reject(OUT_OF_TIME), Math.max(0, deadline - Date.now()));
+      timer = setTimeout(() => reject(new OutOfTime()), Math.max(0, deadline - Date.now()));
       unwatch = this.errors.watchAttempt?.((note) =>
         note.fatal ? reject(note.fatal) : onNote(note),
       );

@@ -62,20 +62,26 @@ export class ReaderAllocation {
     const timeout = new AbortController();
     // Unref'd like every wait of the engine: the engine itself holds the process while it runs.
     const timer = setTimeout(() => timeout.abort(), budget).unref();
+    let failure: unknown;
     try {
       const signal = AbortSignal.any([this.signal, timeout.signal]);
       await this.deps.kafka.admin.ensureTopics(this.topics(), signal);
+    } catch (error) {
+      failure = error;
     } finally {
       clearTimeout(timer);
     }
     // The topic check returns at once when stopped: take no lock then.
     if (this.signal.aborted) throw new BroadcastStoppedError();
+    // An unreachable broker is named by the adapter (kafka.brokers), whichever deadline came first.
+    if (isBroadcastStartupError(failure)) throw failure;
     if (timeout.signal.aborted) {
       const { startupTimeoutMs } = this.settings;
       throw new Error(
         `the topic check did not complete before the start-up deadline (startupTimeoutMs ${startupTimeoutMs} ms)`,
       );
     }
+    if (failure !== undefined) throw failure;
   }
 
   /** Joins a free group; a failure is a refusal, unless retrying cannot fix it (it throws). */
