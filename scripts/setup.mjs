@@ -9,13 +9,15 @@
 //   test      the same, and PostgreSQL and MariaDB on 127.0.0.1, started if they do not answer
 //             (needs root and the servers installed, as on the CI machine).
 //   install   Node 24 and the `npm ci` step alone (`--clean`: always, as .ci/run wants).
+//             `test` and `install` also put @confluentinc/kafka-javascript into node_modules
+//             (scripts/confluent-client.mjs: built once per machine, minutes; then copied).
 //   services  the databases alone (.ci/run).
 //
 // Plain Node and no dependencies: it runs in a fresh clone, before `npm ci`, and on an older Node
 // (to say that Node 24 is needed). Whatever is missing ends in one line saying what to do, exit 1.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureNodeModules } from './setup/node-modules.mjs';
+import { ensureConfluentClient, ensureNodeModules } from './setup/node-modules.mjs';
 import { SetupError, checkBroker, checkNode } from './setup/prerequisites.mjs';
 import { ensureMariaDB, ensurePostgres } from './setup/services.mjs';
 
@@ -33,7 +35,10 @@ async function main(command = '', flags = []) {
   const say = (line) => console.error(`setup: ${line}`);
   for (const step of steps) {
     if (step === 'node') checkNode();
-    if (step === 'install') ensureNodeModules(ROOT, { always: flags.includes('--clean') });
+    if (step === 'install') {
+      ensureNodeModules(ROOT, { always: flags.includes('--clean') });
+      if (command !== 'demo') ensureConfluentClient(ROOT);
+    }
     if (step === 'services') {
       say(await ensurePostgres(say));
       say(await ensureMariaDB(say));
