@@ -27,6 +27,12 @@ const POOL_GROUP = /-\d+$/;
 /** ConsumerGroupTypes.CONSUMER: a KIP-848 group. */
 const KIP848_GROUP = 1;
 
+/** A consumer's own member, found by its client id, and the members of its group then. */
+export interface OwnMember {
+  memberId: string;
+  memberIds: string[];
+}
+
 /** The state name of librdkafka's numeric group state. */
 export function stateName(state: number): string {
   return STATES[state] ?? 'Unknown';
@@ -210,17 +216,13 @@ export class ConfluentAdmin implements KafkaAdminPort {
       .map((g) => g.groupId);
   }
 
-  /** The member id of the group's member with this client id (each consumer has its own). */
-  async memberOf(groupId: string, clientId: string): Promise<string | undefined> {
+  /** The group's member with this client id (each consumer has its own), and all its members. */
+  async memberOf(groupId: string, clientId: string): Promise<OwnMember | undefined> {
     const [group] = await this.describeGroups([groupId]);
-    return group?.members.find((m) => m.clientId === clientId)?.memberId;
-  }
-
-  /** How many partitions the topic has. */
-  async partitionCount(topic: string): Promise<number> {
-    const [described] = await this.describe([topic]);
-    if (described?.error) throw described.error;
-    return described?.partitions.length ?? 0;
+    const memberId = group?.members.find((m) => m.clientId === clientId)?.memberId;
+    return memberId === undefined
+      ? undefined
+      : { memberId, memberIds: group!.members.map((m) => m.memberId) };
   }
 
   async disconnect(): Promise<void> {

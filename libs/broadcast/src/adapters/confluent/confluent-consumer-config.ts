@@ -1,6 +1,7 @@
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import type { GroupConsumerSpec } from '../../interfaces/kafka-port.interface.js';
 import type { ConsumerOwner } from '../shared/group-consumer-lifecycle.js';
+import type { OwnMember } from './confluent-admin.js';
 import type { ConfluentErrors } from './confluent-errors.js';
 import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-types.js';
 import type { RdkafkaConfig } from './confluent-config.js';
@@ -59,10 +60,11 @@ export interface ConfluentConsumerDeps {
   logger: BroadcastLogger;
   errors: ConfluentErrors;
   owner: ConsumerOwner;
-  /** This consumer's member id, found through the admin by its client id (see ownMember). */
-  ownMember: (groupId: string, clientId: string) => Promise<string | undefined>;
+  /**
+   * This consumer's member id, found through the admin by its client id, and the member ids the
+   * group holds with it.
+   */
+  ownMember: (groupId: string, clientId: string) => Promise<OwnMember | undefined>;
   /** The log bounds of a partition now (low: log start, high: high watermark). */
   bounds: (topic: string, partition: number) => Promise<{ low: number; high: number }>;
-  /** How many partitions the topic has. */
-  partitionCount: (topic: string) => Promise<number>;
 }

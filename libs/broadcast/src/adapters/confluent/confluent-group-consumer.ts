@@ -7,6 +7,7 @@ import {
   consumerConfig,
   type ConfluentConsumerDeps,
 } from './confluent-consumer-config.js';
+import type { OwnMember } from './confluent-admin.js';
 import { RD, rdCode, type ConfluentErrors } from './confluent-errors.js';
 import {
   answer,
@@ -43,7 +44,6 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   private handing = false;
   /** Set by an assign: the next fetch that returns tells the listener reading is positioned. */
   private positionedDue = false;
-  private leader: boolean | undefined;
   private rebalances: Promise<void> = Promise.resolve();
   private loop: Promise<void> | undefined;
   private halted = false;
@@ -225,21 +225,20 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       return;
     }
     const stopping = () => this.deps.owner.stopRequested || this.halted;
-    const memberId = stopping() ? undefined : await this.findMember();
+    const member = stopping() ? undefined : await this.findMember();
     if (!cooperative) this.partitions.clear();
     this.partitions.add(assignment);
     const full = this.partitions.assignment();
-    // No leader is told: the first of members that joined together holds every partition.
-    if (memberId !== undefined && [...full.values()].some((ps) => ps.length > 0))
-      this.leader ??= await this.holdsAll(full);
-    if (memberId === undefined || stopping()) {
+    if (member === undefined || stopping()) {
       assign(assignment);
       return;
     }
     this.partitions.release();
     this.handing = true;
     try {
-      this.spec.listener.joined(memberId, full, this.leader ?? false);
+      // No leader is told: the one every member agrees on is the least member id listed.
+      const leader = member.memberIds.every((id) => member.memberId <= id);
+      this.spec.listener.joined(member.memberId, full, leader);
     } finally {
       this.handing = false;
     }
@@ -250,17 +249,8 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       this.seek(topic, partition, String(offset));
   }
 
-  private async holdsAll(full: Map<string, number[]>): Promise<boolean> {
-    for (const topic of this.spec.topics) {
-      const held = full.get(topic)?.length ?? 0;
-      if (held === 0 || held < (await this.deps.partitionCount(topic).catch(() => Infinity)))
-        return false;
-    }
-    return true;
-  }
-
   /** Asks the admin until the coordinator lists this consumer's client id. */
-  private async findMember(): Promise<string | undefined> {
+  private async findMember(): Promise<OwnMember | undefined> {
     const until = Date.now() + FIND_MEMBER_MS;
     for (let n = 0; Date.now() < until && !this.deps.owner.stopRequested; n++) {
       const found = await this.deps

@@ -107,7 +107,6 @@ export class ConfluentAdapter implements AdapterPort {
         const b = (await this.admins.offsetBounds(topic)).get(partition);
         return { low: Number(b?.low ?? 0), high: Number(b?.high ?? 0) };
       },
-      partitionCount: (topic) => this.admins.partitionCount(topic),
     });
   };
 
