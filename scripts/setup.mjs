@@ -9,8 +9,9 @@
 //   test      the same, and PostgreSQL and MariaDB on 127.0.0.1, started if they do not answer
 //             (needs root and the servers installed, as on the CI machine).
 //   install   Node 24 and the `npm ci` step alone (`--clean`: always, as .ci/run wants).
-//             `test` and `install` also put @confluentinc/kafka-javascript into node_modules
-//             (scripts/confluent-client.mjs: built once per machine, minutes; then copied).
+//
+//   `test` also puts @confluentinc/kafka-javascript into node_modules when it is not there
+//   (scripts/confluent-client.mjs: built once per machine, minutes; then copied in).
 //   services  the databases alone (.ci/run).
 //
 // Plain Node and no dependencies: it runs in a fresh clone, before `npm ci`, and on an older Node
@@ -24,7 +25,7 @@ import { ensureMariaDB, ensurePostgres } from './setup/services.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STEPS = {
   demo: ['node', 'install', 'broker'],
-  test: ['node', 'install', 'services', 'broker'],
+  test: ['node', 'install', 'confluent', 'services', 'broker'],
   install: ['node', 'install'],
   services: ['services'],
 };
@@ -35,10 +36,8 @@ async function main(command = '', flags = []) {
   const say = (line) => console.error(`setup: ${line}`);
   for (const step of steps) {
     if (step === 'node') checkNode();
-    if (step === 'install') {
-      ensureNodeModules(ROOT, { always: flags.includes('--clean') });
-      if (command !== 'demo') ensureConfluentClient(ROOT);
-    }
+    if (step === 'install') ensureNodeModules(ROOT, { always: flags.includes('--clean') });
+    if (step === 'confluent') ensureConfluentClient(ROOT);
     if (step === 'services') {
       say(await ensurePostgres(say));
       say(await ensureMariaDB(say));
