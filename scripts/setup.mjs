@@ -9,10 +9,10 @@
 //   test      the same, and PostgreSQL and MariaDB on 127.0.0.1, started if they do not answer
 //             (needs root and the servers installed, as on the CI machine).
 //   install   Node 24 and the `npm ci` step alone (`--clean`: always, as .ci/run wants).
+//   services  the databases alone (.ci/run).
 //
 //   `test` also puts @confluentinc/kafka-javascript into node_modules when it is not there
 //   (scripts/confluent-client.mjs: built once per machine, minutes; then copied in).
-//   services  the databases alone (.ci/run).
 //
 // Plain Node and no dependencies: it runs in a fresh clone, before `npm ci`, and on an older Node
 // (to say that Node 24 is needed). Whatever is missing ends in one line saying what to do, exit 1.

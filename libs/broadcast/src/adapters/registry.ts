@@ -126,7 +126,7 @@ async function loadNative<T>(load: () => Promise<T>): Promise<T> {
       'kafka.client',
       BroadcastMessages.nativeClientUnloadable(
         '@confluentinc/kafka-javascript',
-        errorMessage(error).split('\n')[0] ?? '',
+        errorMessage(error).replace(/\s*\n\s*/g, ' '),
       ),
     );
   }
