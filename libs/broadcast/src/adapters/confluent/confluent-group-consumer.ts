@@ -7,7 +7,6 @@ import {
   consumerConfig,
   type ConfluentConsumerDeps,
 } from './confluent-consumer-config.js';
-import type { OwnMember } from './confluent-admin.js';
 import { RD, rdCode, type ConfluentErrors } from './confluent-errors.js';
 import {
   answer,
@@ -18,11 +17,10 @@ import {
   type RdConsumer,
   type TopicPartition,
 } from './confluent-library.js';
+import { findOwnMember } from './confluent-own-member.js';
 import { ConfluentPartitions } from './confluent-partitions.js';
 import { recordOf } from './confluent-records.js';
 
-/** How long a join waits for the admin to list this member before the consumer crashes. */
-const FIND_MEMBER_MS = 10_000;
 /** The longest one native consume call blocks (a stop waits for it). */
 const CONSUME_WAIT_MS = 100;
 
@@ -152,9 +150,34 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     }
     const record: IncomingRecord = recordOf(message);
     const pending = this.spec.sink(topic, partition, record);
-    if (pending) await pending;
+    if (pending) await this.whileHandled(topic, partition, pending);
     this.partitions.moveTo(topic, partition, message.offset + 1);
     this.spec.progress?.(topic, partition, String(message.offset + 1), record.timestamp);
+  }
+
+  /**
+   * Waits for a handler that takes time. librdkafka goes on fetching ahead meanwhile and would
+   * later hand over records that retention removed in between (the engine must count those as
+   * passed over); a handler still running once the event loop turned pauses its partition, which
+   * drops what was fetched ahead, and the resume fetches from the position (as kafkajs fetches
+   * nothing while its batch is handled). Quick handlers cost no pause.
+   */
+  private async whileHandled(topic: string, partition: number, pending: Promise<void>) {
+    let settled = false;
+    const done = pending.then(
+      () => void (settled = true),
+      () => void (settled = true),
+    );
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (settled) return;
+    const consumer = this.consumer!;
+    consumer.pause([{ topic, partition }]);
+    try {
+      await done;
+    } finally {
+      if (!this.halted && this.partitions.has(topic, partition))
+        consumer.resume([{ topic, partition }]);
+    }
   }
 
   private async consumeError(error: unknown): Promise<void> {
@@ -169,19 +192,24 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   /**
    * A partition's position fell out of the log (the binding says which error, not which
    * partition): every assigned partition whose position is outside its log's bounds is asked of
-   * the engine, and continues where it answers.
+   * the engine, and continues where it answers. When every position is inside (the broker
+   * answered out of range and the log then had the offset: a truncation undone, a stale
+   * leader), every partition is asked: the engine answers "where it was" for a position inside,
+   * and the stopped one among them fetches again.
    */
   private async outOfRange(): Promise<void> {
     const decide = this.spec.outOfRange;
-    for (const { topic, partition } of this.partitions.all()) {
-      const at = this.partitions.position(topic, partition);
-      if (at === undefined) continue;
-      const { low, high } = await this.deps.bounds(topic, partition);
-      if (at >= low && at <= high) continue;
-      if (!decide)
-        return this.crash(new Error('no out-of-range decision was given to this consumer'));
-      this.reassign(topic, partition, Number(await decide(topic, partition)));
+    if (!decide)
+      return this.crash(new Error('no out-of-range decision was given to this consumer'));
+    const assigned = this.partitions.all();
+    const outside: typeof assigned = [];
+    for (const tp of assigned) {
+      const at = this.partitions.position(tp.topic, tp.partition);
+      const { low, high } = await this.deps.bounds(tp.topic, tp.partition);
+      if (at === undefined || at < low || at > high) outside.push(tp);
     }
+    for (const { topic, partition } of outside.length > 0 ? outside : assigned)
+      this.reassign(topic, partition, Number(await decide(topic, partition)));
   }
 
   /**
@@ -225,7 +253,13 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       return;
     }
     const stopping = () => this.deps.owner.stopRequested || this.halted;
-    const member = stopping() ? undefined : await this.findMember();
+    const member = stopping()
+      ? undefined
+      : await findOwnMember(
+          () => this.deps.ownMember(this.spec.groupId, this.clientId),
+          this.spec.groupId,
+          () => this.deps.owner.stopRequested,
+        );
     if (!cooperative) this.partitions.clear();
     this.partitions.add(assignment);
     const full = this.partitions.assignment();
@@ -247,22 +281,6 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     // Partitions kept from before (KIP-848's increments): their seeks go to the fetcher now.
     for (const { topic, partition, offset } of this.partitions.heldOutside(assignment))
       this.seek(topic, partition, String(offset));
-  }
-
-  /** Asks the admin until the coordinator lists this consumer's client id. */
-  private async findMember(): Promise<OwnMember | undefined> {
-    const until = Date.now() + FIND_MEMBER_MS;
-    for (let n = 0; Date.now() < until && !this.deps.owner.stopRequested; n++) {
-      const found = await this.deps
-        .ownMember(this.spec.groupId, this.clientId)
-        .catch(() => undefined);
-      if (found) return found;
-      await pause(Math.min(20 * 2 ** n, 500));
-    }
-    if (this.deps.owner.stopRequested) return undefined;
-    throw new Error(
-      `the coordinator of ${this.spec.groupId} did not list this member within ${FIND_MEMBER_MS} ms`,
-    );
   }
 
   private crash(error: unknown): void {
