@@ -40,6 +40,9 @@ export function stateName(state: number): string {
 
 /** Admin operations the engine needs, over one librdkafka AdminClient. */
 export class ConfluentAdmin implements KafkaAdminPort {
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
   constructor(
     private readonly admin: IAdminClient,
     private readonly settings: TopicSettings,
@@ -68,7 +71,7 @@ export class ConfluentAdmin implements KafkaAdminPort {
       (t) => rdCode(t.error) === RD.UNKNOWN_TOPIC_OR_PART,
     );
     for (const t of missing) {
-      const created = answer<void>((cb) =>
+      const created = this.call<void>((cb) =>
         this.admin.createTopic(
           {
             topic: t.name,
@@ -97,7 +100,7 @@ export class ConfluentAdmin implements KafkaAdminPort {
   }
 
   private describe(topics: readonly string[]): Promise<TopicDescription[]> {
-    return answer<TopicDescription[]>((cb) =>
+    return this.call<TopicDescription[]>((cb) =>
       this.admin.describeTopics([...topics], { timeout: this.timeoutMs }, cb),
     );
   }
@@ -109,7 +112,7 @@ export class ConfluentAdmin implements KafkaAdminPort {
   ): Promise<DeleteGroupOutcome> {
     return deleteGroupRetrying(
       async () => {
-        const [result] = await answer<{ errorCode?: number; error?: unknown }[]>((cb) =>
+        const [result] = await this.call<{ errorCode?: number; error?: unknown }[]>((cb) =>
           this.admin.deleteGroups([groupId], { timeout: this.timeoutMs }, cb),
         );
         if (result?.error) throw result.error;
@@ -131,7 +134,7 @@ export class ConfluentAdmin implements KafkaAdminPort {
 
   async describeGroups(groupIds: readonly string[]): Promise<RdGroupDescription[]> {
     if (groupIds.length === 0) return [];
-    const { groups } = await answer<{ groups: RdGroupDescription[] }>((cb) =>
+    const { groups } = await this.call<{ groups: RdGroupDescription[] }>((cb) =>
       this.admin.describeGroups([...groupIds], { timeout: this.timeoutMs }, cb),
     );
     return groups;
@@ -183,8 +186,9 @@ export class ConfluentAdmin implements KafkaAdminPort {
       partition: p.partition,
       offset: spec,
     }));
-    const results = await answer<{ partition: number; offset: number; error?: unknown }[]>((cb) =>
-      this.admin.listOffsets(partitions, { timeout: this.timeoutMs, isolationLevel: 0 }, cb),
+    const results = await this.call<{ partition: number; offset: number; error?: unknown }[]>(
+      (cb) =>
+        this.admin.listOffsets(partitions, { timeout: this.timeoutMs, isolationLevel: 0 }, cb),
     );
     const failed = results.find((r) => r.error);
     if (failed) throw failed.error;
@@ -193,7 +197,7 @@ export class ConfluentAdmin implements KafkaAdminPort {
 
   /** Consumer groups (either protocol) named `<groupPrefix>…`, from one listing. */
   private async poolGroups(groupPrefix: string) {
-    const { groups } = await answer<{
+    const { groups } = await this.call<{
       groups: { groupId: string; protocolType: string; state: number; type: number }[];
     }>((cb) => this.admin.listGroups({ timeout: this.timeoutMs }, cb));
     return groups.filter(
@@ -225,7 +229,26 @@ export class ConfluentAdmin implements KafkaAdminPort {
       : { memberId, memberIds: group!.members.map((m) => m.memberId) };
   }
 
+  /**
+   * Disconnects once the requests in flight have answered (each within its own timeout): the
+   * binding frees the client at disconnect, and a request that answers afterwards crashed the
+   * process (a DescribeGroups held by a fault, test/faults/seams-group.spec.ts).
+   */
   async disconnect(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
     this.admin.disconnect();
+  }
+
+  /** One request of the client, tracked until it answers; refused once disconnecting. */
+  private call<T>(request: (cb: (err: unknown, result: T) => void) => void): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the admin client is closed'));
+    const pending = answer(request);
+    this.inFlight.add(pending);
+    void pending.then(
+      () => this.inFlight.delete(pending),
+      () => this.inFlight.delete(pending),
+    );
+    return pending;
   }
 }

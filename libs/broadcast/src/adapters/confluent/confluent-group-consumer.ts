@@ -98,6 +98,9 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   async close(): Promise<void> {
     this.halted = true;
     await this.loop?.catch(() => undefined);
+    // A rebalance still finding its member (the admin's describe, bounded by its timeout) ends
+    // before the client closes: librdkafka's close waits for the assign it is about to make.
+    await this.rebalances;
     const consumer = this.consumer;
     if (!consumer?.isConnected()) return;
     // Leaves the group: the rebalance callback unassigns, then librdkafka closes.
