@@ -236,7 +236,7 @@ export class ConfluentAdmin implements KafkaAdminPort {
    */
   async disconnect(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled(this.inFlight);
     this.admin.disconnect();
   }
 
