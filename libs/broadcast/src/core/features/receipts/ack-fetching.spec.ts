@@ -1,3 +1,4 @@
+import type { BroadcastReceipt } from '../../../interfaces/broadcast-receipt.interface.js';
 import type { KafkaAdminPort } from '../../../interfaces/kafka-port.interface.js';
 import { PublishFeatures } from '../../publishing/publish-features.js';
 import { BroadcastRoster } from '../roster/broadcast-roster.js';
@@ -33,7 +34,9 @@ function publisher(send: (headers: Record<string, string>) => Promise<void>) {
     logger: quiet,
   });
   const publish = (timeoutMs = 10_000) =>
-    features.send('news', { receipts: { timeoutMs } }, (headers) => send(headers ?? {}));
+    features.send('news', { receipts: { timeoutMs } }, (headers) =>
+      send(headers ?? {}),
+    ) as Promise<BroadcastReceipt>;
   const ack = (headers: Record<string, string>) =>
     receipts.accept({
       key: Buffer.from('a'),
