@@ -25,7 +25,8 @@ function publisher(send: (headers: Record<string, string>) => Promise<void>) {
     admin,
     quiet,
   );
-  const receipts = new ReceiptTracker('a', ACKS, async () => {}, quiet);
+  // No linger: paused again as soon as no receipt waits (the linger has its own test).
+  const receipts = new ReceiptTracker('a', ACKS, async () => {}, quiet, 0);
   const features = new PublishFeatures({
     instanceId: 'a',
     roster,
@@ -49,7 +50,7 @@ function publisher(send: (headers: Record<string, string>) => Promise<void>) {
 
 describe('AckFetching: the receipts topic is fetched only while a receipt of ours waits', () => {
   it('pauses only the receipts topic; a hold resumes it, its release pauses it again, once', () => {
-    const fetching = new AckFetching(ACKS);
+    const fetching = new AckFetching(ACKS, 0);
     const changes: boolean[] = [];
     const unwatch = fetching.watch(() => changes.push(fetching.paused(ACKS)));
     expect([fetching.paused(ACKS), fetching.paused('p.news')]).toEqual([true, false]);
@@ -63,6 +64,29 @@ describe('AckFetching: the receipts topic is fetched only while a receipt of our
     unwatch();
     fetching.hold();
     expect(changes).toEqual([false, true]);
+  });
+
+  it('lingers after the last release, a new hold keeps it fetched, and a stop leaves no timer', () => {
+    vi.useFakeTimers();
+    try {
+      const fetching = new AckFetching(ACKS, 1_000);
+      fetching.hold()();
+      vi.advanceTimersByTime(999);
+      expect(fetching.paused(ACKS)).toBe(false);
+      const again = fetching.hold();
+      vi.advanceTimersByTime(5_000);
+      expect(fetching.paused(ACKS)).toBe(false);
+      again();
+      vi.advanceTimersByTime(1_000);
+      expect(fetching.paused(ACKS)).toBe(true);
+      const held = fetching.hold();
+      fetching.stop();
+      held();
+      expect(fetching.paused(ACKS)).toBe(true);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is resumed before the message is sent, until its receipt resolves, over overlapping receipts', async () => {

@@ -6,7 +6,7 @@ import type {
 } from '../../../interfaces/broadcast-receipt.interface.js';
 import type { IncomingRecord, OutgoingRecord } from '../../../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../../../shared/async.utils.js';
-import { AckFetching } from './ack-fetching.js';
+import { ACK_FETCH_LINGER_MS, AckFetching } from './ack-fetching.js';
 
 /** One acknowledgement on the receipts topic, keyed by the publisher's instance id. */
 export interface ReceiptAck {
@@ -36,7 +36,7 @@ interface Pending {
 export class ReceiptTracker {
   /** Acknowledgements keyed for us that were not a valid ReceiptAck: logged and skipped. */
   malformed = 0;
-  /** Whether the receipts topic is fetched now: while a publish with a receipt holds it. */
+  /** Whether the receipts topic is fetched now: while a publish with a receipt holds it, and a while after. */
   readonly fetching: AckFetching;
   private readonly pending = new Map<string, Pending>();
   private readonly ownKey: Buffer;
@@ -47,9 +47,11 @@ export class ReceiptTracker {
     readonly topic: string,
     private readonly send: (topic: string, records: OutgoingRecord[]) => Promise<void>,
     private readonly logger: BroadcastLogger,
+    /** How long acknowledgements are still fetched after the last receipt (AckFetching). */
+    ackLingerMs = ACK_FETCH_LINGER_MS,
   ) {
     this.ownKey = Buffer.from(instanceId, 'utf8');
-    this.fetching = new AckFetching(topic);
+    this.fetching = new AckFetching(topic, ackLingerMs);
   }
 
   newId(): string {
@@ -150,6 +152,7 @@ export class ReceiptTracker {
 
   /** Resolves every open receipt with what it has (engine stopping). */
   stop(): void {
+    this.fetching.stop();
     for (const id of this.pending.keys()) this.finish(id);
   }
 
