@@ -220,10 +220,11 @@ describe.each(kafkaClients())('%s client', (client) => {
       await waitFor(() => [b!, c!].every((e) => e.payloads(TOPIC).length === 4));
       expect(await h.topicEnd(receiptsTopic)).toBe(6);
       expect(Object.fromEntries(reads)).toEqual({ a: 6, b: 0, c: 0 });
-      // b's first receipt resumes where b paused: it reads a's six acks, then its own two.
+      // b's first receipt resumes where b paused: it reads a's six acks, then its own two (a,
+      // still fetching for a while after its receipts, may read those two as well).
       const fromB = await b!.engine.publisher.publish(TOPIC, { id: 5 }, { receipts: true });
       expect(fromB.ok).toEqual(['a', 'b', 'c']);
-      expect(Object.fromEntries(reads)).toEqual({ a: 6, b: 8, c: 0 });
+      expect([reads.get('b'), reads.get('c')]).toEqual([8, 0]);
     });
 
     it('a malformed acknowledgement (null, a number, half an object) is skipped: no crash, no rejoin', async () => {
