@@ -31,6 +31,8 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
   private readonly fetchStartedAfterJoin = new Set<number>();
   private readonly joins: KafkajsJoinWatch;
   private readonly owner: ConsumerOwner;
+  /** Ends following the spec's pauses (close). */
+  private unwatchPauses: (() => void) | undefined;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -108,13 +110,44 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
    * stop ends a join that is not complete (interrupt).
    */
   run(): Promise<void> {
-    return this.consumer.run({
+    const running = this.consumer.run({
       // Positions belong to the engine: nothing is committed, so a seek stays local (with
       // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.consumeBatch(payload),
     });
+    // run() made kafkajs's consumer group before its first await, and joins before any fetch:
+    // the pauses are in place before the first fetch.
+    this.followPauses();
+    return running;
+  }
+
+  /**
+   * Applies the spec's pauses now and on every change. kafkajs leaves a paused topic out of its
+   * fetches and drops a fetched batch of it unresolved, so it is fetched again after the resume:
+   * the position stays where it was.
+   */
+  private followPauses(): void {
+    const pauses = this.spec.pauses;
+    if (!pauses || this.unwatchPauses) return;
+    const pausedNow = new Set<string>();
+    const apply = () => {
+      const changed = this.spec.topics.filter((t) => pauses.paused(t) !== pausedNow.has(t));
+      try {
+        for (const topic of changed) {
+          if (pausedNow.delete(topic)) this.consumer.resume([{ topic }]);
+          else {
+            this.consumer.pause([{ topic }]);
+            pausedNow.add(topic);
+          }
+        }
+      } catch {
+        // Its consumer group is gone (a crash, a disconnect): nothing is fetched any more.
+      }
+    };
+    apply();
+    this.unwatchPauses = pauses.watch(apply);
   }
 
   seek(topic: string, partition: number, offset: string): void {
@@ -130,6 +163,7 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
   }
 
   close(): Promise<void> {
+    this.unwatchPauses?.();
     return this.consumer.disconnect();
   }
 

@@ -6,6 +6,7 @@ import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-type
 import type { ConsumerOwner, GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { withPauses } from './platformatic-paused-fetches.js';
 import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
 
 /**
@@ -79,7 +80,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   run(): void {
     const consumer = this.consumer!;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
-      consumer,
+      withPauses(consumer, this.spec.pauses),
       this.spec,
       this.timings.maxWaitTimeMs,
       () => this.rebalanceForNewPartitions(),
