@@ -51,3 +51,32 @@ export async function readBack(
   }
   return records;
 }
+
+/** What the log holds of what was acknowledged, for a RELIABILITY line. */
+export interface LogReport {
+  /** Acknowledged seqs the log does not hold. */
+  ackedNotInLog: number[];
+  /** Seqs the log holds more than once, each with its offsets. */
+  twiceInLog: { seq: number; offsets: string[] }[];
+  /** Around each seq of ackedNotInLog: the log's records of seq ± 2, as `offset:seq`. */
+  aroundMissing: Record<number, string[]>;
+}
+
+/** Compares the log with the acknowledged seqs. */
+export function logReport(log: readonly LoggedRecord[], acked: readonly number[]): LogReport {
+  const offsetsOf = new Map<number, string[]>();
+  for (const r of log) offsetsOf.set(r.seq, [...(offsetsOf.get(r.seq) ?? []), r.offset]);
+  const ackedNotInLog = acked.filter((seq) => !offsetsOf.has(seq));
+  const aroundMissing: Record<number, string[]> = {};
+  for (const seq of ackedNotInLog)
+    aroundMissing[seq] = log
+      .filter((r) => Math.abs(r.seq - seq) <= 2)
+      .map((r) => `${r.partition}@${r.offset}:${r.seq}`);
+  return {
+    ackedNotInLog,
+    twiceInLog: [...offsetsOf]
+      .filter(([, offsets]) => offsets.length > 1)
+      .map(([seq, offsets]) => ({ seq, offsets })),
+    aroundMissing,
+  };
+}
