@@ -202,7 +202,12 @@ export class BroadcastEngine {
    * dispatcher's counters (BroadcastStatus). `reader.status()` is the same.
    */
   status(): BroadcastStatus {
-    return engineStatus(this.readerCore.status(), this.allocator, this.dispatcher.counters());
+    return engineStatus(
+      this.readerCore.status(),
+      this.allocator,
+      this.dispatcher.counters(),
+      this.heartbeat.kafkaUnansweredMs(),
+    );
   }
 
   private async startReading(): Promise<void> {

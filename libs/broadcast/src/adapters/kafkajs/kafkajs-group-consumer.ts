@@ -7,6 +7,7 @@ import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { cutRequests, notRetriable, withOwnCluster } from './kafkajs-own-cluster.js';
 import { KafkajsJoinWatch, stoppedError } from './kafkajs-join-watch.js';
 import type { KafkajsErrors } from './kafkajs-errors.js';
+import type { KafkajsEarlierMembers } from './kafkajs-earlier-members.js';
 import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-types.js';
 
 /** What one kafkajs group consumer is made with. */
@@ -17,6 +18,8 @@ export interface KafkajsConsumerDeps {
   errors: KafkajsErrors;
   /** Its lifecycle (adapters/shared/group-consumer-lifecycle.ts), which decides start and stop. */
   owner: ConsumerOwner;
+  /** The port's members per group, so a rejoin removes the member a lost consumer left behind. */
+  earlierMembers?: KafkajsEarlierMembers;
 }
 
 /**
@@ -45,10 +48,19 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
     const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
     this.cluster = cluster;
-    this.joins = new KafkajsJoinWatch(spec.groupId, {
-      joining: (id) => spec.listener.joining?.(id),
-      stopped: () => owner.stopRequested,
-    });
+    this.joins = new KafkajsJoinWatch(
+      spec.groupId,
+      {
+        joining: (id) => spec.listener.joining?.(id),
+        stopped: () => owner.stopRequested,
+        leftEarlier: (memberId) =>
+          logger.log(`Removed our earlier member ${memberId} of ${spec.groupId} before rejoining`, {
+            group: spec.groupId,
+            memberId,
+          }),
+      },
+      deps.earlierMembers,
+    );
     if (!this.joins.watch(cluster))
       logger.warn(
         `This kafkajs version cannot leave ${spec.groupId} while its join is unanswered`,
