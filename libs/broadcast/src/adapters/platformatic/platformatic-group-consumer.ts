@@ -46,6 +46,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   private readonly logger: BroadcastLogger;
   private readonly owner: ConsumerOwner;
   private readonly heartbeats: HeartbeatWatch;
+  private unfollow: () => void = () => undefined;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -122,6 +123,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
 
   interrupt(): void {
     this.heartbeats.cancel();
+    this.unfollow();
   }
 
   async close(): Promise<void> {
@@ -136,11 +138,13 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
     // Errors are ignored: closing ends the membership anyway (the broker expires it).
     await new Promise<void>((resolve) => consumer.leaveGroup(true, () => resolve()));
     await consumer.close(true);
+    this.unfollow();
   }
 
   /** Closing the client fails what it has in flight (a fetch, a join) and closes its sockets. */
   async cut(): Promise<void> {
     this.fetcher?.stop();
+    this.unfollow();
     await this.consumer?.close(true);
   }
 
@@ -159,6 +163,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
     // A rejoin that failed past the client's retries: the engine decides how to recover.
     consumer.on('error', (error: Error) => this.crash(error));
     // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
+    this.unfollow = this.heartbeats.follow(consumer);
     consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
     consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
       if (!this.owner.stopRequested) this.heartbeats.failed(payload.error);
@@ -168,6 +173,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   private crash(error: unknown): void {
     this.owner.crashed(error, () => {
       this.heartbeats.cancel();
+      this.unfollow();
       this.fetcher?.stop();
     });
   }
