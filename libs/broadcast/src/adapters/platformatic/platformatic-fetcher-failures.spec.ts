@@ -94,11 +94,6 @@ function spec(received: string[], overrides: Partial<GroupConsumerSpec> = {}): G
   };
 }
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-};
-
 describe('PlatformaticFetcher: failed rounds', () => {
   afterEach(() => vi.useRealTimers());
 
