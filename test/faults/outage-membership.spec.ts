@@ -153,7 +153,7 @@ beforeAll(async () => {
   });
   const brokers = cluster.brokers;
   ROWS.forEach(({ name, kafka }, r) => {
-    const prefix = testPrefix(`restart-membership-${r}`);
+    const prefix = testPrefix(`outage-membership-${r}`);
     const spawn = (id: string, lock: 'none' | 'postgres') =>
       fleet.spawn({
         name: `r${r}-${id}`,
@@ -169,7 +169,7 @@ beforeAll(async () => {
   });
   await Promise.all(all().map((i) => i.ready(180_000)));
   // Short retries: a send during the outage fails (not acknowledged, so not expected).
-  const producer = kafkaFor(brokers, 'restart-membership-publisher').producer({
+  const producer = kafkaFor(brokers, 'outage-membership-publisher').producer({
     allowAutoTopicCreation: false,
     retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1_000 },
   });

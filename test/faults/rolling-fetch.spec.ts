@@ -108,7 +108,7 @@ beforeAll(async () => {
   });
   const brokers = cluster.brokers;
   ROWS.forEach(({ name, kafka }, r) => {
-    const prefix = testPrefix(`rolling-${r}`);
+    const prefix = testPrefix(`rolling-fetch-${r}`);
     const instances = ['a', 'b', 'c'].map((id) =>
       fleet.spawn({
         name: `r${r}-${id}`,
@@ -125,7 +125,7 @@ beforeAll(async () => {
     sentTo.set(prefix, []);
   });
   await Promise.all(all().map((i) => i.ready(180_000)));
-  const producer = kafkaFor(brokers, 'rolling-publisher').producer({
+  const producer = kafkaFor(brokers, 'rolling-fetch-publisher').producer({
     allowAutoTopicCreation: false,
   });
   await producer.connect();
