@@ -47,6 +47,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   private readonly logger: BroadcastLogger;
   private readonly owner: ConsumerOwner;
   private readonly heartbeats: HeartbeatWatch;
+  private unfollow: () => void = () => undefined;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -123,6 +124,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
 
   interrupt(): void {
     this.heartbeats.cancel();
+    this.unfollow();
   }
 
   async close(): Promise<void> {
@@ -137,11 +139,13 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
     // Errors are ignored: closing ends the membership anyway (the broker expires it).
     await new Promise<void>((resolve) => consumer.leaveGroup(true, () => resolve()));
     await consumer.close(true);
+    this.unfollow();
   }
 
   /** Closing the client fails what it has in flight (a fetch, a join) and closes its sockets. */
   async cut(): Promise<void> {
     this.fetcher?.stop();
+    this.unfollow();
     await this.consumer?.close(true);
   }
 
@@ -160,6 +164,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
     // A rejoin that failed past the client's retries: the engine decides how to recover.
     consumer.on('error', (error: Error) => this.crash(error));
     // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
+    this.unfollow = this.heartbeats.follow(consumer);
     consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
     consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
       if (!this.owner.stopRequested) this.heartbeats.failed(payload.error);
@@ -169,6 +174,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   private crash(error: unknown): void {
     this.owner.crashed(error, () => {
       this.heartbeats.cancel();
+      this.unfollow();
       this.fetcher?.stop();
     });
   }
