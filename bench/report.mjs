@@ -223,8 +223,10 @@ function replaceSection(text, name, body) {
 function receiptVariantsSection(file) {
   const v = read(file);
   const what = {
-    library: 'the library: the look before the send; every instance reads the acknowledgements',
-    background: 'the background roster view instead of the look',
+    before: 'before: every instance reads every acknowledgement',
+    library:
+      'the library: the look before the send; only an instance with a receipt waiting fetches the acknowledgements',
+    background: 'the library with the background roster view instead of the look',
     publisher: 'only the publisher reads the acknowledgements',
     both: 'both',
   };

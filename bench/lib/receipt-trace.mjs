@@ -56,7 +56,7 @@ export function receiptTrace({ dataTopic, receiptsTopic, publisherId }) {
           const c = cur;
           if (c && topic === dataTopic) c.fetched[id] ??= now();
           else if (c && topic === receiptsTopic) {
-            // Every instance reads every acknowledgement; only the publisher keeps its own.
+            // Counted at every instance that fetched it (since #39 only the publisher fetches them).
             c.ackReads++;
             if (id === publisherId && publisherKey.equals(record.key ?? Buffer.alloc(0)))
               c.ackFetched[JSON.parse(record.value.toString('utf8')).i] ??= now();

@@ -4,6 +4,10 @@
  * whose heartbeats stop reaching the broker while its fetches still succeed must hand nothing
  * over once the broker may have expired it: another lock-free instance could have deleted the
  * empty group and joined it.
+ *
+ * Issue #37: the member is not given up while its heartbeats fail (Kafka's own consumers keep it
+ * through any coordinator outage: the broker that answers again may still hold it). Records are
+ * held meanwhile; the membership ends when the broker answers that it no longer knows it.
  */
 import { Admin } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
@@ -49,16 +53,27 @@ describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop rea
       await waitFor(() => received.includes('before'), { message: "'before' not received" });
 
       // From now on no heartbeat reaches the broker (the requests vanish); fetches still pass.
-      broker.proxy.onFrame = (frame) =>
-        frame.direction === 'request' && frame.apiKey === ApiKey.ConsumerGroupHeartbeat
+      let fetchedAfter = false;
+      let afterSent = false;
+      broker.proxy.onFrame = (frame) => {
+        if (afterSent && frame.apiKey === ApiKey.Fetch && (frame.recordBytes ?? 0) > 0)
+          fetchedAfter = true;
+        return frame.direction === 'request' && frame.apiKey === ApiKey.ConsumerGroupHeartbeat
           ? { kind: 'drop' }
           : undefined;
+      };
       await waitFor(async () => (await membersOf(admin, 'expiry')).length === 0, {
         timeoutMs: 30_000,
         message: 'the broker never expired the member',
       });
       // Another instance could take the group now: this member must not read on.
       await producer.send({ topic: 't', acks: -1, messages: [{ value: 'after' }] });
+      afterSent = true;
+      // The record reaches the client, which holds it.
+      await waitFor(() => fetchedAfter, { message: "'after' was never fetched" });
+      expect(m.heard.crashes).toEqual([]);
+      // Heartbeats pass again: the broker answers UNKNOWN_MEMBER_ID, which ends the membership.
+      broker.proxy.onFrame = undefined;
       await waitFor(() => m.heard.crashes.length > 0, {
         timeoutMs: 60_000,
         message: `the lost membership was never reported (received ${received.join(', ')})`,

@@ -7,7 +7,7 @@
 import { BroadcastMessages } from '../../libs/broadcast/src/errors/broadcast.messages.js';
 import { waitFor } from '../support/broker/kafka.js';
 import { runId } from '../support/broker/run-id.js';
-import { heardMember, staysFalse } from '../support/port-conformance/heard-member.js';
+import { heardMember, pausedTopic, staysFalse } from '../support/port-conformance/heard-member.js';
 import { PORT_ROWS, type PortRow } from '../support/port-conformance/port-rows.js';
 
 describe.each(PORT_ROWS)('KafkaPort conformance: %s', (rowName, makeRow) => {
@@ -37,6 +37,27 @@ describe.each(PORT_ROWS)('KafkaPort conformance: %s', (rowName, makeRow) => {
       await m.consumer.start();
       await waitFor(() => m.values().includes('v3'), { message: `heard ${m.values()}` });
       expect(m.values()).toEqual(['v2', 'v3']);
+      await m.consumer.stop();
+      expect(await row.committed(groupId, topic)).toEqual(['-1']);
+    } finally {
+      await m.consumer.stop();
+    }
+  });
+
+  it('a paused topic is not fetched; resumed, reading goes on from where it stopped, nothing skipped or committed', async () => {
+    const { topic, groupId } = names('pause');
+    await row.createTopic(topic);
+    await row.produce(topic, ['v0', 'v1']);
+    const pauses = pausedTopic(topic);
+    const m = heardMember(row.port('pause'), groupId, topic, { seekTo: '0', pauses });
+    try {
+      await m.consumer.start();
+      await waitFor(() => m.joins().length > 0, { message: 'no join' });
+      expect(await staysFalse(() => m.values().length > 0, 1_500)).toBe(true);
+      await row.produce(topic, ['v2']);
+      pauses.resume();
+      await waitFor(() => m.values().includes('v2'), { message: `heard ${m.values()}` });
+      expect(m.values()).toEqual(['v0', 'v1', 'v2']);
       await m.consumer.stop();
       expect(await row.committed(groupId, topic)).toEqual(['-1']);
     } finally {

@@ -26,6 +26,7 @@ import {
   DEFAULT_LOCKED_GROUP_BASE,
 } from '../../../libs/broadcast/src/core/options/broadcast.defaults.js';
 import { CapturingLogger } from './capturing-logger.js';
+import type { KafkaPort } from '../../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { describeGroupsOfEitherProtocol } from '../broker/consumer-groups.js';
 import {
   clientScoped,
@@ -86,6 +87,8 @@ export interface EngineSpec {
   kafka?: Partial<BroadcastModuleOptions['kafka']>;
   /** A DataSource other than the lock kind's (e.g. better-sqlite3); the engine picks its locks. */
   dataSource?: DataSourceOptions;
+  /** Makes the engine's Kafka port (deps.kafka), e.g. to watch its consumers (counting-port.ts). */
+  kafkaPort?: (options: BroadcastModuleOptions, logger: CapturingLogger) => KafkaPort;
 }
 
 export interface TestEngine {
@@ -253,7 +256,8 @@ export class EngineHarness {
               checkIntervalMs: lockOptions?.checkIntervalMs ?? LOCK_CHECK_INTERVAL_MS,
             },
     };
-    const engine = new BroadcastEngine(options, { dataSource, logger });
+    const kafka = spec.kafkaPort?.(options, logger);
+    const engine = new BroadcastEngine(options, { dataSource, logger, ...(kafka && { kafka }) });
     spec.register?.(engine);
     const received = new Map<string, unknown[]>();
     const messages = new Map<string, { message: BroadcastMessage; at: number }[]>();

@@ -6,7 +6,8 @@
 //   { event: 'loaded', pid }                      engine built
 //   { event: 'ready', groupId, lockId, lockMode, startMs }   start() resolved
 //   { event: 'state', state, groupId, lockId, waitingFor?, healthy }  every change, polled
-//        (an unref'd timer); healthy: BroadcastHealthIndicator's readiness rule
+//        (an unref'd timer); healthy: the strict readiness rule (health.strict: true:
+//        ready and fresh; the default indicator rides a Kafka outage out, health-outage.spec.ts)
 //   { event: 'message', topic, payload, partition, offset }  each broadcast received
 //   { event: 'log', level, message }              the engine's log lines
 //   { event: 'failed', message }                  start() rejected (the process exits 1)

@@ -31,6 +31,8 @@ export interface HeardOptions {
   seekTo?: string;
   /** The answer to an out-of-range question. */
   resumeAt?: string;
+  /** The spec's pauses. */
+  pauses?: GroupConsumerSpec['pauses'];
 }
 
 export function heardMember(
@@ -62,6 +64,7 @@ export function heardMember(
       heard.push({ kind: 'outOfRange', partition });
       return options.resumeAt ?? '0';
     },
+    ...(options.pauses && { pauses: options.pauses }),
   };
   const consumer = port.createGroupConsumer(spec);
   const of = <K extends Heard['kind']>(kind: K) =>
@@ -91,4 +94,23 @@ export async function staysFalse(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return !(await happened());
+}
+
+/** Pauses of one topic, switched by the test: paused until resume(). */
+export function pausedTopic(topic: string): NonNullable<GroupConsumerSpec['pauses']> & {
+  resume(): void;
+} {
+  let paused = true;
+  const watchers = new Set<() => void>();
+  return {
+    paused: (t) => paused && t === topic,
+    watch: (changed) => {
+      watchers.add(changed);
+      return () => watchers.delete(changed);
+    },
+    resume: () => {
+      paused = false;
+      for (const changed of watchers) changed();
+    },
+  };
 }

@@ -68,7 +68,8 @@ export class EngineFeatures {
 
   /**
    * The receipts topic read through the same group; returns the port the reader joins with,
-   * whose every group consumer carries this instance's member info (user data, for the roster).
+   * whose every group consumer carries this instance's member info (user data, for the roster)
+   * and fetches the receipts topic only while a receipt of ours waits (AckFetching).
    */
   wire(registry: BroadcastHandlerRegistry, startedAt: () => number): KafkaPort {
     const { options: o, kafka } = this;
@@ -81,6 +82,7 @@ export class EngineFeatures {
         kafka.createGroupConsumer({
           ...spec,
           userData: encodeMemberInfo(o.instanceId, startedAt(), o.receipts !== false),
+          ...(this.receipts && { pauses: this.receipts.fetching }),
         }),
       send: (topic, records) => kafka.send(topic, records),
       disconnect: () => kafka.disconnect(),

@@ -5,13 +5,15 @@ import type { BroadcastStatus } from '../interfaces/broadcast-status.interface.j
 
 /**
  * BroadcastStatus, assembled from the parts that own each field: the reader's state and claim
- * (and what it waits for), the pool as the allocator last saw it, and one snapshot of the
- * dispatcher's counters.
+ * (and what it waits for), the pool as the allocator last saw it, one snapshot of the
+ * dispatcher's counters, and how long the heartbeat's sends have gone unanswered.
  */
 export function engineStatus(
   reader: ReaderStatus,
   allocator: Pick<BroadcastGroupAllocator, 'exhausted' | 'exhaustions'>,
   counters: DispatchCounters,
+  /** How long this instance's heartbeats have gone unacknowledged (BroadcastHeartbeat). */
+  kafkaUnansweredMs?: number,
 ): BroadcastStatus {
   const { state, groupId, lockId, lockMode, waitingFor, problem } = reader;
   const {
@@ -32,5 +34,6 @@ export function engineStatus(
     ...counted,
     ...(waitingFor !== undefined && { waitingFor }),
     ...(problem !== undefined && { problem }),
+    ...(kafkaUnansweredMs !== undefined && { kafkaUnansweredMs }),
   };
 }

@@ -63,6 +63,22 @@ export interface BroadcastHealthOptions {
    * fails liveness.
    */
   maxUnreadyMs?: number;
+  /**
+   * Readiness through a Kafka outage: longest an instance that was ready stays up for readiness
+   * while Kafka cannot be reached from it, in ms (default 60000). Kafka away is then away for
+   * every instance alike, and taking them all out of their Service gains nothing: while it lasts
+   * (the reader waiting for Kafka or rejoining its group, or its view stale while its own
+   * heartbeats go unacknowledged) `isReady()` stays up and its details name the wait
+   * (`outage`). An instance that falls behind while Kafka takes its heartbeats still leaves
+   * rotation at once. No value with `strict: true`.
+   */
+  outageGraceMs?: number;
+  /**
+   * Readiness without the outage grace (default false): down whenever the reader is not ready or
+   * its view is stale, Kafka away included, for services that prefer unavailability to
+   * staleness.
+   */
+  strict?: boolean;
 }
 
 /** When the engine stops relative to the HTTP server; see BroadcastModuleOptions.shutdown. */

@@ -76,4 +76,12 @@ export interface BroadcastStatus {
   rewinds: number;
   /** Why the reader cannot read although retrying, e.g. a missing ACL; absent when none. */
   problem?: string;
+  /**
+   * How long this instance's heartbeats have gone unacknowledged by Kafka, in ms: a send in
+   * flight counts from its start, a run of failed sends from the first. Absent while Kafka
+   * acknowledges them (or delivers anyone's heartbeat here) and with `heartbeat: false`. What
+   * readiness's outage grace (`health.outageGraceMs`) tells a Kafka that cannot be reached from
+   * here by.
+   */
+  kafkaUnansweredMs?: number;
 }

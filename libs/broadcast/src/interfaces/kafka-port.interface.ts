@@ -108,6 +108,14 @@ export interface GroupConsumerPort {
   stop(): Promise<void>;
 }
 
+/** Which topics a group consumer leaves out of its fetches now (GroupConsumerSpec.pauses). */
+export interface FetchPauses {
+  /** Whether `topic` is left out of fetches now. */
+  paused(topic: string): boolean;
+  /** Calls `changed` after every pause or resume; returns what ends the calls. */
+  watch(changed: () => void): () => void;
+}
+
 export interface GroupConsumerSpec {
   groupId: string;
   topics: readonly string[];
@@ -125,6 +133,12 @@ export interface GroupConsumerSpec {
    * `timestamp`: the last record handed to the sink below `nextOffset`, if any (contract).
    */
   progress?(topic: string, partition: number, nextOffset: string, timestamp?: string): void;
+  /**
+   * Topics left out of fetches for a while (the engine's receipts topic while none of its
+   * receipts waits); none when omitted. A paused topic keeps its positions: fetching resumes
+   * where it stopped, nothing skipped, nothing committed (contract).
+   */
+  pauses?: FetchPauses;
   /**
    * A fetch of the partition was answered OFFSET_OUT_OF_RANGE: resolves with the offset reading
    * continues from; the client resolves nothing by itself (contract).

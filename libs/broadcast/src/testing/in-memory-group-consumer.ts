@@ -32,6 +32,8 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   private pumping: Promise<void> | undefined;
   private busy = false;
   private positionedPending = false;
+  /** Ends following the spec's pauses (stop). */
+  private unwatchPauses: (() => void) | undefined;
 
   constructor(
     readonly spec: GroupConsumerSpec,
@@ -58,6 +60,8 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       this.state = 'running';
       this.broker.started(this);
       this.userData = this.spec.userData || undefined;
+      // A resumed topic is read on from its position (GroupConsumerSpec.pauses).
+      this.unwatchPauses = this.spec.pauses?.watch(() => this.notify());
       this.pumping = this.pump();
       // Joining continues in the background, as with a real client.
       void turn().then(() => {
@@ -78,6 +82,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
       await this.starting;
       if (this.state !== 'running') return;
       this.state = 'stopped';
+      this.unwatchPauses?.();
       this.broker.leave(this);
       this.notify();
       await this.pumping;
@@ -172,6 +177,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   /** The first assigned partition with a record to hand over or a position out of range. */
   private nextWork(): { topic: string; partition: number; offset: number } | undefined {
     for (const [topic, partitions] of this.assignment) {
+      if (this.spec.pauses?.paused(topic)) continue;
       for (const partition of partitions) {
         const offset = this.positions.get(key(topic, partition));
         const log = this.broker.log(topic, partition);
@@ -192,6 +198,7 @@ export class InMemoryGroupConsumer implements GroupConsumerPort {
   /** A sink that threw: the consumer stops, as a client does after its retries. */
   private crash(error: Error): void {
     this.state = 'stopped';
+    this.unwatchPauses?.();
     this.broker.leave(this);
     this.spec.listener.crashed(error);
   }

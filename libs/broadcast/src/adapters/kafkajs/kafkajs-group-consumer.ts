@@ -7,6 +7,7 @@ import { interceptOutOfRange } from './kafkajs-out-of-range.js';
 import { cutRequests, notRetriable, withOwnCluster } from './kafkajs-own-cluster.js';
 import { KafkajsJoinWatch, stoppedError } from './kafkajs-join-watch.js';
 import type { KafkajsErrors } from './kafkajs-errors.js';
+import type { KafkajsEarlierMembers } from './kafkajs-earlier-members.js';
 import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-types.js';
 
 /** What one kafkajs group consumer is made with. */
@@ -17,6 +18,8 @@ export interface KafkajsConsumerDeps {
   errors: KafkajsErrors;
   /** Its lifecycle (adapters/shared/group-consumer-lifecycle.ts), which decides start and stop. */
   owner: ConsumerOwner;
+  /** The port's members per group, so a rejoin removes the member a lost consumer left behind. */
+  earlierMembers?: KafkajsEarlierMembers;
 }
 
 /**
@@ -31,6 +34,8 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
   private readonly fetchStartedAfterJoin = new Set<number>();
   private readonly joins: KafkajsJoinWatch;
   private readonly owner: ConsumerOwner;
+  /** Ends following the spec's pauses (close). */
+  private unwatchPauses: (() => void) | undefined;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -43,10 +48,19 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
     const { client, cluster } = withOwnCluster(kafka, () => this.createConsumer(kafka, timings));
     this.consumer = client;
     this.cluster = cluster;
-    this.joins = new KafkajsJoinWatch(spec.groupId, {
-      joining: (id) => spec.listener.joining?.(id),
-      stopped: () => owner.stopRequested,
-    });
+    this.joins = new KafkajsJoinWatch(
+      spec.groupId,
+      {
+        joining: (id) => spec.listener.joining?.(id),
+        stopped: () => owner.stopRequested,
+        leftEarlier: (memberId) =>
+          logger.log(`Removed our earlier member ${memberId} of ${spec.groupId} before rejoining`, {
+            group: spec.groupId,
+            memberId,
+          }),
+      },
+      deps.earlierMembers,
+    );
     if (!this.joins.watch(cluster))
       logger.warn(
         `This kafkajs version cannot leave ${spec.groupId} while its join is unanswered`,
@@ -108,13 +122,44 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
    * stop ends a join that is not complete (interrupt).
    */
   run(): Promise<void> {
-    return this.consumer.run({
+    const running = this.consumer.run({
       // Positions belong to the engine: nothing is committed, so a seek stays local (with
       // auto-commit on, kafkajs turns a seek into an OffsetCommit and loses it if that fails).
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.consumeBatch(payload),
     });
+    // run() made kafkajs's consumer group before its first await, and joins before any fetch:
+    // the pauses are in place before the first fetch.
+    this.followPauses();
+    return running;
+  }
+
+  /**
+   * Applies the spec's pauses now and on every change. kafkajs leaves a paused topic out of its
+   * fetches and drops a fetched batch of it unresolved, so it is fetched again after the resume:
+   * the position stays where it was.
+   */
+  private followPauses(): void {
+    const pauses = this.spec.pauses;
+    if (!pauses || this.unwatchPauses) return;
+    const pausedNow = new Set<string>();
+    const apply = () => {
+      const changed = this.spec.topics.filter((t) => pauses.paused(t) !== pausedNow.has(t));
+      try {
+        for (const topic of changed) {
+          if (pausedNow.delete(topic)) this.consumer.resume([{ topic }]);
+          else {
+            this.consumer.pause([{ topic }]);
+            pausedNow.add(topic);
+          }
+        }
+      } catch {
+        // Its consumer group is gone (a crash, a disconnect): nothing is fetched any more.
+      }
+    };
+    apply();
+    this.unwatchPauses = pauses.watch(apply);
   }
 
   seek(topic: string, partition: number, offset: string): void {
@@ -130,6 +175,7 @@ export class KafkajsGroupConsumer implements GroupConsumerClient {
   }
 
   close(): Promise<void> {
+    this.unwatchPauses?.();
     return this.consumer.disconnect();
   }
 

@@ -1,3 +1,4 @@
+import { KafkajsEarlierMembers } from './kafkajs-earlier-members.js';
 import { KafkajsJoinWatch } from './kafkajs-join-watch.js';
 
 const SEND = Symbol('private:Broker:sendRequest');
@@ -9,6 +10,9 @@ const SYNC_GROUP = 14;
 class FakeBroker {
   readonly left: string[] = [];
   readonly rejected: Error[] = [];
+  /** Requests in the order they were sent: 'leave m-1', 'join'. */
+  readonly sent: string[] = [];
+  leaveAnswer: (memberId: string) => Promise<void> = async () => undefined;
   answer: (apiKey: number) => Promise<unknown> = () => new Promise(() => {});
   readonly connectionPool = {
     pool: [
@@ -19,9 +23,12 @@ class FakeBroker {
     ],
   };
   [SEND](protocolRequest: { request: { apiKey: number } }): Promise<unknown> {
+    if (protocolRequest.request.apiKey === JOIN_GROUP) this.sent.push('join');
     return this.answer(protocolRequest.request.apiKey);
   }
   async leaveGroup({ memberId }: { groupId: string; memberId: string }): Promise<void> {
+    this.sent.push(`leave ${memberId}`);
+    await this.leaveAnswer(memberId);
     this.left.push(memberId);
   }
   send(apiKey: number): Promise<unknown> {
@@ -39,15 +46,21 @@ function memberIdRequired(memberId: string): Error {
 }
 
 /** A watch on a Cluster whose only broker (the seed broker, also the coordinator) is `broker`. */
-async function watched(broker: FakeBroker, ids: string[], stopped = { now: false }) {
+async function watched(
+  broker: FakeBroker,
+  ids: string[],
+  stopped = { now: false },
+  ledger?: KafkajsEarlierMembers,
+) {
   const cluster = {
     brokerPool: { seedBroker: broker, brokers: {} },
     findGroupCoordinator: async (_args: { groupId: string }) => broker,
   };
-  const watch = new KafkajsJoinWatch('g', {
-    joining: (id) => ids.push(id),
-    stopped: () => stopped.now,
-  });
+  const watch = new KafkajsJoinWatch(
+    'g',
+    { joining: (id) => ids.push(id), stopped: () => stopped.now },
+    ledger,
+  );
   expect(watch.watch(cluster)).toBe(true);
   await cluster.findGroupCoordinator({ groupId: 'g' });
   return watch;
@@ -110,6 +123,47 @@ describe('KafkajsJoinWatch', () => {
     await expect(broker.send(SYNC_GROUP)).rejects.toThrow('stopped during its join');
     // Other requests (a LeaveGroup, a heartbeat) pass.
     await expect(broker.send(HEARTBEAT)).resolves.toEqual({ memberId: 'm-2' });
+  });
+
+  it('a rejoin removes the member a lost consumer of the group left behind, before its JoinGroup', async () => {
+    const ledger = new KafkajsEarlierMembers();
+    const lost = new FakeBroker();
+    await watched(lost, [], undefined, ledger);
+    lost.answer = () => Promise.resolve({ memberId: 'm-old' });
+    await lost.send(JOIN_GROUP);
+    // The consumer crashed without leaving (the broker was away); the engine joins again.
+    const broker = new FakeBroker();
+    await watched(broker, [], undefined, ledger);
+    broker.answer = () => Promise.resolve({ memberId: 'm-new' });
+    await broker.send(JOIN_GROUP);
+    await broker.send(JOIN_GROUP);
+    expect(broker.sent).toEqual(['leave m-old', 'join', 'join']);
+    expect(ledger.of('g')).toEqual(['m-new']);
+    expect(ledger.of('other')).toEqual([]);
+  });
+
+  it('keeps an earlier member whose leave failed for the next JoinGroup; forgets an unknown one', async () => {
+    const ledger = new KafkajsEarlierMembers();
+    ledger.handedOut('g', 'm-1');
+    ledger.handedOut('g', 'm-2');
+    const broker = new FakeBroker();
+    await watched(broker, [], undefined, ledger);
+    const failures: Record<string, string> = {
+      'm-1': 'COORDINATOR_LOAD_IN_PROGRESS',
+      'm-2': 'UNKNOWN_MEMBER_ID',
+    };
+    broker.leaveAnswer = async (memberId) => {
+      const type = failures[memberId];
+      if (type) throw Object.assign(new Error(type), { name: 'KafkaJSProtocolError', type });
+    };
+    broker.answer = () => Promise.reject(new Error('The coordinator is loading'));
+    await broker.send(JOIN_GROUP).catch(() => undefined);
+    expect(ledger.of('g')).toEqual(['m-1']);
+    delete failures['m-1'];
+    broker.answer = () => Promise.resolve({ memberId: 'm-3' });
+    await broker.send(JOIN_GROUP);
+    expect(broker.sent).toEqual(['leave m-1', 'leave m-2', 'join', 'leave m-1', 'join']);
+    expect(ledger.of('g')).toEqual(['m-3']);
   });
 
   it('hooks nothing on a kafkajs without the coordinator lookup', () => {

@@ -1,5 +1,10 @@
 import { withTimeout } from '../../shared/async.utils.js';
 import { cutRequests, notRetriable } from './kafkajs-own-cluster.js';
+import {
+  type KafkajsEarlierMembers,
+  type LeavingBroker,
+  leaveEarlierMembers,
+} from './kafkajs-earlier-members.js';
 
 /** kafkajs 2.2.4's private request method of a Broker (broker/index.js `PRIVATE.SEND_REQUEST`). */
 const SEND_REQUEST = 'private:Broker:sendRequest';
@@ -12,16 +17,14 @@ const KEPT_IDS = 4;
 
 type SendRequest = (protocolRequest: { request?: { apiKey?: number } }) => Promise<unknown>;
 
-interface CoordinatorBroker {
-  leaveGroup(request: { groupId: string; memberId: string }): Promise<unknown>;
-}
-
 /** What the watch tells its consumer and asks of it. */
 export interface JoinWatchHooks {
   /** The broker handed this member id out (reported at once, before the join completes). */
   joining(memberId: string): void;
   /** True once the consumer's stop was asked (its lifecycle decides): no join is sent then. */
   stopped(): boolean;
+  /** A member an earlier consumer of the group left behind was removed before this join. */
+  leftEarlier?(memberId: string): void;
 }
 
 /**
@@ -42,20 +45,29 @@ export interface JoinWatchHooks {
  * member itself). `abandon()`, called at once when a stop comes, leaves every other member id with
  * the coordinator and, while a join is not complete, ends every request of the consumer's Cluster,
  * so the start in flight ends now instead of at its request timeout.
+ *
+ * With a ledger (kafkajs-earlier-members.ts), every id handed out is recorded there, and the
+ * members earlier consumers of the group left behind are removed before this consumer's first
+ * JoinGroup (and before each later one, until the broker confirmed it holds them no more).
  */
 export class KafkajsJoinWatch {
   /** Member ids the broker handed out, oldest first (at most KEPT_IDS). */
   private readonly handedOut: string[] = [];
   /** The member of the last completed join, while no other join began (kafkajs leaves it). */
   private completed: string | undefined;
-  private coordinator: CoordinatorBroker | undefined;
+  private coordinator: LeavingBroker | undefined;
   private cluster: unknown;
   private readonly watchedBrokers = new WeakSet<object>();
+  /** Members of earlier consumers of the group the broker may still hold (from the ledger). */
+  private earlier: string[];
 
   constructor(
     private readonly groupId: string,
     private readonly hooks: JoinWatchHooks,
-  ) {}
+    private readonly ledger?: KafkajsEarlierMembers,
+  ) {
+    this.earlier = ledger?.of(groupId) ?? [];
+  }
 
   /** Hooks the consumer's own Cluster; false (nothing hooked) on a kafkajs without these internals. */
   watch(cluster: unknown): boolean {
@@ -89,8 +101,11 @@ export class KafkajsJoinWatch {
       await withTimeout(
         Promise.all(
           left.map((memberId) =>
-            // A member the broker no longer holds (UNKNOWN_MEMBER_ID): nothing to leave.
-            coordinator.leaveGroup({ groupId: this.groupId, memberId }).catch(() => undefined),
+            coordinator.leaveGroup({ groupId: this.groupId, memberId }).then(
+              () => this.ledger?.gone(this.groupId, memberId),
+              // A member the broker no longer holds (UNKNOWN_MEMBER_ID): nothing to leave.
+              () => undefined,
+            ),
           ),
         ),
         LEAVE_BOUND_MS,
@@ -111,21 +126,24 @@ export class KafkajsJoinWatch {
       const apiKey = protocolRequest?.request?.apiKey;
       if (apiKey !== JOIN_GROUP && apiKey !== SYNC_GROUP)
         return (send as SendRequest).call(broker, protocolRequest);
-      return this.watched(broker as CoordinatorBroker, apiKey, () =>
+      return this.watched(broker as LeavingBroker, apiKey, () =>
         (send as SendRequest).call(broker, protocolRequest),
       );
     };
   }
 
   private async watched(
-    broker: CoordinatorBroker,
+    broker: LeavingBroker,
     apiKey: number,
     send: () => Promise<unknown>,
   ): Promise<unknown> {
     // After a stop, a join would make a member no one leaves (kafkajs issue #1639).
     if (this.hooks.stopped()) throw notRetriable(stoppedError(this.groupId));
     this.coordinator = broker;
-    if (apiKey === JOIN_GROUP) this.completed = undefined;
+    if (apiKey === JOIN_GROUP) {
+      this.completed = undefined;
+      if (this.earlier.length > 0) await this.leaveEarlier(broker);
+    }
     try {
       const answer = await send();
       const memberId = (answer as { memberId?: unknown } | undefined)?.memberId;
@@ -140,8 +158,23 @@ export class KafkajsJoinWatch {
     }
   }
 
+  /**
+   * Removes the members earlier consumers left behind before joining: the coordinator would
+   * otherwise wait for them to join again until their sessions end. Ids whose leave failed for
+   * another reason than UNKNOWN_MEMBER_ID are tried again before the next JoinGroup.
+   */
+  private async leaveEarlier(broker: LeavingBroker): Promise<void> {
+    const gone = await leaveEarlierMembers(broker, this.groupId, this.earlier);
+    this.earlier = this.earlier.filter((id) => !gone.includes(id));
+    for (const memberId of gone) {
+      this.ledger?.gone(this.groupId, memberId);
+      this.hooks.leftEarlier?.(memberId);
+    }
+  }
+
   private own(memberId: string): void {
     if (memberId === '' || this.handedOut.includes(memberId)) return;
+    this.ledger?.handedOut(this.groupId, memberId);
     this.handedOut.push(memberId);
     if (this.handedOut.length > KEPT_IDS) this.handedOut.shift();
     this.hooks.joining(memberId);

@@ -30,6 +30,7 @@ import { UntilReachable } from '../shared/until-reachable.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { createKafkajsClient } from './kafkajs-client.js';
 import { coordinatorErrorType } from './kafkajs-coordinator-probe.js';
+import { KafkajsEarlierMembers } from './kafkajs-earlier-members.js';
 import { KafkajsErrors } from './kafkajs-errors.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
 import { createLogCreator, logLevel } from './kafkajs-log.js';
@@ -55,6 +56,8 @@ export class KafkajsAdapter implements AdapterPort {
   );
   /** Set by disconnect(), for good: every later call is refused, no client connects again. */
   private readonly closure = new PortClosure();
+  /** Member ids handed to this port's consumers, until left (see kafkajs-earlier-members.ts). */
+  private readonly earlierMembers = new KafkajsEarlierMembers();
 
   constructor(
     private readonly options: AdapterOptions,
@@ -110,6 +113,7 @@ export class KafkajsAdapter implements AdapterPort {
       logger: this.logger,
       errors: this.errors,
       owner,
+      earlierMembers: this.earlierMembers,
     });
   };
 

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { consumerGroupHeartbeatV1, type Connection } from '@platformatic/kafka';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
-import { chainOf } from './platformatic-errors.js';
+import { chainOf, hasProtocolError } from './platformatic-errors.js';
 
 type HeartbeatResponse = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatResponse;
 type OwnedPartitions = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatRequestTopicPartition[];
 
-/** Heartbeat errors after which the member is out of the group and must join anew. */
+/**
+ * Heartbeat errors after which the member is out of the group and must join anew: the only ones,
+ * as in Kafka's Java consumer (no instance id is sent, so FENCED_INSTANCE_ID and
+ * UNRELEASED_INSTANCE_ID cannot come).
+ */
 const MEMBERSHIP_LOST = new Set(['UNKNOWN_MEMBER_ID', 'FENCED_MEMBER_EPOCH']);
+/** The broker may still hold the member under another epoch: it is removed at once. */
+const FENCED = 'FENCED_MEMBER_EPOCH';
 /** Errors that send the next heartbeat to a coordinator found again. */
 const COORDINATOR_MOVED = new Set([
   'NOT_COORDINATOR',
@@ -20,7 +26,10 @@ export interface HeartbeatSpec {
   groupId: string;
   topics: readonly string[];
   rebalanceTimeoutMs: number;
-  /** How long heartbeats may fail in a row before the member counts itself out of the group. */
+  /**
+   * How long the first heartbeat (the join) may fail in a row before the join fails. Once joined,
+   * failed heartbeats never end the membership (see beat).
+   */
   sessionTimeoutMs: number;
   /** Sent as the member's rack id, the only free text ConsumerGroupDescribe shows (the roster's member info). */
   rackId: string | null;
@@ -28,7 +37,7 @@ export interface HeartbeatSpec {
   coordinator(fresh: boolean): Promise<Connection>;
   /** The assignment the broker gave, as topic ids and partitions (the full set, each time). */
   assigned(memberId: string, owned: OwnedPartitions): void;
-  /** The member is out of the group (fenced, expired, or heartbeats failed too long). */
+  /** The member is out of the group (fenced, expired, or refused); it left if it was fenced. */
   lost(error: Error): void;
 }
 
@@ -46,6 +55,7 @@ export class ConsumerProtocolHeartbeat {
   private epoch = 0;
   /** A join went out (answered or not): the broker may hold this member, so stop must leave. */
   private joinSent = false;
+  private left = false;
   private owned: OwnedPartitions = [];
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
@@ -85,7 +95,13 @@ export class ConsumerProtocolHeartbeat {
   async leave(): Promise<void> {
     this.stop();
     await this.beating?.catch(() => undefined);
-    if (!this.joinSent) return;
+    await this.leaveOnce();
+  }
+
+  /** The leave (epoch -1), sent once, and only if the broker may hold the member. */
+  private async leaveOnce(): Promise<void> {
+    if (!this.joinSent || this.left) return;
+    this.left = true;
     await this.send(LEAVE_EPOCH, []).catch(() => undefined);
   }
 
@@ -182,6 +198,16 @@ export class ConsumerProtocolHeartbeat {
     }, delayMs);
   }
 
+  /**
+   * One heartbeat with the member's id and epoch. As Kafka's Java consumer does, a coordinator
+   * that moved, loads or cannot be reached (a broker restart, an outage of any length) never ends
+   * the membership: the coordinator keeps the group and its members in __consumer_offsets, and a
+   * member that heartbeats again with the same id and epoch keeps its assignment. Giving it up
+   * after a session of our own made a new member wait out the old one's session on the broker
+   * (45 s by default): about 50 s back to ready after a 20 s outage. Meanwhile records are held
+   * (surelyInGroup). Only UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH or a refusal end it; a fenced
+   * member, which the broker still holds, leaves at once so that the next one waits for nothing.
+   */
   private async beat(): Promise<void> {
     if (this.stopped) return;
     try {
@@ -189,14 +215,14 @@ export class ConsumerProtocolHeartbeat {
       if (!this.stopped) this.handleAgain(response);
     } catch (error) {
       if (this.stopped) return;
-      const lost = [...chainOf(error)].some((e) => e.apiId && MEMBERSHIP_LOST.has(e.apiId));
-      const tooLong = Date.now() - this.lastSuccess >= this.spec.sessionTimeoutMs;
-      if (lost || tooLong || !this.transient(error)) {
-        this.stop();
-        const cause = error instanceof Error ? error : new Error(errorMessage(error));
-        return this.spec.lost(cause);
+      if (this.transient(error)) {
+        this.schedule(backoffDelay(++this.failures, 100, 2_000));
+        return;
       }
-      this.schedule(backoffDelay(++this.failures, 100, 2_000));
+      this.stop();
+      if (hasProtocolError(error, FENCED)) await this.leaveOnce();
+      const cause = error instanceof Error ? error : new Error(errorMessage(error));
+      this.spec.lost(cause);
     }
   }
 

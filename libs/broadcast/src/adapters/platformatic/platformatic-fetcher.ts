@@ -9,12 +9,16 @@ import {
   planFetch,
   type Requested,
 } from './platformatic-fetch-requests.js';
+import { leaderMoved, unreachable } from './platformatic-fetch-leaders.js';
 import { batchEnd, handOverRecords } from './platformatic-records.js';
 
 /** ListOffsets timestamps: the log start and the high watermark. */
 const EARLIEST = -2n;
 const LATEST = -1n;
-/** Failed fetch rounds in a row (each already retried by the client) before the consumer crashes. */
+/**
+ * Failed fetch rounds in a row (each already retried by the client) before the consumer crashes,
+ * counting only rounds that a broker refused: unreachable brokers and moved leaders never count.
+ */
 const MAX_FAILED_ROUNDS = 5;
 
 interface Position {
@@ -46,6 +50,10 @@ export class PlatformaticFetcher {
   private stopped = false;
   private wake: (() => void) | undefined;
   private failedRounds = 0;
+  /** Rounds that failed in a row, refused or not: the backoff before the next. */
+  private failuresInARow = 0;
+  /** Ends a backoff at once when stop() comes. */
+  private readonly stopping = new AbortController();
   /** Partitions per subscribed topic as the generation's first round saw them. */
   private partitionCounts: Map<string, number> | undefined;
 
@@ -79,6 +87,7 @@ export class PlatformaticFetcher {
 
   stop(): void {
     this.stopped = true;
+    this.stopping.abort();
     this.wake?.();
   }
 
@@ -93,13 +102,29 @@ export class PlatformaticFetcher {
       try {
         await this.round();
         this.failedRounds = 0;
+        this.failuresInARow = 0;
       } catch (error) {
         if (this.stopped) return;
-        if (++this.failedRounds >= MAX_FAILED_ROUNDS) throw error;
-        this.consumer.clearMetadata();
-        await pause(backoffDelay(this.failedRounds, 100, 2_000));
+        await this.afterFailedRound(error);
       }
     }
+  }
+
+  /**
+   * The metadata is refreshed before the next round. A moved leader is fetched from again at
+   * once (the first time in a row): the refreshed metadata names the new one. An unreachable
+   * broker (an outage, a restart) is retried with backoff for as long as it lasts, as Kafka's
+   * consumers do: whether the member still holds its partitions is the membership's call (the
+   * KIP-848 heartbeat holds records meanwhile; the classic client's heartbeats expire it), and a
+   * crash here made the engine join with a new member that then waited out the old one's session.
+   */
+  private async afterFailedRound(error: unknown): Promise<void> {
+    const moved = leaderMoved(error);
+    if (!moved && !unreachable(error) && ++this.failedRounds >= MAX_FAILED_ROUNDS) throw error;
+    this.consumer.clearMetadata();
+    const inARow = ++this.failuresInARow;
+    if (moved && inARow === 1) return;
+    await pause(backoffDelay(inARow, 100, 2_000), this.stopping.signal);
   }
 
   private async round(): Promise<void> {

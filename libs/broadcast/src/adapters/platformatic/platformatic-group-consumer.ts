@@ -6,6 +6,7 @@ import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-type
 import type { ConsumerOwner, GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { withPauses } from './platformatic-paused-fetches.js';
 import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
 
 /**
@@ -46,6 +47,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   private readonly logger: BroadcastLogger;
   private readonly owner: ConsumerOwner;
   private readonly heartbeats: HeartbeatWatch;
+  private unfollow: () => void = () => undefined;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -79,7 +81,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   run(): void {
     const consumer = this.consumer!;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
-      consumer,
+      withPauses(consumer, this.spec.pauses),
       this.spec,
       this.timings.maxWaitTimeMs,
       () => this.rebalanceForNewPartitions(),
@@ -122,6 +124,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
 
   interrupt(): void {
     this.heartbeats.cancel();
+    this.unfollow();
   }
 
   async close(): Promise<void> {
@@ -136,11 +139,13 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
     // Errors are ignored: closing ends the membership anyway (the broker expires it).
     await new Promise<void>((resolve) => consumer.leaveGroup(true, () => resolve()));
     await consumer.close(true);
+    this.unfollow();
   }
 
   /** Closing the client fails what it has in flight (a fetch, a join) and closes its sockets. */
   async cut(): Promise<void> {
     this.fetcher?.stop();
+    this.unfollow();
     await this.consumer?.close(true);
   }
 
@@ -159,6 +164,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
     // A rejoin that failed past the client's retries: the engine decides how to recover.
     consumer.on('error', (error: Error) => this.crash(error));
     // The classic consumer may stop heartbeating after a failed heartbeat: see HeartbeatWatch.
+    this.unfollow = this.heartbeats.follow(consumer);
     consumer.on('consumer:heartbeat:start', () => this.heartbeats.began());
     consumer.on('consumer:heartbeat:error', (payload: { error?: unknown }) => {
       if (!this.owner.stopRequested) this.heartbeats.failed(payload.error);
@@ -168,6 +174,7 @@ export class PlatformaticGroupConsumer implements GroupConsumerClient {
   private crash(error: unknown): void {
     this.owner.crashed(error, () => {
       this.heartbeats.cancel();
+      this.unfollow();
       this.fetcher?.stop();
     });
   }

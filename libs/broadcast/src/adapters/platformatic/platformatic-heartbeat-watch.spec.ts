@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { HeartbeatWatch } from './platformatic-heartbeat-watch.js';
 
 const INTERVAL_MS = 500;
@@ -46,6 +47,28 @@ describe('HeartbeatWatch', () => {
     watch.failed(new Error('third'));
     watch.cancel();
     vi.advanceTimersByTime(10 * INTERVAL_MS);
+    expect(stopped).toHaveLength(1);
+  });
+
+  it("counts an attempt that fails before any coordinator answered (the client's tracing channel)", () => {
+    const client = {};
+    const unfollow = watch.follow(client);
+    const attempt = channel('tracing:plt:kafka:consumer:heartbeat:start');
+    // An outage: each attempt begins an interval after the last failure and fails in its
+    // FindCoordinator retries (3 s), so no consumer:heartbeat:start ever comes.
+    for (let t = 0; t < 20; t++) {
+      watch.failed(new Error('connect ECONNREFUSED'));
+      vi.advanceTimersByTime(INTERVAL_MS);
+      attempt.publish({ client, operation: 'heartbeat' });
+      attempt.publish({ client: {}, operation: 'heartbeat' });
+      vi.advanceTimersByTime(6 * INTERVAL_MS);
+    }
+    expect(stopped).toEqual([]);
+    // Once unfollowed (the consumer closed), its attempts count no more.
+    unfollow();
+    watch.failed(new Error('connect ECONNREFUSED'));
+    attempt.publish({ client, operation: 'heartbeat' });
+    vi.advanceTimersByTime(3 * INTERVAL_MS);
     expect(stopped).toHaveLength(1);
   });
 });

@@ -1,4 +1,11 @@
+import { channel } from 'node:diagnostics_channel';
 import { errorMessage } from '../../shared/async.utils.js';
+
+/**
+ * Published as each heartbeat attempt begins, before its coordinator is looked up
+ * (@platformatic/kafka's tracing channel 'plt:kafka:consumer:heartbeat', diagnostic.js).
+ */
+const ATTEMPT_BEGINS = channel('tracing:plt:kafka:consumer:heartbeat:start');
 
 /**
  * Notices a classic group member whose heartbeats stopped for good after a failed one.
@@ -10,6 +17,12 @@ import { errorMessage } from '../../shared/async.utils.js';
  * empty, for the roster to miss and another instance to take. When no heartbeat began within
  * three intervals of a failure (a client that does retry starts one within one interval),
  * `stopped` is called once, and the consumer reports itself crashed so that the engine rejoins.
+ *
+ * An attempt counts from when it begins, not only from the client's `consumer:heartbeat:start`,
+ * which comes once the coordinator answered: while the broker is away (2.12.1 retries every
+ * interval, each attempt failing after its FindCoordinator retries) none came, so the watch gave
+ * the member up 3 s into any outage, and the engine's new member then waited out the old one's
+ * session after the broker returned.
  */
 export class HeartbeatWatch {
   private beganAt = 0;
@@ -24,6 +37,15 @@ export class HeartbeatWatch {
   /** A heartbeat began (the client's `consumer:heartbeat:start`). */
   began(): void {
     this.beganAt = Date.now();
+  }
+
+  /** Counts every heartbeat attempt of `client` as begun; returns the unsubscribe. */
+  follow(client: object): () => void {
+    const onAttempt = (context: unknown) => {
+      if ((context as { client?: unknown } | undefined)?.client === client) this.began();
+    };
+    ATTEMPT_BEGINS.subscribe(onAttempt);
+    return () => ATTEMPT_BEGINS.unsubscribe(onAttempt);
   }
 
   /** A heartbeat failed without a rejoin (the client's `consumer:heartbeat:error`). */

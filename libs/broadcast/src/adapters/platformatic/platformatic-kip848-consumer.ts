@@ -6,6 +6,7 @@ import { rebalanceTimeoutMs } from '../shared/adapter-types.js';
 import type { GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
+import { withPauses } from './platformatic-paused-fetches.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
 import type { PlatformaticConsumerDeps } from './platformatic-group-consumer.js';
 
@@ -60,7 +61,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
     const consumer = this.consumer!;
     const { timings } = this.deps;
     const fetcher = (this.fetcher = new PlatformaticFetcher(
-      consumer,
+      withPauses(consumer, this.spec.pauses),
       { ...this.spec, sink: this.whileInGroup },
       timings.maxWaitTimeMs,
     ));

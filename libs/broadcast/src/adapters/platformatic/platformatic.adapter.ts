@@ -29,6 +29,7 @@ import { RetiringProducer } from '../shared/retiring-producer.js';
 import { UntilReachable } from '../shared/until-reachable.js';
 import { PlatformaticAdmin } from './platformatic-admin.js';
 import { toClientOptions } from './platformatic-client-options.js';
+import { fetchRetryDelay } from './platformatic-fetch-leaders.js';
 import { probeConnection } from './platformatic-connection-probe.js';
 import { PlatformaticErrors } from './platformatic-errors.js';
 import { bytesSerializers, toProducedHeaders, type Bytes } from './platformatic-serializers.js';
@@ -137,6 +138,8 @@ export class PlatformaticAdapter implements AdapterPort {
     const { consumer } = this.options;
     return new Consumer({
       ...this.base,
+      // A fetch whose partition leader moved is retried at once, on the new leader.
+      retryDelay: fetchRetryDelay(this.base.retryDelay),
       groupId,
       // Positions belong to the engine: nothing is ever committed.
       autocommit: false,

@@ -481,3 +481,47 @@ describe(
     });
   },
 );
+
+describe('BroadcastHeartbeat.kafkaUnansweredMs (what readiness tells a Kafka outage by)', () => {
+  it('counts from the first send Kafka has not acknowledged, until one is acknowledged', async () => {
+    let received = 0;
+    const answers: { resolve: () => void; reject: (e: Error) => void }[] = [];
+    const heartbeat = new BroadcastHeartbeat(
+      { intervalMs: 50, jitter: 0.25, topic: 't', instanceId: 'i', maxStalenessMs: 100 },
+      {
+        newestTimestamp: () => undefined,
+        heartbeatsReceived: () => received,
+        lastHeartbeatAt: () => undefined,
+        lastHeartbeatTimestamp: () => undefined,
+        groupId: () => 'g',
+      },
+      () => new Promise<void>((resolve, reject) => answers.push({ resolve, reject })),
+      silent,
+      // After a collision, this one steps down (a backup waits before it sends again).
+      () => 0.99,
+    );
+    expect(heartbeat.kafkaUnansweredMs()).toBeUndefined();
+    heartbeat.start();
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    const sentAt = (now: number) => now - heartbeat.kafkaUnansweredMs(now)!;
+    const firstSentAt = sentAt(Date.now());
+    answers[0]!.reject(new Error('connection refused'));
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    // A run of failed sends counts from the first of them.
+    expect(sentAt(Date.now() + 5_000)).toBe(firstSentAt);
+    answers[1]!.resolve();
+    // Until the next send, one interval later.
+    await vi.waitFor(() => expect(heartbeat.kafkaUnansweredMs()).toBeUndefined(), {
+      interval: 1,
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(3));
+    answers[2]!.reject(new Error('connection refused'));
+    // Others' heartbeats delivered here say Kafka answers, though this one (a backup now)
+    // sends nothing for a while.
+    received += 2;
+    await vi.waitFor(() => expect(heartbeat.kafkaUnansweredMs()).toBeUndefined(), {
+      interval: 1,
+    });
+    await heartbeat.stop();
+  });
+});

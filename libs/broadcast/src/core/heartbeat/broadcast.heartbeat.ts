@@ -64,6 +64,11 @@ export class BroadcastHeartbeat {
   private outpaced = false;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
+  /**
+   * When the oldest heartbeat send not acknowledged since the last acknowledged one began:
+   * a send in flight, or the first of a run of failed ones. Undefined while Kafka answers.
+   */
+  private unansweredSince: number | undefined;
 
   /** @internal Built by BroadcastEngine; inject the instance (Nest) or read it from the engine. */
   constructor(
@@ -83,6 +88,16 @@ export class BroadcastHeartbeat {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.running;
+  }
+
+  /**
+   * How long this instance's heartbeats have gone unacknowledged by Kafka, in ms (a send in
+   * flight counts from its start); undefined while the last send was acknowledged or none is
+   * under way. Readiness tells from it a Kafka that cannot be reached from here (it cannot take
+   * the heartbeat either) from an instance that falls behind while Kafka serves the others.
+   */
+  kafkaUnansweredMs(now = Date.now()): number | undefined {
+    return this.unansweredSince === undefined ? undefined : Math.max(0, now - this.unansweredSince);
   }
 
   /** Incumbent, backup or newcomer, from what was sent and received (see HeartbeatRole). */
@@ -130,6 +145,9 @@ export class BroadcastHeartbeat {
     for (let failures = 0; !signal.aborted;) {
       const count = this.source.heartbeatsReceived();
       if (count !== heard.count) {
+        // A heartbeat reached us through Kafka (no send of ours is in flight here): Kafka
+        // answers again, even if we, a backup now, send nothing more.
+        this.unansweredSince = undefined;
         heard.count = count;
         heard.at = this.source.lastHeartbeatAt() ?? Date.now();
         lateness.heard(heard.at);
@@ -166,6 +184,7 @@ export class BroadcastHeartbeat {
       const receivedBefore = this.source.heartbeatsReceived();
       // The period runs from send to send: the broker's acknowledgement time is not added to it.
       const sentAt = Date.now();
+      this.unansweredSince ??= sentAt;
       const outcome = await settleUnlessAborted(
         this.send(settings.topic, {
           groupId: this.source.groupId(),
@@ -176,6 +195,7 @@ export class BroadcastHeartbeat {
       );
       if (outcome === ABORTED) return;
       if (outcome.ok) {
+        this.unansweredSince = undefined;
         this.lastSent = sentAt;
         this.receivedAtSend = receivedBefore;
         this.staysAfterCollision = undefined;

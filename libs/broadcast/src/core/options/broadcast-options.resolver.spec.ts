@@ -441,6 +441,24 @@ const cases: Case[] = [
     option: 'health.maxUnreadyMs',
     message: new RegExp(`"health\\.maxUnreadyMs": expected ${INT_RULE.source}, got 0`),
   },
+  {
+    title: 'health.outageGraceMs 0',
+    options: withOptions({ health: { outageGraceMs: 0 } }),
+    option: 'health.outageGraceMs',
+    message: new RegExp(`"health\\.outageGraceMs": expected ${INT_RULE.source}, got 0`),
+  },
+  {
+    title: 'health.strict not a boolean',
+    options: withOptions({ health: { strict: 'yes' } }),
+    option: 'health.strict',
+    message: /"health\.strict": expected true or false, got "yes"/,
+  },
+  {
+    title: 'health.outageGraceMs with health.strict: true',
+    options: withOptions({ health: { strict: true, outageGraceMs: 30_000 } }),
+    option: 'health.outageGraceMs',
+    message: /"health\.outageGraceMs": expected no value with health\.strict: true .*got 30000/,
+  },
   // shutdown
   {
     title: 'shutdown an unknown order',
@@ -624,6 +642,7 @@ describe('resolveBroadcastOptions', () => {
       startupTimeoutMs: D.DEFAULT_STARTUP_TIMEOUT_MS,
       maxStalenessMs: 2 * D.DEFAULT_HEARTBEAT_INTERVAL_MS,
       maxUnreadyMs: undefined,
+      outageGraceMs: D.DEFAULT_OUTAGE_GRACE_MS,
       shutdown: 'before-http',
       waitForReady: true,
       consumer: {

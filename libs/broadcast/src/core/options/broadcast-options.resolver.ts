@@ -37,6 +37,8 @@ export interface ResolvedBroadcastOptions extends ResolvedFeatureOptions, Resolv
   maxStalenessMs: number;
   /** Liveness bound on how long the reader may be not ready; undefined: none. */
   maxUnreadyMs: number | undefined;
+  /** Readiness's grace while Kafka cannot be reached; undefined with `health.strict: true`. */
+  outageGraceMs: number | undefined;
   shutdown: BroadcastShutdownOrder;
   waitForReady: boolean;
   consumer: Required<NonNullable<BroadcastModuleOptions['consumer']>>;
@@ -185,7 +187,16 @@ function resolveHeartbeat(
 function resolveHealth(
   health: BroadcastModuleOptions['health'],
   heartbeat: ResolvedBroadcastOptions['heartbeat'],
-): Pick<ResolvedBroadcastOptions, 'maxStalenessMs' | 'maxUnreadyMs'> {
+): Pick<ResolvedBroadcastOptions, 'maxStalenessMs' | 'maxUnreadyMs' | 'outageGraceMs'> {
+  const strict = health?.strict ?? false;
+  if (typeof strict !== 'boolean')
+    throw new BroadcastOptionsError('health.strict', 'true or false', strict);
+  if (strict && health?.outageGraceMs !== undefined)
+    throw new BroadcastOptionsError(
+      'health.outageGraceMs',
+      'no value with health.strict: true (strict readiness has no outage grace)',
+      health.outageGraceMs,
+    );
   // Without heartbeats an idle service receives nothing: a staleness bound would keep it unready.
   if (!heartbeat && health?.maxStalenessMs !== undefined) {
     throw new BroadcastOptionsError(
@@ -204,6 +215,9 @@ function resolveHealth(
       health?.maxUnreadyMs === undefined
         ? undefined
         : positiveInt('health.maxUnreadyMs', health.maxUnreadyMs, 0),
+    outageGraceMs: strict
+      ? undefined
+      : positiveInt('health.outageGraceMs', health?.outageGraceMs, D.DEFAULT_OUTAGE_GRACE_MS),
   };
 }
 

@@ -12,6 +12,8 @@ export const DEFAULT_MAX_GROUPS = 200;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 5_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 export const DEFAULT_LOCK_CHECK_INTERVAL_MS = 3_000;
+/** Readiness stays up this long while Kafka cannot be reached (health.outageGraceMs). */
+export const DEFAULT_OUTAGE_GRACE_MS = 60_000;
 
 export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
 export const DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS = 1_000;

@@ -74,7 +74,12 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
     metadataMaxAgeMs: true,
   }),
   topics: keysOf<BroadcastTopicOptions>({ numPartitions: true, replicationFactor: true }),
-  health: keysOf<BroadcastHealthOptions>({ maxStalenessMs: true, maxUnreadyMs: true }),
+  health: keysOf<BroadcastHealthOptions>({
+    maxStalenessMs: true,
+    maxUnreadyMs: true,
+    outageGraceMs: true,
+    strict: true,
+  }),
   roster: keysOf<Section<BroadcastModuleOptions['roster']>>({ intervalMs: true }),
   receipts: keysOf<Section<BroadcastModuleOptions['receipts']>>({ topic: true }),
   telemetry: keysOf<Section<BroadcastModuleOptions['telemetry']>>({ traces: true, metrics: true }),

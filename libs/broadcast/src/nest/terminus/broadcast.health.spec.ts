@@ -40,7 +40,7 @@ interface FakeEngine {
 /** The indicator over an engine that reports `status`; only what the indicator reads. */
 function indicatorFor(
   status: Partial<BroadcastStatus>,
-  options: { heartbeat?: false; maxUnreadyMs?: number } = {},
+  options: { heartbeat?: false; maxUnreadyMs?: number; outageGraceMs?: number } = {},
 ) {
   const fake = { status } as FakeEngine;
   const whenReady = new Promise<void>((resolve, reject) => (fake.ready = { resolve, reject }));
@@ -51,6 +51,7 @@ function indicatorFor(
       maxGroups: 3,
       heartbeat: options.heartbeat ?? { intervalMs: 500 },
       maxUnreadyMs: options.maxUnreadyMs,
+      outageGraceMs: options.outageGraceMs,
     },
   } as unknown as BroadcastEngine;
   return Object.assign(new BroadcastHealthIndicator(new HealthIndicatorService(), engine), {
@@ -96,6 +97,41 @@ describe('BroadcastHealthIndicator readiness (isReady, and isHealthy alike)', ()
   it('is down when the newest broadcast is older than maxStalenessMs', () => {
     const result = indicatorFor({ lastLatencyMs: 5_000 }).isHealthy().broadcast;
     expect(result).toMatchObject({ status: 'down', reason: 'newest broadcast is 5000 ms old' });
+  });
+});
+
+describe('BroadcastHealthIndicator readiness through a Kafka outage (health.outageGraceMs)', () => {
+  it('stays up while Kafka is away after it was ready, naming the wait in `outage`', () => {
+    const indicator = indicatorFor({}, { outageGraceMs: 60_000 });
+    expect(indicator.isReady().broadcast.status).toBe('up');
+    indicator.fake.status = { lastLatencyMs: 5_000, kafkaUnansweredMs: 2_000 };
+    expect(indicator.isReady().broadcast).toMatchObject({
+      status: 'up',
+      outage: { graceMs: 60_000, reason: 'newest broadcast is 5000 ms old' },
+    });
+    indicator.fake.status = { state: 'recovering', waitingFor: 'kafka' };
+    expect(indicator.isReady().broadcast).toMatchObject({
+      status: 'up',
+      waitingFor: 'kafka',
+      outage: { reason: 'reader is recovering: waiting for Kafka to answer (kafka.brokers)' },
+    });
+  });
+
+  it('is down when it falls behind while Kafka acknowledges its heartbeats', () => {
+    const indicator = indicatorFor({}, { outageGraceMs: 60_000 });
+    indicator.isReady();
+    indicator.fake.status = { lastLatencyMs: 5_000 };
+    expect(indicator.isReady().broadcast).toMatchObject({
+      status: 'down',
+      reason: 'newest broadcast is 5000 ms old',
+    });
+  });
+
+  it('is down at once with health.strict (no grace in the options)', () => {
+    const indicator = indicatorFor({});
+    indicator.isReady();
+    indicator.fake.status = { lastLatencyMs: 5_000, kafkaUnansweredMs: 2_000 };
+    expect(indicator.isReady().broadcast).toMatchObject({ status: 'down' });
   });
 });
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { notAliveReason, notReadyReason } from './broadcast-health.rules.js';
+import { OutageGrace } from './outage-grace.js';
 import { waitingFor } from '../waiting-for.js';
 import { BroadcastEngine } from '../../views/broadcast-engine.view.js';
 import { errorMessage } from '../../shared/async.utils.js';
@@ -14,7 +15,10 @@ import type { BroadcastStatus } from '../../interfaces/broadcast-status.interfac
  * - `isReady(key)` (readiness): up while the reader holds its group and, with heartbeats, the
  *   newest broadcast seen (heartbeats included) is no older than `health.maxStalenessMs`; with
  *   `heartbeat: false`, up once the reader holds its group. Down, the reason says what the
- *   reader waits for (Kafka, a pool id, its group), as the details' `waitingFor` does.
+ *   reader waits for (Kafka, a pool id, its group), as the details' `waitingFor` does. Through a
+ *   Kafka outage an instance that was ready stays up for `health.outageGraceMs` (60 s by
+ *   default; none with `health.strict: true`), its details' `outage` naming the wait (see
+ *   OutageGrace): Kafka away is away for the whole fleet, and emptying the Service gains nothing.
  * - `isHealthy(key)`: the same as `isReady(key)`, kept for existing health endpoints.
  */
 @Injectable()
@@ -22,11 +26,15 @@ export class BroadcastHealthIndicator {
   /** Since when the reader has been seen not ready (from construction: it starts so). */
   private unreadySince: number | undefined = Date.now();
   private startupFailure: string | undefined;
+  /** Readiness's grace through a Kafka outage; none with health.strict. */
+  private readonly grace: OutageGrace | undefined;
 
   constructor(
     private readonly health: HealthIndicatorService,
     @Inject(BroadcastEngine) private readonly engine: BroadcastEngine,
   ) {
+    const { outageGraceMs } = engine.options;
+    this.grace = outageGraceMs === undefined ? undefined : new OutageGrace(outageGraceMs);
     // Rejected only when start() gave up for good, or when the engine stopped before ready.
     engine.reader.whenReady().catch((error: unknown) => {
       this.startupFailure = errorMessage(error);
@@ -61,6 +69,17 @@ export class BroadcastHealthIndicator {
     const maxStalenessMs = heartbeat ? this.engine.options.maxStalenessMs : undefined;
     const details = { ...status, ...(maxStalenessMs !== undefined && { maxStalenessMs }) };
     const reason = notReadyReason(status, { maxStalenessMs, maxGroups });
+    const fresh =
+      maxStalenessMs === undefined ||
+      (status.lastLatencyMs !== undefined && status.lastLatencyMs <= maxStalenessMs);
+    const grace = this.grace?.judge(status, reason, fresh) ?? { kind: 'none' };
+    if (grace.kind === 'riding') return indicator.up({ ...details, outage: grace.outage });
+    if (grace.kind === 'expired')
+      return indicator.down({
+        ...details,
+        outage: grace.outage,
+        reason: `${reason}; Kafka away for ${grace.outage.forMs} ms (health.outageGraceMs ${grace.outage.graceMs})`,
+      });
     return reason ? indicator.down({ ...details, reason }) : indicator.up(details);
   }
 

@@ -43,19 +43,26 @@ export async function publishWithReceipt(
 ): Promise<BroadcastReceipt> {
   const { instanceId, roster, receipts } = parts;
   const { topic } = request;
-  const live = await roster.look();
-  const expected = expectedOf(live, request);
-  const unmatched = unmatchedTargets(request.to, live, topic);
-  parts.warnUnmatched(topic, unmatched, expected.length > 0);
-  const id = receipts.newId();
-  const waiting = receipts.expect(id, topic, expected, request.timeoutMs, unmatched);
+  // The acknowledgements are fetched from now until the receipt resolves (AckFetching): resumed
+  // before the message can be sent, so before any answer to it can be written.
+  const release = receipts.fetching.hold();
   try {
-    await request.send({ ...request.headers, [H.receipt]: id, [H.from]: instanceId });
-  } catch (error) {
-    receipts.cancel(id);
-    throw error;
+    const live = await roster.look();
+    const expected = expectedOf(live, request);
+    const unmatched = unmatchedTargets(request.to, live, topic);
+    parts.warnUnmatched(topic, unmatched, expected.length > 0);
+    const id = receipts.newId();
+    const waiting = receipts.expect(id, topic, expected, request.timeoutMs, unmatched);
+    try {
+      await request.send({ ...request.headers, [H.receipt]: id, [H.from]: instanceId });
+    } catch (error) {
+      receipts.cancel(id);
+      throw error;
+    }
+    return await waiting;
+  } finally {
+    release();
   }
-  return waiting;
 }
 
 /** The instance ids that read `topic`, answer receipts and are targeted. */

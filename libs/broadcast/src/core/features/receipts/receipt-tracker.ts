@@ -6,6 +6,7 @@ import type {
 } from '../../../interfaces/broadcast-receipt.interface.js';
 import type { IncomingRecord, OutgoingRecord } from '../../../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../../../shared/async.utils.js';
+import { ACK_FETCH_LINGER_MS, AckFetching } from './ack-fetching.js';
 
 /** One acknowledgement on the receipts topic, keyed by the publisher's instance id. */
 export interface ReceiptAck {
@@ -28,12 +29,15 @@ interface Pending {
 /**
  * Both ends of receipts. As a publisher it waits for the acknowledgements of the instances
  * expected at publish time; as a receiver it sends one acknowledgement per message that asked
- * for it. Acks go to one receipts topic that every instance reads, keyed by the publisher, so
- * the others drop them after comparing the key, before any JSON parsing.
+ * for it. Acks go to one receipts topic, keyed by the publisher, which an instance fetches only
+ * while one of its receipts waits (`fetching`); the acks of others it reads then are dropped
+ * after comparing the key, before any JSON parsing.
  */
 export class ReceiptTracker {
   /** Acknowledgements keyed for us that were not a valid ReceiptAck: logged and skipped. */
   malformed = 0;
+  /** Whether the receipts topic is fetched now: while a publish with a receipt holds it, and a while after. */
+  readonly fetching: AckFetching;
   private readonly pending = new Map<string, Pending>();
   private readonly ownKey: Buffer;
 
@@ -43,8 +47,11 @@ export class ReceiptTracker {
     readonly topic: string,
     private readonly send: (topic: string, records: OutgoingRecord[]) => Promise<void>,
     private readonly logger: BroadcastLogger,
+    /** How long acknowledgements are still fetched after the last receipt (AckFetching). */
+    ackLingerMs = ACK_FETCH_LINGER_MS,
   ) {
     this.ownKey = Buffer.from(instanceId, 'utf8');
+    this.fetching = new AckFetching(topic, ackLingerMs);
   }
 
   newId(): string {
@@ -125,8 +132,8 @@ export class ReceiptTracker {
 
   /**
    * Receiver side: answers the publisher `to` (fire and forget; reading never waits for it). Our
-   * own message is counted here: its round trip through the receipts topic added one produce
-   * and, since every instance reads that topic, one fetch per instance of the fleet.
+   * own message is counted here: its round trip through the receipts topic would add a produce
+   * and a fetch.
    */
   acknowledge(to: string, receiptId: string, errors: readonly string[]): void {
     const ack: ReceiptAck = { r: receiptId, i: this.instanceId };
@@ -145,6 +152,7 @@ export class ReceiptTracker {
 
   /** Resolves every open receipt with what it has (engine stopping). */
   stop(): void {
+    this.fetching.stop();
     for (const id of this.pending.keys()) this.finish(id);
   }
 

@@ -1,0 +1,35 @@
+import { fetchRetryDelay, leaderMoved, unreachable } from './platformatic-fetch-leaders.js';
+
+const answered = (apiId: string) =>
+  Object.assign(new Error('fetch failed'), { errors: [{ apiId, canRetry: true }] });
+const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+
+describe('fetch leaders', () => {
+  it('reads a moved leader from the broker error or from the old leader refusing', () => {
+    for (const apiId of [
+      'NOT_LEADER_OR_FOLLOWER',
+      'LEADER_NOT_AVAILABLE',
+      'FENCED_LEADER_EPOCH',
+      'UNKNOWN_LEADER_EPOCH',
+    ])
+      expect(leaderMoved(answered(apiId))).toBe(true);
+    expect(leaderMoved(refused())).toBe(true);
+    expect(leaderMoved(answered('UNKNOWN_TOPIC_OR_PARTITION'))).toBe(false);
+    expect(unreachable(refused())).toBe(true);
+    expect(unreachable(answered('NOT_LEADER_OR_FOLLOWER'))).toBe(false);
+  });
+
+  it("retries a fetch whose leader moved at once, once; everything else waits the client's delay", () => {
+    let atOnce = 0;
+    const delay = fetchRetryDelay(undefined, () => atOnce++);
+    const moved = answered('NOT_LEADER_OR_FOLLOWER');
+    expect(delay({}, 'fetch', 1, 3, moved)).toBe(0);
+    expect(delay({}, 'fetch', 2, 3, moved)).toBe(1_000);
+    expect(delay({}, 'fetch', 1, 3, refused())).toBe(0);
+    expect(delay({}, 'metadata', 1, 3, moved)).toBe(1_000);
+    expect(delay({}, 'fetch', 1, 3, answered('UNKNOWN_TOPIC_OR_PARTITION'))).toBe(1_000);
+    expect(atOnce).toBe(2);
+    expect(fetchRetryDelay(250)({}, 'fetch', 2, 3, moved)).toBe(250);
+    expect(fetchRetryDelay((_c, _o, attempt) => attempt * 7)({}, 'join', 3, 3, moved)).toBe(21);
+  });
+});

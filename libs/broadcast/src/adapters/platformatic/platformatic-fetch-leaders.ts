@@ -1,0 +1,55 @@
+import type { BaseOptions, RetryDelayGetter } from '@platformatic/kafka';
+import { chainOf } from './platformatic-errors.js';
+
+/**
+ * Fetch errors that say a partition's leader moved: the broker asked is no longer (or not yet)
+ * its leader. The client refreshes its metadata on the first three before it retries
+ * (clients/consumer/consumer.js:641-654 in 2.12.1); our fetcher does on all of them.
+ */
+const LEADER_MOVED = new Set([
+  'NOT_LEADER_OR_FOLLOWER',
+  'LEADER_NOT_AVAILABLE',
+  'FENCED_LEADER_EPOCH',
+  'UNKNOWN_LEADER_EPOCH',
+]);
+/** The old leader's socket: closed or refusing while its broker stops. */
+const LEADER_GONE = /ECONNREFUSED|ECONNRESET|Connection closed|closed connection/i;
+/** The client's own retry delay when none is set (clients/base/options.js). */
+const CLIENT_RETRY_DELAY_MS = 1_000;
+
+/** True when `error` says the leader moved, or the old leader's connection is refused or closed. */
+export function leaderMoved(error: unknown): boolean {
+  return [...chainOf(error)].some(
+    (e) =>
+      (e.apiId !== undefined && LEADER_MOVED.has(e.apiId)) ||
+      LEADER_GONE.test(`${e.code ?? ''} ${e.message ?? ''}`),
+  );
+}
+
+/** True when no broker answered with an error: only connections failed (an outage, a restart). */
+export function unreachable(error: unknown): boolean {
+  const chain = [...chainOf(error)];
+  return chain.length > 0 && chain.every((e) => e.apiId === undefined);
+}
+
+/**
+ * The consumer client's retry delay: a fetch whose leader moved is retried at once (its first
+ * retry only), other operations and later retries wait as `base` says. Why: in a rolling restart
+ * the fetches kept going to the old leader, then the client waited its fixed 1 s retry delay
+ * before the request that found the new one, and handlers got nothing for ~3 s longer than the
+ * publisher was stalled. The client has refreshed its metadata before that retry, so the retry
+ * goes to the new leader; `onceAtOnce` counts these retries.
+ */
+export function fetchRetryDelay(
+  base: BaseOptions['retryDelay'],
+  onceAtOnce: () => void = () => undefined,
+): RetryDelayGetter {
+  return (client, operationId, attempt, retries, error) => {
+    if (operationId === 'fetch' && attempt === 1 && leaderMoved(error)) {
+      onceAtOnce();
+      return 0;
+    }
+    if (typeof base === 'function') return base(client, operationId, attempt, retries, error);
+    return base ?? CLIENT_RETRY_DELAY_MS;
+  };
+}

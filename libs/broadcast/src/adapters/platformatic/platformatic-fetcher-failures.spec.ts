@@ -1,0 +1,170 @@
+import type { Consumer, RecordsBatch } from '@platformatic/kafka';
+import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
+import { PlatformaticFetcher } from './platformatic-fetcher.js';
+
+// The fake consumer below is the one of platformatic-fetcher.spec.ts.
+
+const TOPIC = 't';
+const TOPIC_ID = 'id-t';
+
+/** One batch of plain records at `offsets` (consecutive). */
+function batch(first: number, count: number): RecordsBatch {
+  return {
+    firstOffset: BigInt(first),
+    lastOffsetDelta: count - 1,
+    attributes: 0,
+    producerId: -1n,
+    firstTimestamp: 0n,
+    maxTimestamp: 0n,
+    records: Array.from({ length: count }, (_, i) => ({
+      timestampDelta: 0n,
+      offsetDelta: i,
+      key: null,
+      value: Buffer.from(String(first + i)),
+      headers: [],
+    })),
+  } as unknown as RecordsBatch;
+}
+
+type FetchAnswer = { errorCode?: number; batches?: RecordsBatch[]; aborted?: [] | null } | Error;
+
+/**
+ * A Consumer as far as the fetcher uses it: one topic with one partition led by node 1; each
+ * Fetch takes the next scripted answer (or waits for one), and records the offset it asked for.
+ */
+function fakeConsumer(answers: FetchAnswer[], topic = { partitionsCount: 1 }) {
+  const asked: bigint[] = [];
+  let wake: (() => void) | undefined;
+  const consumer = {
+    metadata: async () => ({
+      topics: new Map([
+        [
+          TOPIC,
+          { id: TOPIC_ID, partitions: [{ leader: 1 }], partitionsCount: topic.partitionsCount },
+        ],
+      ]),
+    }),
+    listOffsets: async () => new Map([[TOPIC, [0n]]]),
+    clearMetadata: () => undefined,
+    fetch: async (request: { topics: { partitions: { fetchOffset: bigint }[] }[] }) => {
+      asked.push(request.topics[0]!.partitions[0]!.fetchOffset);
+      while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const answer = answers.shift()!;
+      if (answer instanceof Error) throw answer;
+      const response = {
+        responses: [
+          {
+            topicId: TOPIC_ID,
+            partitions: [
+              {
+                partitionIndex: 0,
+                errorCode: answer.errorCode ?? 0,
+                abortedTransactions: answer.aborted === undefined ? [] : answer.aborted,
+                records: answer.batches,
+              },
+            ],
+          },
+        ],
+      };
+      // As the client does: a partition error fails the whole Fetch (a ResponseError carrying
+      // the parsed answer, its ProtocolErrors among `errors`).
+      if (answer.errorCode)
+        throw Object.assign(new Error('Received response with error while executing API Fetch'), {
+          errors: [{ apiId: 'OFFSET_OUT_OF_RANGE', canRetry: false }],
+          response,
+        });
+      return response;
+    },
+  };
+  const push = (answer: FetchAnswer) => {
+    answers.push(answer);
+    wake?.();
+  };
+  return { consumer: consumer as unknown as Consumer, asked, push };
+}
+
+function spec(received: string[], overrides: Partial<GroupConsumerSpec> = {}): GroupConsumerSpec {
+  return {
+    groupId: 'g',
+    topics: [TOPIC],
+    fromBeginning: true,
+    sink: (_topic, _partition, record: IncomingRecord) => void received.push(record.offset),
+    listener: { joined: () => undefined, positioned: () => undefined, crashed: () => undefined },
+    ...overrides,
+  };
+}
+
+describe('PlatformaticFetcher: failed rounds', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('rides out an unreachable broker however many rounds it takes, then reads on', async () => {
+    vi.useFakeTimers();
+    const received: string[] = [];
+    const refused = () =>
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    // More failed rounds than MAX_FAILED_ROUNDS (5): an outage is not a reason to crash.
+    const { consumer, push } = fakeConsumer([
+      ...Array.from({ length: 8 }, refused),
+      { batches: [batch(0, 2)] },
+    ]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    let failure: unknown;
+    const running = fetcher.run().catch((error: unknown) => (failure = error));
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(failure).toBeUndefined();
+    expect(received).toEqual(['0', '1']);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+  });
+
+  it('fetches again at once when the leader moved, with no backoff', async () => {
+    vi.useFakeTimers();
+    const received: string[] = [];
+    const moved = Object.assign(new Error('fetch failed 4 times.'), {
+      errors: [{ apiId: 'NOT_LEADER_OR_FOLLOWER', canRetry: true }],
+    });
+    const { consumer, asked, push } = fakeConsumer([moved, { batches: [batch(0, 1)] }]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    // No timer advanced: only promise turns.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked.slice(0, 2)).toEqual([0n, 0n]);
+    expect(received).toEqual(['0']);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+  });
+
+  it('still crashes after rounds a broker refused, and a stop ends its backoff at once', async () => {
+    const refusal = () =>
+      Object.assign(new Error('fetch failed'), {
+        errors: [{ apiId: 'UNKNOWN_TOPIC_OR_PARTITION', canRetry: true }],
+      });
+    vi.useFakeTimers();
+    const { consumer } = fakeConsumer(Array.from({ length: 5 }, refusal));
+    const fetcher = new PlatformaticFetcher(consumer, spec([]), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    let failure: unknown;
+    const running = fetcher.run().catch((error: unknown) => (failure = error));
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect((failure as Error | undefined)?.message).toBe('fetch failed');
+    await running;
+    const stopped = fakeConsumer([refusal()]);
+    const another = new PlatformaticFetcher(stopped.consumer, spec([]), 10);
+    another.assign(new Map([[TOPIC, [0]]]));
+    another.seek(TOPIC, 0, '0');
+    let ended = false;
+    const loop = another.run().then(() => (ended = true));
+    await vi.advanceTimersByTimeAsync(0);
+    another.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ended).toBe(true);
+    await loop;
+  });
+});
