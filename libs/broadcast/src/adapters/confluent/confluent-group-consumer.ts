@@ -19,6 +19,7 @@ import {
 } from './confluent-library.js';
 import { findOwnMember } from './confluent-own-member.js';
 import { ConfluentPartitions } from './confluent-partitions.js';
+import { ConfluentPausedTopics } from './confluent-paused-topics.js';
 import { recordOf } from './confluent-records.js';
 
 /** The longest one native consume call blocks (a stop waits for it). */
@@ -46,12 +47,14 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   private loop: Promise<void> | undefined;
   private halted = false;
   private readonly eofs: { topic: string; partition: number; offset: number }[] = [];
+  private readonly paused: ConfluentPausedTopics;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
     private readonly deps: ConfluentConsumerDeps,
   ) {
     this.errors = deps.errors;
+    this.paused = new ConfluentPausedTopics(spec.pauses, spec.topics);
     this.clientId = `${String(deps.base['client.id'])}-${randomBytes(6).toString('hex')}`;
   }
 
@@ -79,7 +82,32 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
 
   /** Starts the fetch loop; the join goes on in the background (the rebalance callback). */
   run(): void {
+    this.paused.follow((topic, paused) => this.pauseTopic(topic, paused));
     this.loop = this.consumeLoop();
+  }
+
+  /** Pauses or resumes the assigned partitions of `topic` (the spec's pauses). */
+  private pauseTopic(topic: string, paused: boolean): void {
+    const consumer = this.consumer;
+    const parts = this.partitions
+      .all()
+      .filter((p) => p.topic === topic)
+      .map(({ partition }) => ({ topic, partition }));
+    if (!consumer || parts.length === 0) return;
+    try {
+      if (paused) consumer.pause(parts);
+      else consumer.resume(parts);
+    } catch {
+      // Not assigned any more (a rebalance, a stop): the next assignment applies the pause.
+    }
+  }
+
+  /** Pauses the partitions just assigned of a paused topic. */
+  private keepPaused(assigned: readonly TopicPartition[]): void {
+    const parts = assigned
+      .filter((p) => this.paused.has(p.topic))
+      .map(({ topic, partition }) => ({ topic, partition }));
+    if (parts.length > 0) this.consumer?.pause(parts);
   }
 
   seek(topic: string, partition: number, offset: string): void {
@@ -97,6 +125,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
 
   async close(): Promise<void> {
     this.halted = true;
+    this.paused.stop();
     await this.loop?.catch(() => undefined);
     // A rebalance still finding its member (the admin's describe, bounded by its timeout) ends
     // before the client closes: librdkafka's close waits for the assign it is about to make.
@@ -178,7 +207,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     try {
       await done;
     } finally {
-      if (!this.halted && this.partitions.has(topic, partition))
+      if (!this.halted && this.partitions.has(topic, partition) && !this.paused.has(topic))
         consumer.resume([{ topic, partition }]);
     }
   }
@@ -228,6 +257,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       consumer.incrementalUnassign([{ topic, partition }]);
       consumer.incrementalAssign([{ topic, partition, offset }]);
     } else consumer.assign(this.partitions.all());
+    this.keepPaused(this.partitions.all());
   }
 
   private onRebalance(err: LibrdKafkaError, assignment: TopicPartition[]): void {
@@ -247,6 +277,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     const assign = (partitions: TopicPartition[]): void => {
       if (cooperative) consumer.incrementalAssign(partitions);
       else consumer.assign(partitions);
+      this.keepPaused(partitions);
     };
     if (err.code !== RD.ASSIGN_PARTITIONS) {
       if (cooperative) this.partitions.remove(assignment);
