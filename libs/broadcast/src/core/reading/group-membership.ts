@@ -77,6 +77,9 @@ export class GroupMembership implements GroupConsumerListener {
       // log's range is decided by the engine (outOfRange), so nothing relies on this; should a
       // client ever fetch a partition nobody sought, the sink's guard still refuses old records.
       fromBeginning: true,
+      // The group's own id: under KIP-848 the broker refuses a second instance's member at once
+      // (issue #37), the first to join keeps the group; elsewhere the verification decides.
+      instanceId: groupId,
       sink: this.sink,
       listener: this,
       progress: ctx.progress && reportedWhileReading(() => this.phase, ctx.progress),
