@@ -80,7 +80,7 @@ function race() {
 function brokerRefusals(e: TestEngine, groupId: string): string[] {
   return e.logger.matching(
     new RegExp(
-      `Broadcast group ${groupId} refused: .*instance id ${groupId} of ${groupId} is held by another member \\(UNRELEASED_INSTANCE_ID\\)`,
+      `Broadcast group ${groupId} refused: shared with member\\(s\\) (\\S+) \\(instance id ${groupId} of ${groupId} is held by member \\1 \\(UNRELEASED_INSTANCE_ID\\)`,
     ),
   );
 }

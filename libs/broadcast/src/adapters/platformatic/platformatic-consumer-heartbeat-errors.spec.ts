@@ -167,6 +167,22 @@ describe('ConsumerProtocolHeartbeat: which errors end the membership', () => {
     expect(lost).toEqual([]);
   });
 
+  it('names the holder when the broker does', async () => {
+    const { heartbeat } = member();
+    const answer = refusal('UNRELEASED_INSTANCE_ID', false);
+    Object.assign((answer as Error & { errors: object[] }).errors[0]!, {
+      serverErrorMessage:
+        'Static member m-2 with instance id g-1 cannot join the group because the instance id is owned by m-1 member.',
+    });
+    answers.push(answer);
+    await expect(heartbeat.join()).rejects.toMatchObject({
+      name: 'InstanceIdHeldError',
+      holderMemberId: 'm-1',
+      message: expect.stringMatching(/^instance id g-1 of g-1 is held by member m-1 /) as string,
+    });
+    heartbeat.stop();
+  });
+
   it('ends the membership at once when its instance id was taken over (FENCED_INSTANCE_ID)', async () => {
     const { heartbeat, lost } = member();
     await heartbeat.join();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { consumerGroupHeartbeatV1, type Connection } from '@platformatic/kafka';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
 import { chainOf, hasProtocolError } from './platformatic-errors.js';
-import { InstanceIdHeldError, UNRELEASED_INSTANCE_ID } from './platformatic-instance-id.js';
+import { instanceIdHeld, UNRELEASED_INSTANCE_ID } from './platformatic-instance-id.js';
 
 type HeartbeatResponse = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatResponse;
 type OwnedPartitions = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatRequestTopicPartition[];
@@ -91,7 +91,7 @@ export class ConsumerProtocolHeartbeat {
         return this.handle(await this.send(0, []));
       } catch (error) {
         if (hasProtocolError(error, UNRELEASED_INSTANCE_ID) && this.spec.instanceId !== null)
-          throw new InstanceIdHeldError(this.spec.groupId, this.spec.instanceId, error);
+          throw instanceIdHeld(this.spec.groupId, this.spec.instanceId, error);
         if (this.stopped || !this.transient(error)) throw error;
         if (Date.now() - this.lastSuccess >= this.spec.sessionTimeoutMs) throw error;
         await pause(backoffDelay(++this.failures, 50, 1_000));

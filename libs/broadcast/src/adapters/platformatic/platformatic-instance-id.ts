@@ -1,3 +1,6 @@
+import { InstanceIdHeldError } from '../../errors/instance-id-held.error.js';
+import { chainOf } from './platformatic-errors.js';
+
 /**
  * The broker's answer to a KIP-848 join whose static instance id an active member holds
  * (Apache Kafka GroupMetadataManager.throwIfInstanceIdIsUnreleased). The id is free again once
@@ -7,15 +10,17 @@
 export const UNRELEASED_INSTANCE_ID = 'UNRELEASED_INSTANCE_ID';
 
 /**
- * The broker refused the join (UNRELEASED_INSTANCE_ID): an active member holds this group's
- * instance id. For the engine a refusal like any failed join: it draws another group.
+ * The refusal as the engine reads it, with the holder's member id when the broker's message
+ * names it ("… because the instance id is owned by <member id> member.").
  */
-export class InstanceIdHeldError extends Error {
-  constructor(groupId: string, instanceId: string, cause: unknown) {
-    super(
-      `instance id ${instanceId} of ${groupId} is held by another member (UNRELEASED_INSTANCE_ID): the broker refused this member`,
-      { cause },
-    );
-    this.name = 'InstanceIdHeldError';
-  }
+export function instanceIdHeld(
+  groupId: string,
+  instanceId: string,
+  error: unknown,
+): InstanceIdHeldError {
+  const said = [...chainOf(error)].find((e) => e.apiId === UNRELEASED_INSTANCE_ID);
+  const holder = /owned by (?:member )?(\S+?)(?: member)?\.?$/.exec(
+    said?.serverErrorMessage ?? '',
+  )?.[1];
+  return new InstanceIdHeldError(groupId, instanceId, holder, { cause: error });
 }

@@ -10,6 +10,7 @@ import {
   pause,
   withTimeout,
 } from '../../shared/async.utils.js';
+import { crashVerdict } from './crash-verdict.js';
 import { heldSink, reportedWhileReading } from './held-records.js';
 import { describeMembers, logContest, seekAll } from './membership-calls.js';
 import {
@@ -150,7 +151,7 @@ export class GroupMembership implements GroupConsumerListener {
       return this.abort.abort();
     }
     if (phase.name === 'leaving') return;
-    if (event.kind === 'crashed') return this.giveUp({ kind: 'failed', error: event.error });
+    if (event.kind === 'crashed') return this.giveUp(crashVerdict(event.error, this.ownMemberIds));
     if (event.kind === 'deadline') {
       // Verified or read from: a verdict came, nothing is due.
       if (phase.name === 'verified' || phase.name === 'reading') return;
