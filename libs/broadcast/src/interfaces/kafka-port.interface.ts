@@ -129,6 +129,15 @@ export interface GroupConsumerSpec {
    */
   userData?: string;
   /**
+   * A static group instance id, for a claim the broker enforces where it can: under KIP-848 (the
+   * consumer protocol) a member that joins with an instance id an active member holds is refused
+   * (UNRELEASED_INSTANCE_ID) and the consumer crashes with that reason, the holder untouched;
+   * the id is free again once its holder left or its session ended. A client or protocol that
+   * cannot enforce it (the classic protocol, where static membership lets the newcomer fence the
+   * holder) sends none. None when omitted (a dynamic member).
+   */
+  instanceId?: string;
+  /**
    * The fetch position passed `nextOffset − 1`, records the client filtered out included;
    * `timestamp`: the last record handed to the sink below `nextOffset`, if any (contract).
    */

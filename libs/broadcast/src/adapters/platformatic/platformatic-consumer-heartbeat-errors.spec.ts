@@ -6,6 +6,7 @@ const SESSION_MS = 10_000;
 interface Sent {
   memberId: string;
   epoch: number;
+  instanceId: string | null;
 }
 /** Every heartbeat the member sends, and what the broker answers to the next ones, in turn. */
 const sent: Sent[] = [];
@@ -23,8 +24,14 @@ const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: '
 vi.mock('@platformatic/kafka', () => ({
   consumerGroupHeartbeatV1: {
     api: {
-      async: (_connection: unknown, _groupId: string, memberId: string, epoch: number) => {
-        sent.push({ memberId, epoch });
+      async: (
+        _connection: unknown,
+        _groupId: string,
+        memberId: string,
+        epoch: number,
+        instanceId: string | null,
+      ) => {
+        sent.push({ memberId, epoch, instanceId });
         const answer = epoch < 0 ? 'ok' : (answers.shift() ?? 'ok');
         if (answer !== 'ok') return Promise.reject(answer);
         return Promise.resolve({
@@ -50,6 +57,7 @@ function member() {
     topics: ['t'],
     rebalanceTimeoutMs: SESSION_MS,
     sessionTimeoutMs: SESSION_MS,
+    instanceId: 'g-1',
     rackId: null,
     coordinator: (isFresh) => {
       fresh.push(isFresh);
@@ -130,5 +138,57 @@ describe('ConsumerProtocolHeartbeat: which errors end the membership', () => {
     answers.push(refusal('GROUP_AUTHORIZATION_FAILED', false));
     await vi.advanceTimersByTimeAsync(INTERVAL_MS);
     expect(lost).toHaveLength(1);
+  });
+
+  it('sends its instance id with every heartbeat but the leave, which frees it at once', async () => {
+    const { heartbeat } = member();
+    await heartbeat.join();
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS);
+    await heartbeat.leave();
+    expect(sent.map((s) => [s.epoch, s.instanceId])).toEqual([
+      [0, 'g-1'],
+      [7, 'g-1'],
+      [-1, null],
+    ]);
+  });
+
+  it('fails the join at once when another member holds the instance id (UNRELEASED_INSTANCE_ID)', async () => {
+    const { heartbeat, lost } = member();
+    answers.push(refusal('UNRELEASED_INSTANCE_ID', false));
+    await expect(heartbeat.join()).rejects.toThrow(
+      /instance id g-1 of g-1 is held by another member \(UNRELEASED_INSTANCE_ID\)/,
+    );
+    // One round trip, no retry; the stop's leave names only this member's id.
+    await heartbeat.leave();
+    expect(sent.map((s) => [s.epoch, s.instanceId])).toEqual([
+      [0, 'g-1'],
+      [-1, null],
+    ]);
+    expect(lost).toEqual([]);
+  });
+
+  it('names the holder when the broker does', async () => {
+    const { heartbeat } = member();
+    const answer = refusal('UNRELEASED_INSTANCE_ID', false);
+    Object.assign((answer as Error & { errors: object[] }).errors[0]!, {
+      serverErrorMessage:
+        'Static member m-2 with instance id g-1 cannot join the group because the instance id is owned by m-1 member.',
+    });
+    answers.push(answer);
+    await expect(heartbeat.join()).rejects.toMatchObject({
+      name: 'InstanceIdHeldError',
+      holderMemberId: 'm-1',
+      message: expect.stringMatching(/^instance id g-1 of g-1 is held by member m-1 /) as string,
+    });
+    heartbeat.stop();
+  });
+
+  it('ends the membership at once when its instance id was taken over (FENCED_INSTANCE_ID)', async () => {
+    const { heartbeat, lost } = member();
+    await heartbeat.join();
+    answers.push(refusal('FENCED_INSTANCE_ID', false));
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS);
+    expect(lost).toHaveLength(1);
+    expect(heartbeat.surelyInGroup()).toBe(false);
   });
 });

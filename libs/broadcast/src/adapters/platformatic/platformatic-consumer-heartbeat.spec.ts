@@ -43,6 +43,7 @@ describe('ConsumerProtocolHeartbeat', () => {
       topics: ['t'],
       rebalanceTimeoutMs: 10_000,
       sessionTimeoutMs: 10_000,
+      instanceId: null,
       rackId: null,
       coordinator: () => Promise.resolve({} as Connection),
       assigned: () => undefined,

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { consumerGroupHeartbeatV1, type Connection } from '@platformatic/kafka';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
 import { chainOf, hasProtocolError } from './platformatic-errors.js';
+import { instanceIdHeld, UNRELEASED_INSTANCE_ID } from './platformatic-instance-id.js';
 
 type HeartbeatResponse = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatResponse;
 type OwnedPartitions = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatRequestTopicPartition[];
 
 /**
  * Heartbeat errors after which the member is out of the group and must join anew: the only ones,
- * as in Kafka's Java consumer (no instance id is sent, so FENCED_INSTANCE_ID and
- * UNRELEASED_INSTANCE_ID cannot come).
+ * as in Kafka's Java consumer. A static member may also get FENCED_INSTANCE_ID (another member
+ * holds its instance id now): not retriable, so it ends the membership too, at once.
  */
 const MEMBERSHIP_LOST = new Set(['UNKNOWN_MEMBER_ID', 'FENCED_MEMBER_EPOCH']);
 /** The broker may still hold the member under another epoch: it is removed at once. */
@@ -31,6 +32,12 @@ export interface HeartbeatSpec {
    * failed heartbeats never end the membership (see beat).
    */
   sessionTimeoutMs: number;
+  /**
+   * The static group instance id sent with every heartbeat but the leave, or null (a dynamic
+   * member). Under KIP-848 the broker refuses a join with an instance id that an active member
+   * holds (UNRELEASED_INSTANCE_ID), so the first holder keeps the group; see join.
+   */
+  instanceId: string | null;
   /** Sent as the member's rack id, the only free text ConsumerGroupDescribe shows (the roster's member info). */
   rackId: string | null;
   /** A connection to the group's coordinator; `fresh` after the coordinator moved. */
@@ -72,13 +79,19 @@ export class ConsumerProtocolHeartbeat {
 
   constructor(private readonly spec: HeartbeatSpec) {}
 
-  /** The first heartbeat (epoch 0): resolves once the coordinator took the member in. */
+  /**
+   * The first heartbeat (epoch 0): resolves once the coordinator took the member in. A join
+   * refused because another member holds the instance id fails at once with InstanceIdHeldError:
+   * the holder is not touched (the refused member never existed on the broker).
+   */
   async join(): Promise<void> {
     for (;;) {
       if (this.stopped) return;
       try {
         return this.handle(await this.send(0, []));
       } catch (error) {
+        if (hasProtocolError(error, UNRELEASED_INSTANCE_ID) && this.spec.instanceId !== null)
+          throw instanceIdHeld(this.spec.groupId, this.spec.instanceId, error);
         if (this.stopped || !this.transient(error)) throw error;
         if (Date.now() - this.lastSuccess >= this.spec.sessionTimeoutMs) throw error;
         await pause(backoffDelay(++this.failures, 50, 1_000));
@@ -90,7 +103,11 @@ export class ConsumerProtocolHeartbeat {
    * Stops heartbeating and leaves (epoch -1), a join in flight included: the broker removes a
    * member that leaves whatever its epoch, and it reads a connection's requests in order, so the
    * leave sent behind an unanswered join still removes the member that join creates. Errors are
-   * ignored (the broker expires the member anyway).
+   * ignored (the broker expires the member anyway). The leave names the member id alone, no
+   * instance id: the broker then removes that member, a static one included, and its instance id
+   * is free at once (epoch -2, a static member's temporary leave, would keep the member and its
+   * partitions in the group for its session). Sent after a refused join too: it names our member
+   * id, which only an earlier unanswered join of ours can hold, never the holder's.
    */
   async leave(): Promise<void> {
     this.stop();
@@ -146,7 +163,7 @@ export class ConsumerProtocolHeartbeat {
         groupId,
         this.memberId,
         epoch,
-        null,
+        epoch === LEAVE_EPOCH ? null : this.spec.instanceId,
         rackId,
         epoch === LEAVE_EPOCH ? 0 : rebalanceTimeoutMs,
         epoch === LEAVE_EPOCH ? [] : [...topics],

@@ -71,6 +71,8 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
       topics: this.spec.topics,
       rebalanceTimeoutMs: rebalanceTimeoutMs(timings),
       sessionTimeoutMs: timings.sessionTimeoutMs,
+      // The engine's claim on the group, which the broker enforces (see GroupConsumerSpec).
+      instanceId: this.spec.instanceId ?? null,
       // The member info, for the roster (sent as the member's rack id).
       rackId: this.spec.userData ?? null,
       coordinator: (fresh) => this.coordinator(fresh),

@@ -8,7 +8,7 @@ import {
   type ReaderPhase,
   type ReaderSettings,
 } from './broadcast-reader.types.js';
-import { GroupJoins } from './group-joins.js';
+import { GroupJoins, refusalOf } from './group-joins.js';
 import type { GroupMembership, MembershipVerdict } from './group-membership.js';
 import { LockWatch } from './lock-watch.js';
 import { ReaderAllocation } from './reader-allocation.js';
@@ -209,7 +209,8 @@ export class BroadcastReader {
     if (claim?.membership !== membership) return;
     if (phase.name !== 'ready' && phase.name !== 'rejoining') return;
     if (verdict.kind === 'ready') return this.readyWith(claim);
-    if (verdict.kind === 'foreign') return this.giveUp(claim, describeForeign(verdict.memberIds));
+    if (verdict.kind === 'foreign')
+      return this.giveUp(claim, describeForeign(verdict.memberIds) + refusalOf(verdict));
     this.rejoining(phase, claim, verdict.error);
   }
 

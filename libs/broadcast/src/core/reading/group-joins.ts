@@ -81,7 +81,13 @@ export class GroupJoins {
 }
 
 export function describeRefusal(verdict: MembershipVerdict): string {
-  if (verdict.kind === 'foreign') return `shared with member(s) ${verdict.memberIds.join(', ')}`;
+  if (verdict.kind === 'foreign')
+    return `shared with member(s) ${verdict.memberIds.join(', ')}${refusalOf(verdict)}`;
   if (verdict.kind === 'failed') return `join failed: ${verdict.error.message}`;
   return 'ready';
+}
+
+/** The broker's refusal behind a `foreign` verdict, for a log line; empty without one. */
+export function refusalOf(verdict: { refusal?: string }): string {
+  return verdict.refusal ? ` (${verdict.refusal})` : '';
 }

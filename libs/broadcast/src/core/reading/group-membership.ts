@@ -10,6 +10,7 @@ import {
   pause,
   withTimeout,
 } from '../../shared/async.utils.js';
+import { crashVerdict } from './crash-verdict.js';
 import { heldSink, reportedWhileReading } from './held-records.js';
 import { describeMembers, logContest, seekAll } from './membership-calls.js';
 import {
@@ -77,6 +78,9 @@ export class GroupMembership implements GroupConsumerListener {
       // log's range is decided by the engine (outOfRange), so nothing relies on this; should a
       // client ever fetch a partition nobody sought, the sink's guard still refuses old records.
       fromBeginning: true,
+      // The group's own id: under KIP-848 the broker refuses a second instance's member at once
+      // (issue #37), the first to join keeps the group; elsewhere the verification decides.
+      instanceId: groupId,
       sink: this.sink,
       listener: this,
       progress: ctx.progress && reportedWhileReading(() => this.phase, ctx.progress),
@@ -147,7 +151,7 @@ export class GroupMembership implements GroupConsumerListener {
       return this.abort.abort();
     }
     if (phase.name === 'leaving') return;
-    if (event.kind === 'crashed') return this.giveUp({ kind: 'failed', error: event.error });
+    if (event.kind === 'crashed') return this.giveUp(crashVerdict(event.error, this.ownMemberIds));
     if (event.kind === 'deadline') {
       // Verified or read from: a verdict came, nothing is due.
       if (phase.name === 'verified' || phase.name === 'reading') return;

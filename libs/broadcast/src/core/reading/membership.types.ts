@@ -11,7 +11,10 @@ export type { StepProbe } from '../step-probe.js';
 
 /** What one join attempt came to. */
 export type MembershipVerdict =
-  { kind: 'ready' } | { kind: 'foreign'; memberIds: string[] } | { kind: 'failed'; error: Error };
+  | { kind: 'ready' }
+  /** `refusal`: the broker's refusal that showed it, when no describe did (see crashVerdict). */
+  | { kind: 'foreign'; memberIds: string[]; refusal?: string }
+  | { kind: 'failed'; error: Error };
 
 /**
  * Where a membership reports every verdict it reaches, in order: given at its creation, so no

@@ -40,6 +40,11 @@ export class ReaderAllocation {
     for await (const group of allocator.freeGroups(deadline, this.signal, budget)) {
       const tried = await this.tryGroup(group, deadline);
       if (!tried.accepted) {
+        // Debug: a lock-free fleet starting at once refuses many (a broker refusal included).
+        this.deps.logger.debug?.(`Broadcast group ${group.groupId} refused: ${tried.reason}`, {
+          group: group.groupId,
+          reason: tried.reason,
+        });
         group.refuse(tried.reason);
         this.host.on({ kind: 'allocating' });
         continue;
