@@ -120,7 +120,7 @@ interface ClusterBrokers {
  * ListGroups on every broker, as kafkajs's `admin.listGroups` sends it but without the metadata
  * refresh it begins with, when clusterHasLeaders read the metadata moments ago (a start: topic
  * check, then the pool listing). `undefined` otherwise, or on a kafkajs without these internals:
- * the caller takes kafkajs's own call.
+ * the caller takes kafkajs's own call, as it does when this one fails (stale metadata).
  */
 export async function listGroupsOnKnownBrokers(
   cluster: ClusterInternals | undefined,

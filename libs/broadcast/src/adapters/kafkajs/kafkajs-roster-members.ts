@@ -13,7 +13,8 @@ export async function listLiveMembers(
   groupPrefix: string,
   cluster?: Parameters<typeof listGroupsOnKnownBrokers>[0],
 ): Promise<LiveGroupMember[]> {
-  const { groups } = (await listGroupsOnKnownBrokers(cluster)) ?? (await admin.listGroups());
+  const { groups } =
+    (await listGroupsOnKnownBrokers(cluster).catch(() => undefined)) ?? (await admin.listGroups());
   const ids = groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId)
@@ -52,7 +53,8 @@ export async function listOccupiedGroups(
   cluster?: Parameters<typeof listGroupsOnKnownBrokers>[0],
 ): Promise<string[]> {
   // Right after the topic check, on the brokers its metadata named (no refresh first).
-  const { groups } = (await listGroupsOnKnownBrokers(cluster)) ?? (await admin.listGroups());
+  const { groups } =
+    (await listGroupsOnKnownBrokers(cluster).catch(() => undefined)) ?? (await admin.listGroups());
   return groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId);

@@ -81,9 +81,12 @@ const EMPTY_STATES = new Set(['Empty', 'Dead']);
 
 /**
  * ListGroups of both protocols (KIP-848 groups when `kip848`): on the brokers the metadata at
- * hand names when `known` can (no Metadata request), else through the client's own call.
+ * hand names when `known` can (no Metadata request), else (or when that fails) through the
+ * client's own call.
  */
 async function listGroups(admin: Admin, kip848: boolean, known?: PlatformaticKnownLeaders) {
   const types = kip848 ? ['classic', 'consumer'] : ['classic'];
-  return (await known?.listGroups(types)) ?? (await admin.listGroups({ types }));
+  // A failure may be stale metadata: the client's own call refreshes it, and retries.
+  const listed = await known?.listGroups(types).catch(() => undefined);
+  return listed ?? (await admin.listGroups({ types }));
 }
