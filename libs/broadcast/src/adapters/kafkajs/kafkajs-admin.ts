@@ -134,11 +134,15 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    return this.withAdmin((admin) => listLiveMembers(admin, groupPrefix));
+    return this.withAdmin((admin) =>
+      listLiveMembers(admin, groupPrefix, this.extras.get(admin)?.cluster),
+    );
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {
-    return this.withAdmin((admin) => listOccupiedGroups(admin, groupPrefix));
+    return this.withAdmin((admin) =>
+      listOccupiedGroups(admin, groupPrefix, this.extras.get(admin)?.cluster),
+    );
   }
 
   /**

@@ -107,3 +107,33 @@ export async function readHighWatermarks(
     for (const { partition, offset } of partitions) offsets.get(topic)?.set(partition, offset);
   return offsets;
 }
+
+/** The parts of kafkajs 2.2.4's Cluster that list groups on the brokers it knows. */
+interface ClusterBrokers {
+  brokerPool: { brokers: Record<string, unknown> };
+  findBroker(target: { nodeId: string }): Promise<{
+    listGroups(): Promise<{ groups: { groupId: string; protocolType: string }[] }>;
+  }>;
+}
+
+/**
+ * ListGroups on every broker, as kafkajs's `admin.listGroups` sends it but without the metadata
+ * refresh it begins with, when clusterHasLeaders read the metadata moments ago (a start: topic
+ * check, then the pool listing). `undefined` otherwise, or on a kafkajs without these internals:
+ * the caller takes kafkajs's own call, as it does when this one fails (stale metadata).
+ */
+export async function listGroupsOnKnownBrokers(
+  cluster: ClusterInternals | undefined,
+): Promise<{ groups: { groupId: string; protocolType: string }[] } | undefined> {
+  const readAt = cluster && metadataReadAt.get(cluster);
+  if (readAt === undefined || Date.now() - readAt > METADATA_REUSE_MS) return undefined;
+  const c = cluster as unknown as Partial<ClusterBrokers>;
+  if (typeof c.brokerPool?.brokers !== 'object' || typeof c.findBroker !== 'function')
+    return undefined;
+  const groups: { groupId: string; protocolType: string }[] = [];
+  for (const nodeId of Object.keys(c.brokerPool.brokers)) {
+    const broker = await c.findBroker({ nodeId });
+    groups.push(...(await broker.listGroups()).groups);
+  }
+  return { groups };
+}

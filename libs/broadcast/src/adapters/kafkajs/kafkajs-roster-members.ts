@@ -1,5 +1,6 @@
 import kafkajs, { type Admin } from 'kafkajs';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
+import { listGroupsOnKnownBrokers } from './kafkajs-cluster-offsets.js';
 
 const POOL_GROUP = /-\d+$/;
 
@@ -10,8 +11,10 @@ const POOL_GROUP = /-\d+$/;
 export async function listLiveMembers(
   admin: Admin,
   groupPrefix: string,
+  cluster?: Parameters<typeof listGroupsOnKnownBrokers>[0],
 ): Promise<LiveGroupMember[]> {
-  const { groups } = await admin.listGroups();
+  const { groups } =
+    (await listGroupsOnKnownBrokers(cluster).catch(() => undefined)) ?? (await admin.listGroups());
   const ids = groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId)
@@ -44,8 +47,14 @@ export async function listLiveMembers(
  * so an empty group is now one whose member crashed; counted as taken, it is only tried later.
  * The caller takes the answer as a hint (see occupiedPoolIds).
  */
-export async function listOccupiedGroups(admin: Admin, groupPrefix: string): Promise<string[]> {
-  const { groups } = await admin.listGroups();
+export async function listOccupiedGroups(
+  admin: Admin,
+  groupPrefix: string,
+  cluster?: Parameters<typeof listGroupsOnKnownBrokers>[0],
+): Promise<string[]> {
+  // Right after the topic check, on the brokers its metadata named (no refresh first).
+  const { groups } =
+    (await listGroupsOnKnownBrokers(cluster).catch(() => undefined)) ?? (await admin.listGroups());
   return groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId);

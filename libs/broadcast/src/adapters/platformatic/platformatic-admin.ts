@@ -17,6 +17,7 @@ import {
 import { deleteGroupRetrying } from '../shared/group-delete.js';
 import type { UntilReachable } from '../shared/until-reachable.js';
 import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
+import { PlatformaticKnownLeaders } from './platformatic-known-leaders.js';
 import { PlatformaticOffsets } from './platformatic-offsets.js';
 import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
 import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
@@ -32,6 +33,10 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   /** Found once per group, shared by the describes and the KIP-848 heartbeats. */
   private readonly coordinators: PlatformaticCoordinators;
   private readonly offsets: PlatformaticOffsets;
+  /** Reads sent with the metadata at hand (the client's calls refresh it every time). */
+  private readonly known: PlatformaticKnownLeaders;
+  /** The broker's APIs, from the connection probe's ApiVersions answer. */
+  private apis: readonly BrokerApi[] | undefined;
   private probed = false;
   private listed: Promise<boolean> | undefined;
   private offered: Promise<boolean> | undefined;
@@ -52,7 +57,8 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   ) {
     this.topics = new PlatformaticTopicSetup(admin, topicSettings, errors);
     this.coordinators = new PlatformaticCoordinators(admin);
-    this.offsets = new PlatformaticOffsets(admin, errors);
+    this.known = new PlatformaticKnownLeaders(admin, () => this.apis);
+    this.offsets = new PlatformaticOffsets(admin, errors, this.known);
   }
 
   /**
@@ -107,7 +113,10 @@ export class PlatformaticAdmin implements KafkaAdminPort {
       async () => {
         if (!this.probed) {
           const apis = await this.probe();
-          if (apis) this.listed ??= Promise.resolve(listsConsumerGroupApisIn(apis));
+          if (apis) {
+            this.apis = apis;
+            this.listed ??= Promise.resolve(listsConsumerGroupApisIn(apis));
+          }
         }
         this.probed = true;
         await this.topics.ensure(topics, signal);
@@ -189,12 +198,12 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
-    return poolMembers(this.admin, groupPrefix, kip848, this.coordinators);
+    return poolMembers(this.admin, groupPrefix, kip848, this.coordinators, this.known);
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
-    return occupiedPoolGroups(this.admin, groupPrefix, kip848);
+    return occupiedPoolGroups(this.admin, groupPrefix, kip848, this.known);
   }
 
   async disconnect(): Promise<void> {

@@ -2,6 +2,7 @@ import type { Admin, ClusterMetadata } from '@platformatic/kafka';
 import type { OffsetBounds, TopicOffsets } from '../../interfaces/kafka-port.interface.js';
 import { latestOffsetsRetrying } from '../shared/latest-offsets.js';
 import type { PlatformaticErrors } from './platformatic-errors.js';
+import type { PlatformaticKnownLeaders } from './platformatic-known-leaders.js';
 
 /** ListOffsets timestamps: the high watermark and the log start. */
 const LATEST = -1n;
@@ -14,6 +15,7 @@ export class PlatformaticOffsets {
   constructor(
     private readonly admin: Admin,
     private readonly errors: PlatformaticErrors,
+    private readonly known?: PlatformaticKnownLeaders,
   ) {}
 
   latest(topics: readonly string[]): Promise<TopicOffsets> {
@@ -21,7 +23,8 @@ export class PlatformaticOffsets {
       async (attempt) => {
         // A retry asks for fresh metadata (a leader may have moved).
         if (attempt > 0) this.admin.clearMetadata();
-        const listed = await this.listOffsets(topics, () => LATEST);
+        // The first attempt reuses the metadata the topic check read; a retry asks the client.
+        const listed = await this.listOffsets(topics, () => LATEST, attempt === 0);
         return new Map(
           [...listed].map(([topic, p]) => [
             topic,
@@ -64,6 +67,7 @@ export class PlatformaticOffsets {
   private async listOffsets(
     topics: readonly string[],
     at: (partition: number) => bigint,
+    knownLeaders = false,
   ): Promise<Map<string, Map<number, bigint>>> {
     const metadata: ClusterMetadata = await this.admin.metadata({ topics: [...topics] });
     const request = topics.map((name) => ({
@@ -73,10 +77,9 @@ export class PlatformaticOffsets {
         (_, partitionIndex) => ({ partitionIndex, timestamp: at(partitionIndex) }),
       ),
     }));
-    const listed = await this.admin.listOffsets({
-      topics: request,
-      isolationLevel: READ_UNCOMMITTED,
-    });
+    const listed =
+      (knownLeaders ? await this.known?.listOffsets(request, READ_UNCOMMITTED) : undefined) ??
+      (await this.admin.listOffsets({ topics: request, isolationLevel: READ_UNCOMMITTED }));
     return new Map(
       listed.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partitionIndex, p.offset]))]),
     );

@@ -3,6 +3,7 @@ import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interfac
 import { describeConsumerGroups } from './platformatic-consumer-group-describe.js';
 import type { PlatformaticCoordinators } from './platformatic-coordinators.js';
 import { brokerState } from './platformatic-group-state.js';
+import type { PlatformaticKnownLeaders } from './platformatic-known-leaders.js';
 
 const POOL_GROUP = /-\d+$/;
 
@@ -16,10 +17,9 @@ export async function poolMembers(
   groupPrefix: string,
   kip848: boolean,
   coordinators: PlatformaticCoordinators,
+  known?: PlatformaticKnownLeaders,
 ): Promise<LiveGroupMember[]> {
-  const listed = await admin.listGroups({
-    types: kip848 ? ['classic', 'consumer'] : ['classic'],
-  });
+  const listed = await listGroups(admin, kip848, known);
   const pool = [...listed.values()]
     .filter((g) => g.id.startsWith(groupPrefix) && POOL_GROUP.test(g.id))
     .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer');
@@ -67,10 +67,9 @@ export async function occupiedPoolGroups(
   admin: Admin,
   groupPrefix: string,
   kip848: boolean,
+  known?: PlatformaticKnownLeaders,
 ): Promise<string[]> {
-  const listed = await admin.listGroups({
-    types: kip848 ? ['classic', 'consumer'] : ['classic'],
-  });
+  const listed = await listGroups(admin, kip848, known);
   return [...listed.values()]
     .filter((g) => g.id.startsWith(groupPrefix))
     .filter((g) => g.groupType === 'consumer' || g.protocolType === 'consumer')
@@ -79,3 +78,15 @@ export async function occupiedPoolGroups(
 }
 
 const EMPTY_STATES = new Set(['Empty', 'Dead']);
+
+/**
+ * ListGroups of both protocols (KIP-848 groups when `kip848`): on the brokers the metadata at
+ * hand names when `known` can (no Metadata request), else (or when that fails) through the
+ * client's own call.
+ */
+async function listGroups(admin: Admin, kip848: boolean, known?: PlatformaticKnownLeaders) {
+  const types = kip848 ? ['classic', 'consumer'] : ['classic'];
+  // A failure may be stale metadata: the client's own call refreshes it, and retries.
+  const listed = await known?.listGroups(types).catch(() => undefined);
+  return listed ?? (await admin.listGroups({ types }));
+}
