@@ -1,28 +1,23 @@
-import {
-  listGroupsV5,
-  listOffsetsV4,
-  listOffsetsV5,
-  listOffsetsV6,
-  listOffsetsV7,
-  listOffsetsV8,
-  listOffsetsV9,
-  type Admin,
-  type ClusterMetadata,
-} from '@platformatic/kafka';
+import * as client from '@platformatic/kafka';
+import type { Admin, ClusterMetadata } from '@platformatic/kafka';
 import type { BrokerApi } from './platformatic-consumer-group-describe.js';
 
 const LIST_OFFSETS = 2;
 const LIST_GROUPS = 16;
 /** The ListOffsets versions sent here: one request shape (replica, isolation level, topics). */
-const LIST_OFFSETS_VERSIONS = [
-  listOffsetsV4,
-  listOffsetsV5,
-  listOffsetsV6,
-  listOffsetsV7,
-  listOffsetsV8,
-  listOffsetsV9,
-];
 const FIRST_LIST_OFFSETS = 4;
+const LAST_LIST_OFFSETS = 9;
+
+/**
+ * The client's API functions, looked up when called: the 1.x line the peer range takes (~1.35)
+ * exports none of them, and a named import of one would fail the whole adapter's load there (the
+ * package matrix's 'nest12-platformatic-1.35' cell: "does not provide an export named
+ * 'listOffsetsV4'"). Without them the caller takes the client's own call.
+ */
+const exported = client as unknown as Record<string, unknown>;
+const listOffsetsApi = (version: number) =>
+  exported[`listOffsetsV${version}`] as typeof client.listOffsetsV9 | undefined;
+const listGroupsApi = () => exported['listGroupsV5'] as typeof client.listGroupsV5 | undefined;
 
 /** One group as ListGroups lists it, in the shape of the client's own `admin.listGroups`. */
 export interface ListedGroup {
@@ -60,9 +55,10 @@ export class PlatformaticKnownLeaders {
   ): Promise<
     { name: string; partitions: { partitionIndex: number; offset: bigint }[] }[] | undefined
   > {
-    const version = Math.min(this.maxVersion(LIST_OFFSETS) ?? -1, 9);
-    if (version < FIRST_LIST_OFFSETS) return undefined;
-    const api = LIST_OFFSETS_VERSIONS[version - FIRST_LIST_OFFSETS]!.api;
+    const version = Math.min(this.maxVersion(LIST_OFFSETS) ?? -1, LAST_LIST_OFFSETS);
+    const listOffsets = version >= FIRST_LIST_OFFSETS ? listOffsetsApi(version) : undefined;
+    if (!listOffsets) return undefined;
+    const api = listOffsets.api;
     const metadata: ClusterMetadata = await this.admin.metadata({
       topics: topics.map((t) => t.name),
     });
@@ -103,7 +99,8 @@ export class PlatformaticKnownLeaders {
 
   /** ListGroups v5 (type filter) on every broker the metadata at hand names. */
   async listGroups(types: string[]): Promise<Map<string, ListedGroup> | undefined> {
-    if ((this.maxVersion(LIST_GROUPS) ?? -1) < 5) return undefined;
+    const listGroupsV5 = listGroupsApi();
+    if (!listGroupsV5 || (this.maxVersion(LIST_GROUPS) ?? -1) < 5) return undefined;
     const { brokers } = await this.admin.metadata({ topics: [] });
     const answers = await Promise.all(
       [...brokers.values()].map(async (broker) =>
