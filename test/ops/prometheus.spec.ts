@@ -16,9 +16,9 @@
  *   ...InternalErrors); a foreign member makes it move (BroadcastGroupMoves, ...ReaderRecovering).
  * - frozen (f1): SIGSTOP (BroadcastInstanceDown); meanwhile retention passes its position and its
  *   heartbeat topic is created again (BroadcastRecordsPassedOver, BroadcastRewound once resumed).
- * - secured broker (s1, b1): s1 lacks the READ ACL on its topic (BroadcastReaderProblem until it
- *   is granted); then the broker stops (BroadcastInstanceStale and ...NotReady on both) and
- *   starts again.
+ * - secured broker (s1, b1): s1 lacks the READ ACL on its topic (BroadcastReaderProblem,
+ *   ...NotReady and ...ReaderRecovering until it is granted); then the broker stops
+ *   (BroadcastInstanceStale on both, whose readers stay ready) and starts again.
  *
  * What this proves: each alert's expression fires on the series real instances export when its
  * cause happens, with the labels docs/OPERATIONS.md documents and a runbook_url, and resolves
