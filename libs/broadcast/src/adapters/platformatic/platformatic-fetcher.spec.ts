@@ -246,3 +246,78 @@ describe('PlatformaticFetcher', () => {
     await running;
   });
 });
+
+describe('PlatformaticFetcher: failed rounds', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('rides out an unreachable broker however many rounds it takes, then reads on', async () => {
+    vi.useFakeTimers();
+    const received: string[] = [];
+    const refused = () =>
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    // More failed rounds than MAX_FAILED_ROUNDS (5): an outage is not a reason to crash.
+    const { consumer, push } = fakeConsumer([
+      ...Array.from({ length: 8 }, refused),
+      { batches: [batch(0, 2)] },
+    ]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    let failure: unknown;
+    const running = fetcher.run().catch((error: unknown) => (failure = error));
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(failure).toBeUndefined();
+    expect(received).toEqual(['0', '1']);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+  });
+
+  it('fetches again at once when the leader moved, with no backoff', async () => {
+    vi.useFakeTimers();
+    const received: string[] = [];
+    const moved = Object.assign(new Error('fetch failed 4 times.'), {
+      errors: [{ apiId: 'NOT_LEADER_OR_FOLLOWER', canRetry: true }],
+    });
+    const { consumer, asked, push } = fakeConsumer([moved, { batches: [batch(0, 1)] }]);
+    const fetcher = new PlatformaticFetcher(consumer, spec(received), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    const running = fetcher.run();
+    // No timer advanced: only promise turns.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked.slice(0, 2)).toEqual([0n, 0n]);
+    expect(received).toEqual(['0']);
+    fetcher.stop();
+    push({ batches: [] });
+    await running;
+  });
+
+  it('still crashes after rounds a broker refused, and a stop ends its backoff at once', async () => {
+    const refusal = () =>
+      Object.assign(new Error('fetch failed'), {
+        errors: [{ apiId: 'UNKNOWN_TOPIC_OR_PARTITION', canRetry: true }],
+      });
+    vi.useFakeTimers();
+    const { consumer } = fakeConsumer(Array.from({ length: 5 }, refusal));
+    const fetcher = new PlatformaticFetcher(consumer, spec([]), 10);
+    fetcher.assign(new Map([[TOPIC, [0]]]));
+    fetcher.seek(TOPIC, 0, '0');
+    let failure: unknown;
+    const running = fetcher.run().catch((error: unknown) => (failure = error));
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect((failure as Error | undefined)?.message).toBe('fetch failed');
+    await running;
+    const stopped = fakeConsumer([refusal()]);
+    const another = new PlatformaticFetcher(stopped.consumer, spec([]), 10);
+    another.assign(new Map([[TOPIC, [0]]]));
+    another.seek(TOPIC, 0, '0');
+    let ended = false;
+    const loop = another.run().then(() => (ended = true));
+    await vi.advanceTimersByTimeAsync(0);
+    another.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ended).toBe(true);
+    await loop;
+  });
+});
