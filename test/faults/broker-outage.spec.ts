@@ -34,21 +34,13 @@ import {
 } from '../support/faults/instances.js';
 import { testPrefix, waitFor } from '../support/broker/kafka.js';
 import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { BROKER_DEFAULT_GROUP_SETTINGS } from '../support/faults/broker-group-defaults.js';
 
 const TOPIC = 'news';
 const OUTAGE_MS = 20_000;
 const PUBLISH_EVERY_MS = 50;
 /** Ready again after the broker answers (today's KIP-848 lock mode: about 50 s, issue #37). */
 const RECOVERY_DEADLINE_MS = 120_000;
-/** The broker's own defaults for groups (scripts/kafka's test brokers shorten them). */
-const PRODUCTION_GROUP_SETTINGS = {
-  'group.initial.rebalance.delay.ms': 3_000,
-  'group.min.session.timeout.ms': 6_000,
-  'group.consumer.session.timeout.ms': 45_000,
-  'group.consumer.min.session.timeout.ms': 45_000,
-  'group.consumer.heartbeat.interval.ms': 5_000,
-  'group.consumer.min.heartbeat.interval.ms': 5_000,
-};
 const ENGINE_CHILD = join(REPO_ROOT, 'test/support/faults/outage-child.mjs');
 const NEST_CHILD = join(REPO_ROOT, 'test/support/nest/outage-nest-child.mjs');
 
@@ -253,7 +245,7 @@ beforeAll(async () => {
   cluster = await startCluster({
     nodes: 1,
     quiet: true,
-    properties: () => PRODUCTION_GROUP_SETTINGS,
+    properties: () => BROKER_DEFAULT_GROUP_SETTINGS,
     timeoutMs: 180_000,
   });
   const brokers = cluster.brokers;

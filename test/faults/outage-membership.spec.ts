@@ -21,6 +21,7 @@ import { ensureLibBuilt, kafkaFor } from '../support/faults/faults.js';
 import { Instances, type Instance } from '../support/faults/instances.js';
 import { testPrefix, waitFor } from '../support/broker/kafka.js';
 import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { BROKER_DEFAULT_GROUP_SETTINGS } from '../support/faults/broker-group-defaults.js';
 
 const TOPIC = 'news';
 const OUTAGE_MS = 20_000;
@@ -29,15 +30,6 @@ const PUBLISH_EVERY_MS = 50;
 const READY_AGAIN_MS = 5_000;
 /** How long the spec waits for everyone to read again (a failure, not a figure). */
 const READING_DEADLINE_MS = 90_000;
-/** The broker's own defaults for groups (scripts/kafka's test brokers shorten them). */
-const BROKER_DEFAULT_GROUP_SETTINGS = {
-  'group.initial.rebalance.delay.ms': 3_000,
-  'group.min.session.timeout.ms': 6_000,
-  'group.consumer.session.timeout.ms': 45_000,
-  'group.consumer.min.session.timeout.ms': 45_000,
-  'group.consumer.heartbeat.interval.ms': 5_000,
-  'group.consumer.min.heartbeat.interval.ms': 5_000,
-};
 const ENGINE_CHILD = join(REPO_ROOT, 'test/support/faults/outage-child.mjs');
 const ROWS = [
   { name: 'classic', kafka: { client: 'platformatic', groupProtocol: 'classic' } },

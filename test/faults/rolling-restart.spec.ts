@@ -35,17 +35,13 @@ import {
 } from '../support/faults/publish-figures.js';
 import { testPrefix, waitFor } from '../support/broker/kafka.js';
 import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { BROKER_DEFAULT_GROUP_SETTINGS } from '../support/faults/broker-group-defaults.js';
 
 const TOPIC = 'news';
 const PUBLISH_EVERY_MS = 50;
 /** The broker's defaults where the cluster helper shortens them, and RF 3 / min.insync 2. */
 const ROLLING_SETTINGS = {
-  'group.initial.rebalance.delay.ms': 3_000,
-  'group.min.session.timeout.ms': 6_000,
-  'group.consumer.session.timeout.ms': 45_000,
-  'group.consumer.min.session.timeout.ms': 45_000,
-  'group.consumer.heartbeat.interval.ms': 5_000,
-  'group.consumer.min.heartbeat.interval.ms': 5_000,
+  ...BROKER_DEFAULT_GROUP_SETTINGS,
   'broker.session.timeout.ms': 9_000,
   'broker.heartbeat.interval.ms': 2_000,
   'default.replication.factor': 3,
