@@ -7,6 +7,11 @@
 //
 //   node bench/ab-receipts.mjs --builds=<name>=<dist/esm/index.js>,<name>=<…> [--reps=60]
 //                              [--clients=kafkajs,platformatic] [--out=bench/results/x.json]
+//                              [--roster=<name>,…]
+//
+// The builds named in --roster publish with `receipts: { expected: 'roster' }` (the roster's
+// background view instead of the look before the send); one path may be named twice, with and
+// without it.
 //
 // Prints min / median / max per build and the receipt ÷ plain ratio of the medians. What the
 // variants of bench/receipt-variants.mjs take out of a receipt is measured this way.
@@ -33,6 +38,7 @@ const { values: args } = parseArgs({
     reps: { type: 'string', default: '60' },
     clients: { type: 'string', default: 'kafkajs,platformatic' },
     out: { type: 'string' },
+    roster: { type: 'string', default: '' },
   },
 });
 if (!args.builds) {
@@ -41,6 +47,7 @@ if (!args.builds) {
 }
 const paths = Object.fromEntries(args.builds.split(',').map((b) => b.split('=')));
 const names = Object.keys(paths);
+const rosterBuilds = new Set(args.roster.split(',').filter(Boolean));
 const builds = {};
 for (const name of names) builds[name] = await loadBuild(pathToFileURL(resolve(paths[name])).href);
 const reps = Number(args.reps);
@@ -59,6 +66,7 @@ try {
         client,
         lock: 'none',
         createEngine: builds[name].createEngine,
+        receiptOptions: rosterBuilds.has(name) ? { expected: 'roster' } : {},
       });
     const samples = Object.fromEntries(names.map((n) => [n, { plain: [], receipt: [] }]));
     const loadavg = [];
@@ -102,6 +110,7 @@ if (args.out) {
         machine: machineInfo(),
         library: libraryRevision(),
         builds: paths,
+        roster: [...rosterBuilds],
         reps,
         results,
       },

@@ -10,6 +10,7 @@ export const RECEIPT_TOPIC = 'receipts';
  * Starts `n` engines of `createEngine` (a build's, see lib/ours.mjs) on `client`, instance ids
  * `i0`…; `i0` publishes. `lock`: 'postgres' (one DataSource each) or 'none' (lock-free: no
  * database in a publish's path either way). `trace` (lib/receipt-trace.mjs) is optional.
+ * `receiptOptions` go into every publish with receipts (e.g. `{ expected: 'roster' }`).
  */
 export async function receiptFleet({
   brokers,
@@ -19,6 +20,7 @@ export async function receiptFleet({
   n = 10,
   lock = 'postgres',
   trace,
+  receiptOptions = {},
 }) {
   await createTopics(brokers, [
     prefix + RECEIPT_TOPIC,
@@ -53,7 +55,13 @@ export async function receiptFleet({
     if (!(await waitFor(async () => (await engines[0].roster.refresh()).length === n, 20_000)))
       throw new Error('the roster never listed all instances');
     for (let i = 0; i < 10; i++)
-      await engines[0].publisher.publish(RECEIPT_TOPIC, { w: i }, { receipts: true });
+      await engines[0].publisher.publish(
+        RECEIPT_TOPIC,
+        { w: i },
+        {
+          receipts: { ...receiptOptions },
+        },
+      );
   } catch (error) {
     await stop();
     throw error;
@@ -79,7 +87,7 @@ export async function receiptFleet({
       trace?.begin('receipt');
       const t0 = now();
       const receipt = await publisher.publish(RECEIPT_TOPIC, payload, {
-        receipts: { timeoutMs: 10_000 },
+        receipts: { timeoutMs: 10_000, ...receiptOptions },
       });
       const ms = now() - t0;
       trace?.end();

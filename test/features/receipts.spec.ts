@@ -155,6 +155,33 @@ describe.each(kafkaClients())('%s client', (client) => {
       expect(a.engine.roster.instances().map((i) => i.instanceId)).toEqual(['a']);
     });
 
+    it("expected: 'roster' expects the roster's latest refresh: an instance that joined since is not expected, yet handles the message", async () => {
+      const h = useEngineHarness('receipts-view', { roster: { intervalMs: 60_000 } }, client);
+      const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });
+      expect((await a.engine.roster.refresh()).map((i) => i.instanceId)).toEqual(['a']);
+      const b = await h.start({ lock: 'none', topics: [TOPIC], name: 'b' });
+      const lastRefreshAt = a.engine.roster.lastRefreshAt;
+      const receipt = await a.engine.publisher.publish(
+        TOPIC,
+        { id: 1 },
+        { receipts: { timeoutMs: 15_000, expected: 'roster' } },
+      );
+      expect(receipt.expected).toEqual(['a']);
+      expect(receipt.ok).toEqual(['a']);
+      expect(receipt.missing).toEqual([]);
+      await waitFor(() => b.payloads(TOPIC).length === 1);
+      // No refresh nor look for it: the view of the refresh before b started.
+      expect(a.engine.roster.lastRefreshAt).toBe(lastRefreshAt);
+      // The default looks again: b is expected.
+      const looked = await a.engine.publisher.publish(
+        TOPIC,
+        { id: 2 },
+        { receipts: { timeoutMs: 15_000 } },
+      );
+      expect(looked.expected).toEqual(['a', 'b']);
+      expect(looked.ok).toEqual(['a', 'b']);
+    });
+
     it('an instance with receipts: false handles the message but is not expected and never answers', async () => {
       const h = useEngineHarness('receipts-off', undefined, client);
       const a = await h.start({ lock: 'none', topics: [TOPIC], name: 'a' });

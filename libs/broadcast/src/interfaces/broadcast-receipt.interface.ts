@@ -12,8 +12,9 @@ export interface BroadcastReceipt {
   /** Logical topic. */
   topic: string;
   /**
-   * Instances expected to answer: those a look at the broker, made for this publish right before
-   * the send, found live, reading the topic, answering receipts and targeted.
+   * Instances expected to answer: those found live, reading the topic, answering receipts and
+   * targeted, by a look at the broker made for this publish right before the send, or with
+   * `expected: 'roster'` by the roster's latest refresh (ReceiptOptions.expected).
    */
   expected: string[];
   /** Expected instances whose handlers all completed. */
@@ -36,4 +37,17 @@ export interface BroadcastReceipt {
 export interface ReceiptOptions {
   /** How long to wait for every expected instance, in ms (default 10000). */
   timeoutMs?: number;
+  /**
+   * Where the expected instances come from (default 'look').
+   * - 'look': a look at the broker (ListGroups and a describe) begun for this publish and
+   *   answered before the send. Exact: every instance ready when publish() was called is
+   *   expected, and every expected instance had fixed its start offsets before the message was
+   *   written.
+   * - 'roster': the roster's latest refresh, polled in the background every roster.intervalMs
+   *   from the first such publish on, or a look as above when that refresh is older than two
+   *   periods. Saves the look's round trip, at a stated cost: an instance that became ready
+   *   since that refresh is not expected (its answer is not counted), and one that stopped since
+   *   is expected and reported missing. A receipt with missing instances refreshes the roster.
+   */
+  expected?: 'look' | 'roster';
 }

@@ -66,6 +66,7 @@ export class PublishFeatures {
       return;
     }
     const timeoutMs = receiptTimeout(options.receipts);
+    const expected = receiptExpected(options.receipts);
     const { receipts, roster } = this.deps;
     if (!receipts || !roster.supported) throw new Error(BroadcastMessages.receiptsUnsupported());
     if (!this.deps.reading()) throw new Error(BroadcastMessages.receiptsNeedReader(topic));
@@ -77,7 +78,7 @@ export class PublishFeatures {
         warnUnmatched: (name, unmatched, matchedAny) =>
           this.unmatched.warn(name, unmatched, matchedAny),
       },
-      { topic, to: options.to, except, timeoutMs, headers, send },
+      { topic, to: options.to, except, timeoutMs, expected, headers, send },
     );
   }
 
@@ -109,4 +110,12 @@ function receiptTimeout(receipts: PublishOptions['receipts']): number {
       receipts,
     );
   return timeoutMs as number;
+}
+
+/** Where a receipt's expected instances come from: `receipts.expected`, 'look' by default. */
+function receiptExpected(receipts: PublishOptions['receipts']): 'look' | 'roster' {
+  const expected = receipts === true ? undefined : (receipts as { expected?: unknown }).expected;
+  if (expected === undefined || expected === 'look') return 'look';
+  if (expected === 'roster') return 'roster';
+  throw new BroadcastPublishError('receipts.expected', "'look' or 'roster'", expected);
 }

@@ -48,8 +48,8 @@ function publisher(admin: KafkaAdminPort, intervalMs = 0) {
     logger: quiet,
   });
   const sent: Record<string, string>[] = [];
-  const publish = (timeoutMs = 20) =>
-    features.send('news', { receipts: { timeoutMs } }, async (headers) => {
+  const publish = (timeoutMs = 20, options: Record<string, unknown> = {}) =>
+    features.send('news', { receipts: { timeoutMs, ...options } }, async (headers) => {
       sent.push(headers ?? {});
     }) as Promise<{ expected: string[]; missing: string[] }>;
   return { roster, publish, sent };
@@ -120,5 +120,51 @@ describe('publish with receipts: who is expected', () => {
     broker.release();
     await roster.stop();
     expect(broker.asked).toHaveLength(1);
+  });
+});
+
+describe("publish with receipts, expected: 'roster'", () => {
+  it("expects the roster's latest refresh without a look, and refreshes it when one is missing", async () => {
+    const broker = slowBroker();
+    broker.live.push(member('a', 0));
+    const { roster, publish, sent } = publisher(broker.admin, 60_000);
+    roster.start();
+    const refreshing = roster.refresh();
+    broker.release();
+    await refreshing;
+    // b joined after that refresh: not expected, as GUIDE.md (Receipts) states.
+    broker.live.push(member('b', 1));
+    const receipt = await publish(20, { expected: 'roster' });
+    expect(sent).toHaveLength(1);
+    expect(receipt.expected).toEqual(['a']);
+    expect(receipt.missing).toEqual(['a']);
+    // The publish asked nothing; its missing instance asked for a refresh, which sees b.
+    expect(broker.asked.map((a) => a.seen.map((m) => m.memberId))).toEqual([
+      ['m-a'],
+      ['m-a', 'm-b'],
+    ]);
+    broker.release();
+    await roster.stop();
+  });
+
+  it('looks at the broker when the roster has no refresh of at most two periods', async () => {
+    const broker = slowBroker();
+    broker.live.push(member('a', 0), member('b', 1));
+    const { roster, publish, sent } = publisher(broker.admin, 60_000);
+    roster.start();
+    const receipt = publish(20, { expected: 'roster' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The polling's first refresh and the publish's own look, neither answered: nothing sent.
+    expect(broker.asked).toHaveLength(2);
+    expect(sent).toEqual([]);
+    broker.release();
+    expect((await receipt).expected).toEqual(['a', 'b']);
+    broker.release();
+    await roster.stop();
+  });
+
+  it('refuses any other value', async () => {
+    const { publish } = publisher(slowBroker().admin);
+    await expect(publish(20, { expected: 'cache' })).rejects.toThrow(/receipts\.expected/);
   });
 });

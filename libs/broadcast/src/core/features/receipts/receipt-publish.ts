@@ -23,6 +23,8 @@ export interface ReceiptPublishRequest {
   /** Our own instance id with `exceptSelf`. */
   except: string | undefined;
   timeoutMs: number;
+  /** Where the expected instances come from (ReceiptOptions.expected). */
+  expected: 'look' | 'roster';
   headers: Record<string, string> | undefined;
   /** Sends the message with these headers; resolves on the broker's acknowledgement. */
   send: (headers: Record<string, string>) => Promise<void>;
@@ -35,7 +37,10 @@ export interface ReceiptPublishRequest {
  * is what makes a receipt sound: an instance listed then had joined its group, so had taken its
  * start offsets, before the message was written, and will read it. Begun for this publish (not
  * a refresh already under way) so that every instance ready when publish() was called is listed.
- * Resolves as ReceiptTracker.expect().
+ * With `expected: 'roster'` they are the roster's latest refresh instead (BroadcastRoster.view()):
+ * no look in the publish's path, and an instance that joined or left since that refresh is
+ * missed or reported missing; a receipt with missing instances refreshes the roster at once, so
+ * that one that left is not expected by the next receipt. Resolves as ReceiptTracker.expect().
  */
 export async function publishWithReceipt(
   parts: ReceiptPublishParts,
@@ -47,7 +52,7 @@ export async function publishWithReceipt(
   // before the message can be sent, so before any answer to it can be written.
   const release = receipts.fetching.hold();
   try {
-    const live = await roster.look();
+    const live = await (request.expected === 'roster' ? roster.view() : roster.look());
     const expected = expectedOf(live, request);
     const unmatched = unmatchedTargets(request.to, live, topic);
     parts.warnUnmatched(topic, unmatched, expected.length > 0);
@@ -59,7 +64,10 @@ export async function publishWithReceipt(
       receipts.cancel(id);
       throw error;
     }
-    return await waiting;
+    const receipt = await waiting;
+    if (request.expected === 'roster' && receipt.missing.length > 0)
+      roster.refresh().catch(() => undefined);
+    return receipt;
   } finally {
     release();
   }

@@ -118,6 +118,22 @@ export class BroadcastRoster {
     return look;
   }
 
+  /**
+   * The live instances for a receipt with `expected: 'roster'`: the latest refresh (or look)
+   * when at most two poll periods old, else a look begun now (look()). Starts the polling, so
+   * later calls find a recent refresh; with polling off (intervalMs 0) it is always a look.
+   */
+  view(): Promise<readonly RosterInstance[]> {
+    this.demand();
+    const maxAgeMs = 2 * this.settings.intervalMs;
+    const now = Date.now();
+    if (maxAgeMs > 0 && this.refreshedAt !== undefined && now - this.refreshedAt <= maxAgeMs)
+      return Promise.resolve([...this.current.values()]);
+    if (maxAgeMs > 0 && this.looked && now - this.looked.at <= maxAgeMs)
+      return Promise.resolve(this.looked.instances);
+    return this.look();
+  }
+
   /** Asks the broker now; concurrent callers share one request. */
   refresh(): Promise<readonly RosterInstance[]> {
     this.demand();
