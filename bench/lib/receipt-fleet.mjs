@@ -82,12 +82,16 @@ export async function receiptFleet({
       trace?.end();
       return { ack, all };
     },
-    /** A publish with receipts: ms until it resolved with every instance ok. */
-    async receipt(payload) {
-      trace?.begin('receipt');
+    /**
+     * A publish with receipts: ms until it resolved with every instance ok. `options` go into its
+     * `receipts` (after `receiptOptions`); `{ expected: 'roster' }` is traced as 'receiptRoster'.
+     */
+    async receipt(payload, options = {}) {
+      const merged = { ...receiptOptions, ...options };
+      trace?.begin(merged.expected === 'roster' ? 'receiptRoster' : 'receipt');
       const t0 = now();
       const receipt = await publisher.publish(RECEIPT_TOPIC, payload, {
-        receipts: { timeoutMs: 10_000, ...receiptOptions },
+        receipts: { timeoutMs: 10_000, ...merged },
       });
       const ms = now() - t0;
       trace?.end();

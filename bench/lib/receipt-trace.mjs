@@ -7,9 +7,9 @@ import { now, summary } from './common.mjs';
 export function receiptTrace({ dataTopic, receiptsTopic, publisherId }) {
   let cur;
   const publisherKey = Buffer.from(publisherId, 'utf8');
-  const traces = { plain: [], receipt: [] };
+  const traces = { plain: [], receipt: [], receiptRoster: [] };
   return {
-    /** Starts timing one publish; `kind`: 'plain' or 'receipt'. */
+    /** Starts timing one publish; `kind`: 'plain', 'receipt' or 'receiptRoster' (expected: 'roster'). */
     begin(kind) {
       cur = {
         kind,
@@ -92,6 +92,9 @@ export function receiptTrace({ dataTopic, receiptsTopic, publisherId }) {
       return {
         plain: milestones(traces.plain, false),
         receipt: milestones(r, true),
+        ...(traces.receiptRoster.length > 0 && {
+          receiptRoster: milestones(traces.receiptRoster, true),
+        }),
         // Per acknowledgement, over every instance and repeat:
         perAck: {
           dataSendToFetched: each(r, (c) => perAck(c, (c, id) => c.fetched[id] - c.dataSend)),
