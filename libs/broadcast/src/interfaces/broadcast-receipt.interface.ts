@@ -47,7 +47,8 @@ export interface ReceiptOptions {
    *   from the first such publish on, or a look as above when that refresh is older than two
    *   periods. Saves the look's round trip, at a stated cost: an instance that became ready
    *   since that refresh is not expected (its answer is not counted), and one that stopped since
-   *   is expected and reported missing. A receipt with missing instances refreshes the roster.
+   *   is expected and reported missing. An answer from an instance not expected, or a receipt with
+   *   missing instances, refreshes the roster (GUIDE.md, Receipts).
    */
   expected?: 'look' | 'roster';
 }

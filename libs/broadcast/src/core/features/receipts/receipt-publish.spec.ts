@@ -1,5 +1,6 @@
 import type { LiveGroupMember } from '../../../interfaces/broadcast-roster.interface.js';
 import type { KafkaAdminPort } from '../../../interfaces/kafka-port.interface.js';
+import { BroadcastHeaders as H } from '../../broadcast-headers.js';
 import { PublishFeatures } from '../../publishing/publish-features.js';
 import { BroadcastRoster } from '../roster/broadcast-roster.js';
 import { encodeMemberInfo } from '../roster/member-info.js';
@@ -51,8 +52,8 @@ function publisher(admin: KafkaAdminPort, intervalMs = 0) {
   const publish = (timeoutMs = 20, options: Record<string, unknown> = {}) =>
     features.send('news', { receipts: { timeoutMs, ...options } }, async (headers) => {
       sent.push(headers ?? {});
-    }) as Promise<{ expected: string[]; missing: string[] }>;
-  return { roster, publish, sent };
+    }) as Promise<{ expected: string[]; ok: string[]; missing: string[] }>;
+  return { roster, receipts, publish, sent };
 }
 
 describe('publish with receipts: who is expected', () => {
@@ -144,6 +145,36 @@ describe("publish with receipts, expected: 'roster'", () => {
       ['m-a', 'm-b'],
     ]);
     broker.release();
+    await roster.stop();
+  });
+
+  it('an answer from an instance the view did not list refreshes the roster while the receipt waits', async () => {
+    const broker = slowBroker();
+    broker.live.push(member('a', 0));
+    const { roster, receipts, publish, sent } = publisher(broker.admin, 60_000);
+    roster.start();
+    const refreshing = roster.refresh();
+    broker.release();
+    await refreshing;
+    broker.live.push(member('b', 1));
+    const receipt = publish(1_000, { expected: 'roster' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const id = sent[0]?.[H.receipt];
+    const ack = (i: string) =>
+      receipts.accept({
+        key: Buffer.from('a'),
+        value: Buffer.from(JSON.stringify({ r: id, i })),
+        timestamp: '0',
+        offset: '0',
+      });
+    ack('b');
+    expect(broker.asked).toHaveLength(2);
+    ack('a');
+    const done = await receipt;
+    expect(done.expected).toEqual(['a']);
+    expect(done.ok).toEqual(['a']);
+    broker.release();
+    expect((await roster.refresh()).map((i) => i.instanceId)).toEqual(['a', 'b']);
     await roster.stop();
   });
 

@@ -39,8 +39,8 @@ export interface ReceiptPublishRequest {
  * a refresh already under way) so that every instance ready when publish() was called is listed.
  * With `expected: 'roster'` they are the roster's latest refresh instead (BroadcastRoster.view()):
  * no look in the publish's path, and an instance that joined or left since that refresh is
- * missed or reported missing; a receipt with missing instances refreshes the roster at once, so
- * that one that left is not expected by the next receipt. Resolves as ReceiptTracker.expect().
+ * missed or reported missing; an answer from an instance not expected, or a receipt with missing
+ * instances, refreshes the roster at once, so that the next receipt sees the change. Resolves as ReceiptTracker.expect().
  */
 export async function publishWithReceipt(
   parts: ReceiptPublishParts,
@@ -57,7 +57,18 @@ export async function publishWithReceipt(
     const unmatched = unmatchedTargets(request.to, live, topic);
     parts.warnUnmatched(topic, unmatched, expected.length > 0);
     const id = receipts.newId();
-    const waiting = receipts.expect(id, topic, expected, request.timeoutMs, unmatched);
+    // With the roster's view, an answer from an instance it did not list is a join it missed,
+    // and a missing instance may have gone: either refreshes it for the next receipt.
+    const refresh = () => void roster.refresh().catch(() => undefined);
+    const viewed = request.expected === 'roster';
+    const waiting = receipts.expect(
+      id,
+      topic,
+      expected,
+      request.timeoutMs,
+      unmatched,
+      viewed ? refresh : undefined,
+    );
     try {
       await request.send({ ...request.headers, [H.receipt]: id, [H.from]: instanceId });
     } catch (error) {
@@ -65,8 +76,7 @@ export async function publishWithReceipt(
       throw error;
     }
     const receipt = await waiting;
-    if (request.expected === 'roster' && receipt.missing.length > 0)
-      roster.refresh().catch(() => undefined);
+    if (viewed && receipt.missing.length > 0) refresh();
     return receipt;
   } finally {
     release();

@@ -44,6 +44,26 @@ describe('ReceiptTracker', () => {
     });
   });
 
+  it('tells of an answer from an instance not expected while the receipt waits, once per answer, never of an expected one', async () => {
+    const { publisher, receiver, deliver } = pair();
+    const strangers: string[] = [];
+    const waiting = publisher.expect('r5', 'news', ['a', 'b'], 60_000, [], (id) =>
+      strangers.push(id),
+    );
+    receiver('a').acknowledge('pub', 'r5', []);
+    receiver('a').acknowledge('pub', 'r5', []); // a duplicate: neither counted twice nor a stranger
+    receiver('late').acknowledge('pub', 'r5', []);
+    await Promise.resolve();
+    deliver();
+    expect(strangers).toEqual(['late']);
+    receiver('b').acknowledge('pub', 'r5', []);
+    receiver('later').acknowledge('pub', 'r5', []); // after it resolved: nobody to tell
+    await Promise.resolve();
+    deliver();
+    expect((await waiting).ok).toEqual(['a', 'b']);
+    expect(strangers).toEqual(['late']);
+  });
+
   it('lists who never answered once the timeout passed', async () => {
     const { publisher, receiver, deliver } = pair();
     const waiting = publisher.expect('r2', 'news', ['a', 'b'], 50);

@@ -24,6 +24,7 @@ interface Pending {
   startedAt: number;
   timer: NodeJS.Timeout;
   resolve: (receipt: BroadcastReceipt) => void;
+  stranger: ((instanceId: string) => void) | undefined;
 }
 
 /**
@@ -60,7 +61,9 @@ export class ReceiptTracker {
 
   /**
    * Registers a receipt before its message is sent (acks can beat the producer's response) and
-   * resolves once every expected instance answered or `timeoutMs` passed.
+   * resolves once every expected instance answered or `timeoutMs` passed. `stranger` is called
+   * for an answer, while the receipt waits, from an instance that was not expected (one that
+   * joined after the expected were listed); the answer itself is not counted.
    */
   expect(
     id: string,
@@ -68,6 +71,7 @@ export class ReceiptTracker {
     expected: readonly string[],
     timeoutMs: number,
     unmatched: readonly string[] = [],
+    stranger?: (instanceId: string) => void,
   ): Promise<BroadcastReceipt> {
     return new Promise((resolve) => {
       const receipt: BroadcastReceipt = {
@@ -86,6 +90,7 @@ export class ReceiptTracker {
         startedAt: Date.now(),
         timer: setTimeout(() => this.finish(id), timeoutMs),
         resolve,
+        stranger,
       };
       this.pending.set(id, pending);
       if (pending.waiting.size === 0) this.finish(id);
@@ -122,8 +127,12 @@ export class ReceiptTracker {
   /** Counts one answer to a receipt of ours. */
   private count(ack: ReceiptAck): void {
     const pending = this.pending.get(ack.r);
-    // Answers of instances that were not expected (ready after the publish) are not counted.
-    if (!pending || !pending.waiting.delete(ack.i)) return;
+    if (!pending) return;
+    if (!pending.waiting.delete(ack.i)) {
+      // Answers of instances that were not expected (ready after the publish) are not counted.
+      if (!pending.receipt.expected.includes(ack.i)) pending.stranger?.(ack.i);
+      return;
+    }
     if (ack.e && ack.e.length > 0)
       pending.receipt.failed.push({ instanceId: ack.i, errors: ack.e });
     else pending.receipt.ok.push(ack.i);
