@@ -13,8 +13,7 @@
 // background view instead of the look before the send); one path may be named twice, with and
 // without it.
 //
-// Prints min / median / max per build and the receipt ÷ plain ratio of the medians. What the
-// variants of bench/receipt-variants.mjs take out of a receipt is measured this way.
+// Prints min / median / max per build and the receipt ÷ plain ratio of the medians.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
