@@ -15,7 +15,7 @@ export interface Kip848Deps extends PlatformaticConsumerDeps {
   coordinatorOf: (groupId: string, fresh: boolean) => Promise<{ host: string; port: number }>;
   /** The bootstrap brokers, for error messages. */
   brokers: string;
-  /** The pool the heartbeats go through: the one the consumer borrowed (its own without). */
+  /** The pool the heartbeats go through: the admin's, which it borrows (its own without). */
   pool: (consumer: Consumer) => ConnectionPool;
   /** Fails the requests in flight on the borrowed connections (the cut, see cut()). */
   cutShared: () => Promise<void>;

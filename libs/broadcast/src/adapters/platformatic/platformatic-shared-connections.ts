@@ -26,15 +26,15 @@ const hooks = () => {
 type Hooked = Record<symbol, (...args: unknown[]) => unknown>;
 
 /**
- * One engine's connections to its brokers: the admin's pool, which the connection probe and the
- * KIP-848 group consumers borrow (issue #39: an engine opened three connections to one broker
- * where R opens one, each with its ApiVersions, and the consumer read again the metadata the
- * admin's topic check had just read).
+ * One engine's control connection to each broker: the admin's pool, which the connection probe
+ * and the KIP-848 group consumers (their heartbeats and metadata) borrow; the consumer's own pool
+ * carries its fetches alone (issue #39: an engine opened three connections to one broker, each
+ * with its ApiVersions, and the consumer read again the metadata the topic check had just read).
  *
- * The admin owns the pool: it alone closes it, when the port disconnects. A borrowing consumer's
- * own pool stays empty, so closing the consumer closes nothing shared. A cut (a close that
- * outlasted its bound) must still fail the consumer's requests in flight: it closes the pool's
- * connections, which the admin's next request opens again.
+ * The admin owns its pool: it alone closes it, when the port disconnects; closing a consumer
+ * closes its own pool, its fetch connections, and nothing shared. A cut (a close that outlasted
+ * its bound) must still fail a heartbeat in flight: it closes the admin pool's connections too,
+ * which the admin's next request opens again.
  */
 export class PlatformaticSharedConnections {
   private readonly hooks = hooks();
@@ -79,8 +79,12 @@ export class PlatformaticSharedConnections {
 
   /**
    * Makes `consumer` borrow the admin's connections and metadata (a no-op without the hooks): its
-   * Fetch, its metadata reads and the heartbeats sent through `pool()` go over the admin's
-   * connections, and its APIs are the probe's answer.
+   * metadata reads and the heartbeats sent through `pool()` go over the admin's connections, and
+   * its APIs are the probe's answer. Its Fetch keeps the consumer's own pool (and needs no
+   * ApiVersions there): a broker reads a connection's next request only once it answered the one
+   * before, and a Fetch is a long poll (consumer.maxWaitTimeMs), which every admin read and
+   * heartbeat behind it would wait for; the client's own MessagesStream fetches on a pool of its
+   * own for the same reason.
    */
   lend(consumer: Consumer): void {
     const { hooks, admin } = this;
@@ -95,11 +99,6 @@ export class PlatformaticSharedConnections {
     this.answerApis(consumer);
     consumer.metadata = admin.metadata.bind(admin) as Consumer['metadata'];
     consumer.clearMetadata = () => admin.clearMetadata();
-    // The client's Fetch takes the pool to use (2.12.1); it keeps its fetch sessions per pool.
-    // The adapter calls it in its promise form only (platformatic-fetch-requests.ts).
-    const fetch = consumer.fetch.bind(consumer);
-    consumer.fetch = ((options: Parameters<Consumer['fetch']>[0]) =>
-      fetch({ ...options, connectionPool: adminPool })) as Consumer['fetch'];
   }
 
   /** The pool a consumer's own requests (the KIP-848 heartbeat) go through. */

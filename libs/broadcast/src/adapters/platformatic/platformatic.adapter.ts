@@ -170,7 +170,7 @@ export class PlatformaticAdapter implements AdapterPort {
   private kip848Consumer(spec: GroupConsumerSpec, owner: ConsumerOwner): GroupConsumerClient {
     return new PlatformaticKip848Consumer(spec, {
       // The client only fetches: it never joins (its KIP-848 join runs only inside its stream).
-      // It fetches over the admin's connections, with the admin's metadata.
+      // Its heartbeats and metadata go over the admin's connections, its fetches over its own.
       make: () => {
         const consumer = this.consumerClient(spec.groupId);
         this.connections.lend(consumer);
