@@ -5,6 +5,7 @@
 // alike and the ratios to R are fair.
 //
 //   node bench/ab-twenty.mjs --a=<copy-a>/esm/index.js --b=<copy-b>/esm/index.js [--label=name] [--reps=6]
+//     [--client=kafkajs|platformatic]   (the engines' adapter, and R on the same client)
 //
 // Writes .cache/bench/ab-twenty-<label>.json.
 import {
@@ -16,26 +17,30 @@ import {
   ratio,
   round,
   sleep,
-  startRawConsumer,
   summary,
 } from './lib/common.mjs';
+import { startRaw } from './lib/sides.mjs';
 import { AB_TOPIC as TOPIC, sidesInTurn, startAbRun, writeResults } from './lib/ab-runs.mjs';
 import { engineTopics } from './lib/ours.mjs';
 
 const { args, builds, broker, brokers, prefix } = await startAbRun({
   usage: 'usage: node bench/ab-twenty.mjs --a=<index.js> --b=<index.js> [--label] [--reps]',
   reps: '6',
-  options: { n: { type: 'string', default: '20' } },
+  options: {
+    n: { type: 'string', default: '20' },
+    client: { type: 'string', default: 'kafkajs' },
+  },
   tag: 'abt',
 });
 const N = Number(args.n);
+const CLIENT = args.client;
 
 /** N engines of `build` (PostgreSQL locks, one DataSource each, made before the clock starts). */
 async function ours(build) {
   const dataSources = await Promise.all(Array.from({ length: N }, () => newDataSource()));
   const engines = dataSources.map((dataSource, i) =>
     builds[build]
-      .createEngine({ brokers, prefix, dataSource, clientId: `abt-${build}-${i}` })
+      .createEngine({ brokers, prefix, dataSource, client: CLIENT, clientId: `abt-${build}-${i}` })
       .on(TOPIC, () => {}),
   );
   const cpu0 = process.cpuUsage();
@@ -54,7 +59,7 @@ async function raw() {
   const cpu0 = process.cpuUsage();
   const t0 = now();
   const consumers = Array.from({ length: N }, (_, i) =>
-    startRawConsumer({
+    startRaw(CLIENT, {
       brokers,
       prefix,
       topics: engineTopics(prefix, TOPIC),
@@ -107,6 +112,7 @@ const out = {
   library: libraryRevision(),
   builds: { A: args.a, B: args.b },
   n: N,
+  client: CLIENT,
   reps: Number(args.reps),
   A: side('A'),
   B: side('B'),
@@ -129,7 +135,7 @@ const out = {
   ),
 };
 const fmt = (x) => `${x.min} / ${x.median} / ${x.max}`;
-console.log(`ab-twenty "${args.label}"  load ${out.machine.loadavg.join(' ')}`);
+console.log(`ab-twenty "${args.label}" ${CLIENT}  load ${out.machine.loadavg.join(' ')}`);
 for (const s of ['A', 'B', 'R'])
   console.log(
     `${s}: all ready ms ${fmt(out[s].allReadyMs)}   cpu ms/start ${fmt(out[s].cpuMsPerStart)}`,

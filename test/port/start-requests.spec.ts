@@ -85,21 +85,21 @@ function byApiKey(sent: Sent[]): Record<string, number> {
  * Measured 2026-12-06 (docs/BENCHMARKS.md, start section).
  */
 const EXPECTED: Record<string, Record<string, number | [number, number]>> = {
-  // The admin's seed connection, the coordinator's and the consumer's leader connection each
-  // ask ApiVersions. Metadata: the topic check's, which the pool listing and the offsets
-  // snapshot reuse (platformatic-known-leaders.ts; the client's own calls asked it afresh, 5 in
-  // all until 2026-12-06), and the consumer's. The second ListGroups is the roster's first look,
-  // begun as start() resolves.
+  // The probe, the admin and the KIP-848 consumer's heartbeats share the admin's connection, the
+  // fetches have the consumer's (platformatic-shared-connections.ts): one ApiVersions, the
+  // probe's (three connections and three until 2026-12-06), and one Metadata, the topic check's,
+  // which the pool listing, the offsets snapshot and the consumer reuse (5 until 2026-12-06,
+  // then 2). The second ListGroups is the roster's first look, begun as start() resolves.
   platformatic: {
-    ApiVersions: 3,
-    Metadata: 2,
+    ApiVersions: 1,
+    Metadata: 1,
     ListGroups: [1, 2],
     FindCoordinator: 2,
     DeleteGroups: 1,
     ListOffsets: 1,
     ConsumerGroupDescribe: 2,
     ConsumerGroupHeartbeat: [1, 2],
-    Fetch: [0, 1],
+    Fetch: [0, 2],
   },
   // Classic protocol: a JoinGroup without a member id is answered with one, then joined again.
   // Metadata: the topic check's, which the pool listing reuses (kafkajs's listGroups refreshed it
@@ -118,6 +118,15 @@ const EXPECTED: Record<string, Record<string, number | [number, number]>> = {
     DescribeGroups: 1,
   },
 };
+
+/**
+ * Connections a start writes to, per client: on @platformatic/kafka the admin's, which the probe
+ * and the consumer's heartbeats share, and the consumer's fetch connection once its first fetch
+ * (racing ready) is sent (three until 2026-12-06: the probe's, the admin's and the consumer's);
+ * on kafkajs the admin's, its consumer's group connection and, once its first fetch is sent, the
+ * leader's.
+ */
+const CONNECTIONS: Record<string, [number, number]> = { platformatic: [1, 2], kafkajs: [2, 3] };
 
 /** `counts` against `expected`: every key expected, each within its count or range. */
 function misses(
@@ -156,6 +165,10 @@ describe.each(kafkaClients())('one start on %s', (client) => {
         (apiVersionsPerConnection.get(s.connection) ?? 0) + 1,
       );
     expect([...apiVersionsPerConnection.values()].every((n) => n === 1)).toBe(true);
+    const connections = new Set(sent.map((s) => s.connection)).size;
+    const [least, most] = CONNECTIONS[client]!;
+    expect(connections).toBeGreaterThanOrEqual(least);
+    expect(connections).toBeLessThanOrEqual(most);
     expect(misses(counts, EXPECTED[client]!)).toEqual([]);
     expect(engine.status().state).toBe('ready');
   });

@@ -93,6 +93,11 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     return this.offered;
   }
 
+  /** The broker's APIs from the connection probe's ApiVersions answer, once it gave one. */
+  brokerApis(): readonly BrokerApi[] | undefined {
+    return this.apis;
+  }
+
   /** Noted by the adapter when its groups use KIP-848 (see describeGroup). */
   useConsumerProtocol(): void {
     this.consumerFirst = true;

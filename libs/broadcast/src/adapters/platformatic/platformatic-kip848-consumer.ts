@@ -1,4 +1,4 @@
-import type { Connection } from '@platformatic/kafka';
+import type { Connection, ConnectionPool, Consumer } from '@platformatic/kafka';
 import type { GroupConsumerSpec, RecordSink } from '../../interfaces/kafka-port.interface.js';
 import { BroadcastMessages } from '../../errors/broadcast.messages.js';
 import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
@@ -15,6 +15,10 @@ export interface Kip848Deps extends PlatformaticConsumerDeps {
   coordinatorOf: (groupId: string, fresh: boolean) => Promise<{ host: string; port: number }>;
   /** The bootstrap brokers, for error messages. */
   brokers: string;
+  /** The pool the heartbeats go through: the admin's, which it borrows (its own without). */
+  pool: (consumer: Consumer) => ConnectionPool;
+  /** Fails the requests in flight on the borrowed connections (the cut, see cut()). */
+  cutShared: () => Promise<void>;
 }
 
 /**
@@ -119,11 +123,14 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
     await this.joining;
   }
 
-  /** Closing the client fails what it has in flight (a fetch, a heartbeat) and closes its sockets. */
+  /**
+   * Closing the client fails what it has in flight (a fetch, a heartbeat) and closes its sockets;
+   * on borrowed connections their owner closes them (they reopen at its next request).
+   */
   async cut(): Promise<void> {
     this.fetcher?.stop();
     this.heartbeat?.stop();
-    await this.consumer?.close(true);
+    await Promise.all([this.consumer?.close(true), this.consumer && this.deps.cutShared()]);
   }
 
   /** The coordinator's connection: found once, found again only after it moved (`fresh`). */
@@ -135,7 +142,7 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
     }
     const address = (this.coordinatorAddress ??= this.deps.coordinatorOf(this.groupId, fresh));
     address.catch(() => (this.coordinatorAddress = undefined));
-    return address.then((broker) => consumer.connections.get(broker));
+    return address.then((broker) => this.deps.pool(consumer).get(broker));
   }
 
   private async readTopics(): Promise<void> {

@@ -35,6 +35,7 @@ import { PlatformaticErrors } from './platformatic-errors.js';
 import { bytesSerializers, toProducedHeaders, type Bytes } from './platformatic-serializers.js';
 import { PlatformaticGroupConsumer } from './platformatic-group-consumer.js';
 import { PlatformaticKip848Consumer } from './platformatic-kip848-consumer.js';
+import { PlatformaticSharedConnections } from './platformatic-shared-connections.js';
 
 /** acks = all: every in-sync replica has the record. */
 const ACKS_ALL = -1;
@@ -54,6 +55,8 @@ export class PlatformaticAdapter implements AdapterPort {
   private readonly base: BaseOptions;
   private readonly errors: PlatformaticErrors;
   private readonly admins: PlatformaticAdmin;
+  /** The admin's connections, which the probe and the KIP-848 consumers borrow. */
+  private readonly connections: PlatformaticSharedConnections;
   private readonly producer = new RetiringProducer(
     () => this.newProducer(),
     // Forced: a send still in flight (its broker stopped answering) must not keep it open.
@@ -79,12 +82,14 @@ export class PlatformaticAdapter implements AdapterPort {
       logger,
       backoff: { baseMs: 200, capMs: 2_000 },
     });
+    const admin = new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` });
+    this.connections = new PlatformaticSharedConnections(admin, () => this.admins.brokerApis());
     this.admins = new PlatformaticAdmin(
-      new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` }),
+      admin,
       options.topics,
       this.errors,
       reachable,
-      () => probeConnection(this.base),
+      async () => (await this.connections.probe()) ?? probeConnection(this.base),
     );
     this.admin = guardedAdmin(this.admins, this.closure, () => this.admins.disconnect());
   }
@@ -165,7 +170,14 @@ export class PlatformaticAdapter implements AdapterPort {
   private kip848Consumer(spec: GroupConsumerSpec, owner: ConsumerOwner): GroupConsumerClient {
     return new PlatformaticKip848Consumer(spec, {
       // The client only fetches: it never joins (its KIP-848 join runs only inside its stream).
-      make: () => this.consumerClient(spec.groupId),
+      // Its heartbeats and metadata go over the admin's connections, its fetches over its own.
+      make: () => {
+        const consumer = this.consumerClient(spec.groupId);
+        this.connections.lend(consumer);
+        return consumer;
+      },
+      pool: (consumer) => this.connections.pool(consumer),
+      cutShared: () => this.connections.cut(),
       coordinatorOf: (groupId, fresh) => this.admins.coordinatorOf(groupId, fresh),
       timings: this.options.consumer,
       logger: this.logger,
