@@ -19,7 +19,7 @@ import {
   type IAdminClient,
   type TopicDescription,
 } from './confluent-library.js';
-import { rosterMembers } from './confluent-roster-members.js';
+import { rosterMembers } from './confluent-member-client-id.js';
 
 /** librdkafka's ConsumerGroupStates, in the broker's spelling (as kafkajs passes them on). */
 const STATES = ['Unknown', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'];

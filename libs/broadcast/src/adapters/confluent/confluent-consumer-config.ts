@@ -17,9 +17,9 @@ export const CONSUMER_TOPIC_CONFIG = { 'auto.offset.reset': 'error' } as const;
  * A group consumer's librdkafka configuration. Positions are the engine's: nothing is committed
  * or stored (nor reset: CONSUMER_TOPIC_CONFIG), and the end of each partition's log is reported (progress past filtered records).
  * KIP-848 ('consumer') refuses the classic session, heartbeat and assignor settings: the broker
- * owns them. The member info goes as the rack id (the only per-member string both protocols
- * carry that the admin reads back); the client id is made unique so the admin can find this
- * member (the consumer does not tell its member id).
+ * owns them. The client id is this consumer's own (confluent-member-client-id.ts): unique, so the
+ * admin can find this member (the consumer does not tell its member id), and carrying the
+ * member info (the one per-member string the binding's describe gives back on both protocols).
  */
 export function consumerConfig(
   base: RdkafkaConfig,
@@ -47,7 +47,6 @@ export function consumerConfig(
     'fetch.wait.max.ms': timings.maxWaitTimeMs,
     'topic.metadata.refresh.interval.ms': timings.metadataMaxAgeMs,
     'allow.auto.create.topics': false,
-    ...(spec.userData !== undefined && { 'client.rack': spec.userData }),
   };
 }
 

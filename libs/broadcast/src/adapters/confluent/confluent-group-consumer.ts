@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
 import { pause } from '../../shared/async.utils.js';
 import type { GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
@@ -17,6 +16,7 @@ import {
   type RdConsumer,
   type TopicPartition,
 } from './confluent-library.js';
+import { consumerClientId } from './confluent-member-client-id.js';
 import { findOwnMember } from './confluent-own-member.js';
 import { ConfluentPartitions } from './confluent-partitions.js';
 import { ConfluentPausedTopics } from './confluent-paused-topics.js';
@@ -36,7 +36,7 @@ const CONSUME_WAIT_MS = 100;
 export class ConfluentGroupConsumer implements GroupConsumerClient {
   readonly errors: ConfluentErrors;
   private consumer: (RdConsumer & IncrementalConsumer) | undefined;
-  /** Unique per consumer: how the admin's describe tells this member apart. */
+  /** Unique per consumer (how the admin's describe tells this member apart), with the member info. */
   private readonly clientId: string;
   private readonly partitions = new ConfluentPartitions();
   /** True while `joined` runs: its seeks are applied by the assign that follows. */
@@ -55,7 +55,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   ) {
     this.errors = deps.errors;
     this.paused = new ConfluentPausedTopics(spec.pauses, spec.topics);
-    this.clientId = `${String(deps.base['client.id'])}-${randomBytes(6).toString('hex')}`;
+    this.clientId = consumerClientId(String(deps.base['client.id']), spec.userData);
   }
 
   async connect(): Promise<void> {

@@ -20,7 +20,7 @@ import {
   type IAdminClient,
 } from './confluent-library.js';
 import { ConfluentProducer } from './confluent-producer.js';
-import { readSubscription } from './confluent-roster-members.js';
+import { carriedUserData } from './confluent-member-client-id.js';
 
 /** An operator request's own timeout. */
 const TIMEOUT_MS = 10_000;
@@ -66,7 +66,7 @@ export class ConfluentOperator implements OperatorKafkaPort {
         memberId: m.memberId,
         clientId: m.clientId,
         clientHost: m.clientHost,
-        userData: readSubscription(m.memberMetadata).rack,
+        userData: carriedUserData(m.clientId),
       })),
     }));
   }
