@@ -300,8 +300,12 @@ describe('library layering', () => {
       './kafkajs/kafkajs-operator.js',
       './platformatic/platformatic.adapter.js',
       './platformatic/platformatic-operator.js',
+      './confluent/confluent.adapter.js',
+      './confluent/confluent-operator.js',
     ]);
-    expect(readFileSync(registry, 'utf8')).not.toMatch(/from '\.\/(kafkajs|platformatic)\//);
+    expect(readFileSync(registry, 'utf8')).not.toMatch(
+      /from '\.\/(kafkajs|platformatic|confluent)\//,
+    );
     expect(dynamicImportsOf(join(SRC, 'engine/kafka-client.loader.ts'))).toEqual([]);
   });
 

@@ -6,9 +6,10 @@
 //
 // BROADCAST_KAFKA_CLIENTS=kafkajs (or platformatic, confluent) narrows a run to one adapter;
 // without it the confluent rows are left out (see BY_DEFAULT).
-// BROADCAST_GROUP_PROTOCOL=classic (or consumer, auto) sets the @platformatic/kafka rows' group
-// protocol (groupProtocolOf); without it they run the library's default, 'auto': KIP-848 on a
-// broker that offers it.
+// BROADCAST_GROUP_PROTOCOL=classic (or consumer, auto) sets the group protocol of the
+// @platformatic/kafka and @confluentinc/kafka-javascript rows (groupProtocolOf); without it they
+// run the library's default, 'auto': KIP-848 on a broker that offers it on @platformatic/kafka,
+// classic on @confluentinc/kafka-javascript (its 'auto').
 import type { BroadcastGroupProtocol, BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
 import { KAFKA_CLIENT_NAMES } from '../../../libs/broadcast/src/adapters/registry.js';
 
@@ -50,16 +51,21 @@ export function clientScoped(name: string, client: BroadcastKafkaClient | undefi
   return client && client !== 'kafkajs' ? `${name}-${client.slice(0, 4)}` : name;
 }
 
+/** The clients that speak both group protocols: BROADCAST_GROUP_PROTOCOL picks their rows'. */
+export const TWO_PROTOCOL_CLIENTS: readonly BroadcastKafkaClient[] = ['platformatic', 'confluent'];
+
 /**
  * kafka.groupProtocol for an engine on `client`: BROADCAST_GROUP_PROTOCOL (classic, consumer or
- * auto) picks the @platformatic/kafka rows' group protocol (no client: the library's default
- * client, @platformatic/kafka, installed here); without it, or on kafkajs (classic only), the
- * library's default. Child processes (instance.mjs, child-engine.mjs) read the same
- * variable from the environment they inherit.
+ * auto) picks the group protocol of the @platformatic/kafka and @confluentinc/kafka-javascript
+ * rows (no client: the library's default client, @platformatic/kafka, installed here); without
+ * it, or on kafkajs (classic only), the library's default. Child processes (instance.mjs,
+ * child-engine.mjs) read the same variable from the environment they inherit.
  */
 export function groupProtocolOf(client: BroadcastKafkaClient | undefined): {
   groupProtocol?: BroadcastGroupProtocol;
 } {
   const wanted = process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol | undefined;
-  return (client ?? 'platformatic') === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
+  return TWO_PROTOCOL_CLIENTS.includes(client ?? 'platformatic') && wanted
+    ? { groupProtocol: wanted }
+    : {};
 }

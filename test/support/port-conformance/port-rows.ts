@@ -204,11 +204,12 @@ export function realRow(
   };
 }
 
-/** Every row, named: the in-memory broker and the three client rows on the real broker. */
+/** Every row, named: the in-memory broker and the client rows (each protocol) on the real broker. */
 export const PORT_ROWS: readonly [string, () => PortRow][] = [
   ['in-memory broker', inMemoryRow],
   ['kafkajs', () => realRow('kafkajs')],
   ['@platformatic/kafka classic', () => realRow('platformatic-classic')],
   ['@platformatic/kafka KIP-848', () => realRow('platformatic-consumer')],
   ['@confluentinc/kafka-javascript classic', () => realRow('confluent-classic')],
+  ['@confluentinc/kafka-javascript KIP-848', () => realRow('confluent-consumer')],
 ];

@@ -1,11 +1,12 @@
 import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
-import { pause } from '../../shared/async.utils.js';
+import { deferred, pause } from '../../shared/async.utils.js';
 import type { GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import {
   CONSUMER_TOPIC_CONFIG,
   consumerConfig,
   type ConfluentConsumerDeps,
 } from './confluent-consumer-config.js';
+import type { OwnMember } from './confluent-admin.js';
 import { RD, rdCode, type ConfluentErrors } from './confluent-errors.js';
 import {
   answer,
@@ -17,6 +18,7 @@ import {
   type TopicPartition,
 } from './confluent-library.js';
 import { consumerClientId } from './confluent-member-client-id.js';
+import { ConfluentMembershipWatch } from './confluent-membership-watch.js';
 import { findOwnMember } from './confluent-own-member.js';
 import { ConfluentPartitions } from './confluent-partitions.js';
 import { ConfluentPausedTopics } from './confluent-paused-topics.js';
@@ -24,6 +26,12 @@ import { recordOf } from './confluent-records.js';
 
 /** The longest one native consume call blocks (a stop waits for it). */
 const CONSUME_WAIT_MS = 100;
+/**
+ * How long a KIP-848 stop waits for the first assignment of a join in flight: a consumer closed
+ * before librdkafka heard its first heartbeat answer left its member behind (port conformance,
+ * "stop right after start() resolved").
+ */
+const FIRST_ANSWER_WAIT_MS = 5_000;
 
 /**
  * One librdkafka consumer in one group (classic or KIP-848), the steps its lifecycle runs. The
@@ -46,8 +54,13 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   private rebalances: Promise<void> = Promise.resolve();
   private loop: Promise<void> | undefined;
   private halted = false;
+  /** Resolved by the first assignment librdkafka calls back with. */
+  private readonly firstAssignment = deferred<void>();
+  private subscribed = false;
   private readonly eofs: { topic: string; partition: number; offset: number }[] = [];
   private readonly paused: ConfluentPausedTopics;
+  /** KIP-848 only: the membership changes no rebalance callback tells. */
+  private readonly watch: ConfluentMembershipWatch | undefined;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -56,6 +69,12 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     this.errors = deps.errors;
     this.paused = new ConfluentPausedTopics(spec.pauses, spec.topics);
     this.clientId = consumerClientId(String(deps.base['client.id']), spec.userData);
+    if (deps.protocol === 'consumer')
+      this.watch = new ConfluentMembershipWatch(
+        () => deps.ownMember(spec.groupId, this.clientId),
+        deps.timings.heartbeatIntervalMs,
+        (member) => this.onMembership(member),
+      );
   }
 
   async connect(): Promise<void> {
@@ -78,12 +97,14 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
 
   subscribe(): void {
     this.consumer!.subscribe([...this.spec.topics]);
+    this.subscribed = true;
   }
 
   /** Starts the fetch loop; the join goes on in the background (the rebalance callback). */
   run(): void {
     this.paused.follow((topic, paused) => this.pauseTopic(topic, paused));
     this.loop = this.consumeLoop();
+    this.watch?.start();
   }
 
   /** Pauses or resumes the assigned partitions of `topic` (the spec's pauses). */
@@ -126,9 +147,12 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   async close(): Promise<void> {
     this.halted = true;
     this.paused.stop();
+    await this.watch?.stop();
     await this.loop?.catch(() => undefined);
     // A rebalance still finding its member (the admin's describe, bounded by its timeout) ends
     // before the client closes: librdkafka's close waits for the assign it is about to make.
+    if (this.deps.protocol === 'consumer' && this.subscribed)
+      await Promise.race([this.firstAssignment.promise, pause(FIRST_ANSWER_WAIT_MS)]);
     await this.rebalances;
     const consumer = this.consumer;
     if (!consumer?.isConnected()) return;
@@ -138,6 +162,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
 
   cut(): void {
     this.halted = true;
+    void this.watch?.stop();
   }
 
   private async consumeLoop(): Promise<void> {
@@ -274,19 +299,25 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   private async rebalance(err: LibrdKafkaError, assignment: TopicPartition[]): Promise<void> {
     const consumer = this.consumer!;
     const cooperative = consumer.rebalanceProtocol() === 'COOPERATIVE';
+    const stopping = () => this.deps.owner.stopRequested || this.halted;
     const assign = (partitions: TopicPartition[]): void => {
       if (cooperative) consumer.incrementalAssign(partitions);
       else consumer.assign(partitions);
       this.keepPaused(partitions);
     };
+    if (err.code === RD.ASSIGN_PARTITIONS) this.firstAssignment.resolve();
     if (err.code !== RD.ASSIGN_PARTITIONS) {
+      // KIP-848: the coordinator fenced this member (or its session ended). librdkafka would
+      // join again under the same member id, which the engine could not tell from its own
+      // membership: the consumer crashes instead, and the engine decides (a new consumer).
+      const lost = cooperative && !stopping() && consumer.assignmentLost();
       if (cooperative) this.partitions.remove(assignment);
       else this.partitions.clear();
       if (cooperative) consumer.incrementalUnassign(assignment);
       else consumer.unassign();
+      if (lost) this.crash(new Error(`the coordinator of ${this.spec.groupId} fenced this member`));
       return;
     }
-    const stopping = () => this.deps.owner.stopRequested || this.halted;
     const member = stopping()
       ? undefined
       : await findOwnMember(
@@ -304,9 +335,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     this.partitions.release();
     this.handing = true;
     try {
-      // No leader is told: the one every member agrees on is the least member id listed.
-      const leader = member.memberIds.every((id) => member.memberId <= id);
-      this.spec.listener.joined(member.memberId, full, leader);
+      this.tellJoined(member, full);
     } finally {
       this.handing = false;
     }
@@ -315,6 +344,27 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     // Partitions kept from before (KIP-848's increments): their seeks go to the fetcher now.
     for (const { topic, partition, offset } of this.partitions.heldOutside(assignment))
       this.seek(topic, partition, String(offset));
+  }
+
+  /** A membership change to the engine. No leader is told: the one every member agrees on is
+   * the least member id listed. */
+  private tellJoined(member: OwnMember, assignment: ReturnType<ConfluentPartitions['assignment']>) {
+    this.watch?.seen(member);
+    const leader = member.memberIds.every((id) => member.memberId <= id);
+    this.spec.listener.joined(member.memberId, assignment, leader);
+  }
+
+  /**
+   * A membership change the watch saw (KIP-848), in line with the rebalances: told unless a
+   * rebalance told it meanwhile; the engine's seeks of the partitions kept go to the fetcher.
+   */
+  private onMembership(member: OwnMember): void {
+    this.rebalances = this.rebalances
+      .then(() => {
+        if (this.deps.owner.stopRequested || this.halted || !this.watch?.isNew(member)) return;
+        this.tellJoined(member, this.partitions.assignment());
+      })
+      .catch((error: unknown) => this.crash(error));
   }
 
   private crash(error: unknown): void {

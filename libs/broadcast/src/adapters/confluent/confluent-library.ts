@@ -20,7 +20,7 @@ export type {
 } from '@confluentinc/kafka-javascript';
 
 /**
- * The consumer's incremental (KIP-848, cooperative) rebalance calls: in the binding's
+ * The consumer's incremental (KIP-848, cooperative) rebalance calls and assignmentLost: in the binding's
  * lib/kafka-consumer.js (1.10.1), not in its type declarations.
  */
 import type { Assignment } from '@confluentinc/kafka-javascript';
@@ -29,6 +29,8 @@ export interface IncrementalConsumer {
   rebalanceProtocol(): 'COOPERATIVE' | 'EAGER' | 'NONE';
   incrementalAssign(assignments: Assignment[]): void;
   incrementalUnassign(assignments: Assignment[]): void;
+  /** In a revoke: the assignment was lost (fenced, session expired), not given up. */
+  assignmentLost(): boolean;
 }
 
 /** Calls a callback-style client method and settles with its answer. */
