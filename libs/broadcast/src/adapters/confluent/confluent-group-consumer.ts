@@ -240,8 +240,10 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   private async consumeError(error: unknown): Promise<void> {
     if (this.halted || this.deps.owner.stopRequested) return;
     if (rdCode(error) === RD.AUTO_OFFSET_RESET) return this.outOfRange();
-    const fatal = this.errors.fatal(error);
-    if (fatal || (error as { isFatal?: boolean }).isFatal) return this.crash(fatal ?? error);
+    // The raw error: the lifecycle classifies it with the operation ('join and consume', the
+    // group and topics), which a startup error made here would lack.
+    if (this.errors.fatal(error) || (error as { isFatal?: boolean }).isFatal)
+      return this.crash(error);
     // Transient (a broker down, a leader moving): librdkafka retries by itself.
     await pause(CONSUME_WAIT_MS);
   }
