@@ -11,18 +11,21 @@
 //   install   Node 24 and the `npm ci` step alone (`--clean`: always, as .ci/run wants).
 //   services  the databases alone (.ci/run).
 //
+//   `test` also puts @confluentinc/kafka-javascript into node_modules when it is not there
+//   (scripts/confluent-client.mjs: built once per machine, minutes; then copied in).
+//
 // Plain Node and no dependencies: it runs in a fresh clone, before `npm ci`, and on an older Node
 // (to say that Node 24 is needed). Whatever is missing ends in one line saying what to do, exit 1.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureNodeModules } from './setup/node-modules.mjs';
+import { ensureConfluentClient, ensureNodeModules } from './setup/node-modules.mjs';
 import { SetupError, checkBroker, checkNode } from './setup/prerequisites.mjs';
 import { ensureMariaDB, ensurePostgres } from './setup/services.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STEPS = {
   demo: ['node', 'install', 'broker'],
-  test: ['node', 'install', 'services', 'broker'],
+  test: ['node', 'install', 'confluent', 'services', 'broker'],
   install: ['node', 'install'],
   services: ['services'],
 };
@@ -34,6 +37,7 @@ async function main(command = '', flags = []) {
   for (const step of steps) {
     if (step === 'node') checkNode();
     if (step === 'install') ensureNodeModules(ROOT, { always: flags.includes('--clean') });
+    if (step === 'confluent') ensureConfluentClient(ROOT);
     if (step === 'services') {
       say(await ensurePostgres(say));
       say(await ensureMariaDB(say));

@@ -59,3 +59,18 @@ export function ensureNodeModules(root, { always = false } = {}) {
   if (npm(root, ['install', '--no-audit', '--no-fund'])) return true;
   throw new SetupError('npm ci and npm install failed (their output is above)');
 }
+
+/**
+ * Puts @confluentinc/kafka-javascript into node_modules when it is not there (npm ci removes it:
+ * it is no dependency of the workspace, see scripts/confluent-client.mjs); the first time on a
+ * machine this builds it from source (minutes).
+ */
+export function ensureConfluentClient(root) {
+  const script = join(root, 'scripts', 'confluent-client.mjs');
+  const check = spawnSync(process.execPath, [script, '--check'], { cwd: root, stdio: 'ignore' });
+  if (check.status === 0) return false;
+  const run = spawnSync(process.execPath, [script], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0)
+    throw new SetupError('@confluentinc/kafka-javascript could not be built (the cause is above)');
+  return true;
+}

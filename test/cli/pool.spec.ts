@@ -7,7 +7,7 @@
 import { cliEntry, runCli, type CliOptions, scratchInstall } from '../support/package/cli.js';
 import { useEngineHarness } from '../support/engine/engine.js';
 import { describe1 } from '../support/faults/faults.js';
-import { clientScoped, kafkaClients } from '../support/broker/kafka-clients.js';
+import { clientScoped, kafkaClientsOf } from '../support/broker/kafka-clients.js';
 import { newKafka, testPrefix } from '../support/broker/kafka.js';
 
 /** The engine's default group base in lock mode (option groupBaseName). */
@@ -32,7 +32,7 @@ interface PoolJson {
 // The build runs synchronously: do it before any engine runs, or their Kafka sessions expire.
 beforeAll(() => void cliEntry(), 300_000);
 
-describe.each(kafkaClients())('%s client', (client) => {
+describe.each(kafkaClientsOf(KAFKA_PACKAGES))('%s client', (client) => {
   const cli = (args: readonly string[], options: CliOptions = {}) =>
     runCli(args, { client, ...options });
   describe('nestjs-kafka-broadcast pool / roster / cleanup', () => {

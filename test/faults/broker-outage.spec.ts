@@ -96,6 +96,14 @@ function spawnRows(brokers: string[]): void {
       name: '@platformatic/kafka KIP-848',
       kafka: { client: 'platformatic', groupProtocol: 'consumer' },
     },
+    {
+      name: '@confluentinc/kafka-javascript classic',
+      kafka: { client: 'confluent', groupProtocol: 'classic' },
+    },
+    // No @confluentinc/kafka-javascript KIP-848 row yet: a worker exited during the outage
+    // without a line ('r1-lf-a exited'), as a DescribeGroups that fails crashes the client's
+    // binding (upstream #531, the adapter's README), and its consumers describe their group
+    // every heartbeat interval (the membership watch). Unproven which describe it was.
   ].filter((row) => kafkaClients().includes(row.kafka.client as never));
   engineRows.forEach(({ name, kafka }, r) => {
     const prefix = testPrefix(`outage-${r}`);
@@ -372,6 +380,7 @@ describe(`a ${OUTAGE_MS / 1000} s outage of the only broker (production group se
     'kafkajs classic',
     '@platformatic/kafka classic',
     '@platformatic/kafka KIP-848',
+    '@confluentinc/kafka-javascript classic',
     'Nest createApplicationContext',
     'Nest BroadcastTransport',
   ];

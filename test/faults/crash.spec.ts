@@ -215,7 +215,8 @@ describe.each(kafkaClients())('%s client: crash (kill -9) of an instance', (clie
   // session is the broker's: each wait is longer where it is above 6 s (45 s by default).
   const restartsDeadlineMs =
     240_000 +
-    (client === 'platformatic' && process.env.BROADCAST_GROUP_PROTOCOL !== 'classic'
+    ((client === 'platformatic' && process.env.BROADCAST_GROUP_PROTOCOL !== 'classic') ||
+    (client === 'confluent' && process.env.BROADCAST_GROUP_PROTOCOL === 'consumer')
       ? 5 * Math.max(0, consumerSessionMs - FAST_CONSUMER.sessionTimeoutMs)
       : 0);
   it(

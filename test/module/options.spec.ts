@@ -79,7 +79,7 @@ const cases = [
     patch: { kafka: { client: 'rdkafka' } },
     option: 'kafka.client',
     message:
-      /Invalid BroadcastModule option "kafka\.client": expected 'kafkajs' or 'platformatic', got "rdkafka"\./,
+      /Invalid BroadcastModule option "kafka\.client": expected 'kafkajs', 'platformatic' or 'confluent', got "rdkafka"\./,
   },
   {
     title: 'kafka.sasl without a password',

@@ -8,7 +8,7 @@
  * an interface. The contracts (interfaces/, errors/, nest/broadcast.constants.ts) import no core
  * file, and the core's files import each other without a circle, nor do its parts (allocation/,
  * reading/, dispatch/, …). kafkajs is imported only in adapters/kafkajs/, @platformatic/kafka only
- * in adapters/platformatic/, and both adapters only on demand (so an app installs one client), @nestjs/*
+ * in adapters/platformatic/, @confluentinc/kafka-javascript only in adapters/confluent/, and the adapters only on demand (so an app installs one client), @nestjs/*
  * only by the Nest layer, and the optional peers only by the entries that need them.
  * A static check of the sources' import statements (no runtime involved).
  */
@@ -31,6 +31,7 @@ const RANK: Record<string, number> = {
   core: 3,
   'adapters/kafkajs': 2,
   'adapters/platformatic': 2,
+  'adapters/confluent': 2,
   locks: 2,
   telemetry: 2,
   // The in-memory broker: a KafkaPort like adapters/kafkajs/, shipped only through the testing entry.
@@ -46,6 +47,7 @@ const RANK: Record<string, number> = {
 const ADAPTERS = new Set([
   'adapters/kafkajs',
   'adapters/platformatic',
+  'adapters/confluent',
   'locks',
   'telemetry',
   'testing',
@@ -55,6 +57,7 @@ const ADAPTERS = new Set([
 const KAFKA_ADAPTERS: Record<string, string> = {
   'adapters/kafkajs': 'kafkajs',
   'adapters/platformatic': '@platformatic/kafka',
+  'adapters/confluent': '@confluentinc/kafka-javascript',
 };
 
 /** Files that state a contract: they may not reach into the core. */
@@ -73,6 +76,7 @@ const PACKAGES: Record<string, RegExp> = {
   core: /^node:/,
   'adapters/kafkajs': /^(kafkajs|node:.*)$/,
   'adapters/platformatic': /^(@platformatic\/kafka|node:.*)$/,
+  'adapters/confluent': /^(@confluentinc\/kafka-javascript|node:.*)$/,
   'adapters/shared': /^node:/,
   locks: /^node:/,
   telemetry: /^(@opentelemetry\/api|node:.*)$/,
@@ -296,8 +300,12 @@ describe('library layering', () => {
       './kafkajs/kafkajs-operator.js',
       './platformatic/platformatic.adapter.js',
       './platformatic/platformatic-operator.js',
+      './confluent/confluent.adapter.js',
+      './confluent/confluent-operator.js',
     ]);
-    expect(readFileSync(registry, 'utf8')).not.toMatch(/from '\.\/(kafkajs|platformatic)\//);
+    expect(readFileSync(registry, 'utf8')).not.toMatch(
+      /from '\.\/(kafkajs|platformatic|confluent)\//,
+    );
     expect(dynamicImportsOf(join(SRC, 'engine/kafka-client.loader.ts'))).toEqual([]);
   });
 

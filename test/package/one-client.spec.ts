@@ -188,13 +188,13 @@ describe('an install with neither client', () => {
       error: 'BroadcastStartupError',
       option: 'kafka.client',
       message:
-        'No Kafka client is installed: install @platformatic/kafka (npm install @platformatic/kafka) or kafkajs (npm install kafkajs). The option kafka.client chooses between them when both are.',
+        'No Kafka client is installed: install @platformatic/kafka (npm install @platformatic/kafka), @confluentinc/kafka-javascript (npm install @confluentinc/kafka-javascript) or kafkajs (npm install kafkajs). The option kafka.client chooses between them when several are.',
     });
     expect(await runCli(['pool'], { entry: install.entry })).toEqual({
       code: 1,
       stdout: '',
       stderr:
-        'error: no Kafka client is installed: npm install @platformatic/kafka or npm install kafkajs (--client or KAFKA_CLIENT chooses when both are)\n',
+        'error: no Kafka client is installed: npm install @platformatic/kafka, npm install @confluentinc/kafka-javascript or npm install kafkajs (--client or KAFKA_CLIENT chooses when several are)\n',
     });
     expect(await runCli(['roster', '--client', 'platformatic'], { entry: install.entry })).toEqual({
       code: 1,

@@ -15,7 +15,7 @@ import type { Consumer } from 'kafkajs';
 import { KafkajsAdapter } from '../../libs/broadcast/src/adapters/kafkajs/kafkajs.adapter.js';
 import { PlatformaticAdapter } from '../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
 import type { KafkaAdminPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
-import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { kafkaClientsOf } from '../support/broker/kafka-clients.js';
 import {
   createTopics,
   kafkaBrokers,
@@ -139,71 +139,74 @@ function platformaticAdmin(clientId: string): AdminUnderTest {
 
 const ADMINS = { kafkajs: kafkajsAdmin, platformatic: platformaticAdmin };
 
-describe.each(kafkaClients())('%s admin adapter: group calls on the real broker', (client) => {
-  const prefix = testPrefix(`group-coordinators-${client.slice(0, 4)}`);
-  const topic = `${prefix}t`;
-  const sent: string[] = [];
-  let consumer: Consumer | undefined;
-  const clientId = `${prefix}adapter`;
-  const { adapter, count, expected } = ADMINS[client](clientId);
-  let uncount: () => void = () => undefined;
+describe.each(kafkaClientsOf(ADMINS))(
+  '%s admin adapter: group calls on the real broker',
+  (client) => {
+    const prefix = testPrefix(`group-coordinators-${client.slice(0, 4)}`);
+    const topic = `${prefix}t`;
+    const sent: string[] = [];
+    let consumer: Consumer | undefined;
+    const clientId = `${prefix}adapter`;
+    const { adapter, count, expected } = ADMINS[client](clientId);
+    let uncount: () => void = () => undefined;
 
-  beforeAll(async () => {
-    const admin = await newAdmin();
-    try {
-      await createTopics(admin, [{ topic, numPartitions: 1 }]);
-    } finally {
-      await admin.disconnect();
-    }
-    uncount = count(sent);
-  });
-
-  afterAll(async () => {
-    uncount();
-    await consumer?.disconnect();
-    const admin = await newAdmin();
-    try {
-      const groups = (await admin.listGroups()).groups.map((g) => g.groupId);
-      const ours = groups.filter((g) => g.startsWith(prefix));
-      if (ours.length > 0) await admin.deleteGroups(ours);
-      await admin.deleteTopics({ topics: [topic] });
-    } finally {
-      await admin.disconnect();
-      await adapter.disconnect();
-    }
-  });
-
-  it('answers not-found, non-empty and deleted, describes the member, and sends only the expected requests', async () => {
-    const groupId = `${prefix}g`;
-    const deadline = Date.now() + 30_000;
-    await adapter.ensureTopics([topic]);
-
-    sent.length = 0;
-    await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('not-found');
-    await expect(adapter.describeGroup(groupId)).resolves.toEqual({
-      state: 'Dead',
-      memberIds: [],
+    beforeAll(async () => {
+      const admin = await newAdmin();
+      try {
+        await createTopics(admin, [{ topic, numPartitions: 1 }]);
+      } finally {
+        await admin.disconnect();
+      }
+      uncount = count(sent);
     });
-    expect(sent).toEqual(expected.first);
 
-    consumer = newKafka().consumer({ groupId, maxWaitTimeInMs: 100 });
-    let memberId = '';
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => (memberId = payload.memberId));
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async () => undefined });
-    await waitFor(() => memberId !== '', { timeoutMs: 30_000, message: 'consumer never joined' });
-
-    sent.length = 0;
-    await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('non-empty');
-    await expect(adapter.describeGroup(groupId)).resolves.toEqual({
-      state: 'Stable',
-      memberIds: [memberId],
+    afterAll(async () => {
+      uncount();
+      await consumer?.disconnect();
+      const admin = await newAdmin();
+      try {
+        const groups = (await admin.listGroups()).groups.map((g) => g.groupId);
+        const ours = groups.filter((g) => g.startsWith(prefix));
+        if (ours.length > 0) await admin.deleteGroups(ours);
+        await admin.deleteTopics({ topics: [topic] });
+      } finally {
+        await admin.disconnect();
+        await adapter.disconnect();
+      }
     });
-    await consumer.disconnect();
-    consumer = undefined;
-    await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('deleted');
-    await expect(adapter.describeGroup(groupId)).resolves.toMatchObject({ memberIds: [] });
-    expect(sent).toEqual(expected.later);
-  });
-});
+
+    it('answers not-found, non-empty and deleted, describes the member, and sends only the expected requests', async () => {
+      const groupId = `${prefix}g`;
+      const deadline = Date.now() + 30_000;
+      await adapter.ensureTopics([topic]);
+
+      sent.length = 0;
+      await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('not-found');
+      await expect(adapter.describeGroup(groupId)).resolves.toEqual({
+        state: 'Dead',
+        memberIds: [],
+      });
+      expect(sent).toEqual(expected.first);
+
+      consumer = newKafka().consumer({ groupId, maxWaitTimeInMs: 100 });
+      let memberId = '';
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => (memberId = payload.memberId));
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({ eachMessage: async () => undefined });
+      await waitFor(() => memberId !== '', { timeoutMs: 30_000, message: 'consumer never joined' });
+
+      sent.length = 0;
+      await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('non-empty');
+      await expect(adapter.describeGroup(groupId)).resolves.toEqual({
+        state: 'Stable',
+        memberIds: [memberId],
+      });
+      await consumer.disconnect();
+      consumer = undefined;
+      await expect(adapter.deleteGroup(groupId, deadline)).resolves.toBe('deleted');
+      await expect(adapter.describeGroup(groupId)).resolves.toMatchObject({ memberIds: [] });
+      expect(sent).toEqual(expected.later);
+    });
+  },
+);

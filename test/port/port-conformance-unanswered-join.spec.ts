@@ -23,6 +23,7 @@ const JOIN_ANSWER: Partial<Record<RealKind, { apiKey: number; nth: number }>> = 
   kafkajs: { apiKey: ApiKey.JoinGroup, nth: 2 },
   'platformatic-classic': { apiKey: ApiKey.JoinGroup, nth: 2 },
   'platformatic-consumer': { apiKey: ApiKey.ConsumerGroupHeartbeat, nth: 1 },
+  'confluent-classic': { apiKey: ApiKey.JoinGroup, nth: 2 },
 };
 
 let broker: ProxiedBroker;
@@ -114,6 +115,7 @@ describe('KafkaPort conformance: a stop while the join is unanswered leaves no m
     ['kafkajs', 'kafkajs'],
     ['@platformatic/kafka classic', 'platformatic-classic'],
     ['@platformatic/kafka KIP-848', 'platformatic-consumer'],
+    ['@confluentinc/kafka-javascript classic', 'confluent-classic'],
   ])('%s', async (_name, kind) => {
     const { apiKey, nth } = JOIN_ANSWER[kind]!;
     let seen = 0;
@@ -135,6 +137,7 @@ describe('KafkaPort conformance: a stop between an answered JoinGroup and its Sy
   it.each<[string, RealKind, number]>([
     ['kafkajs', 'kafkajs', ApiKey.Metadata],
     ['@platformatic/kafka classic', 'platformatic-classic', ApiKey.SyncGroup],
+    ['@confluentinc/kafka-javascript classic', 'confluent-classic', ApiKey.SyncGroup],
   ])('%s', async (_name, kind, held) => {
     let joinAnswers = 0;
     const outcome = await stopWhileHeld(kind, 'join-sync', (frame) => {

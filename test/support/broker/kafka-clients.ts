@@ -4,10 +4,12 @@
 //     const h = useEngineHarness('name', {}, client);
 //   });
 //
-// BROADCAST_KAFKA_CLIENTS=kafkajs (or platformatic) narrows a run to one adapter.
-// BROADCAST_GROUP_PROTOCOL=classic (or consumer, auto) sets the @platformatic/kafka rows' group
-// protocol (groupProtocolOf); without it they run the library's default, 'auto': KIP-848 on a
-// broker that offers it.
+// BROADCAST_KAFKA_CLIENTS=kafkajs (or platformatic, confluent) narrows a run to one adapter;
+// without it the confluent rows are left out (see BY_DEFAULT).
+// BROADCAST_GROUP_PROTOCOL=classic (or consumer, auto) sets the group protocol of the
+// @platformatic/kafka and @confluentinc/kafka-javascript rows (groupProtocolOf); without it they
+// run the library's default, 'auto': KIP-848 on a broker that offers it on @platformatic/kafka,
+// classic on @confluentinc/kafka-javascript (its 'auto').
 import type { BroadcastGroupProtocol, BroadcastKafkaClient } from 'nestjs-kafka-broadcast';
 import { KAFKA_CLIENT_NAMES } from '../../../libs/broadcast/src/adapters/registry.js';
 
@@ -16,10 +18,29 @@ export type { BroadcastKafkaClient };
 /** Every client of the library's registry (adapters/registry.ts). */
 const ALL: readonly BroadcastKafkaClient[] = KAFKA_CLIENT_NAMES;
 
-/** The adapters to run over: all of them, or those BROADCAST_KAFKA_CLIENTS lists. */
+/**
+ * The clients a run covers without BROADCAST_KAFKA_CLIENTS: all but @confluentinc/kafka-javascript,
+ * whose rows run in a pass of their own (.ci/run: BROADCAST_KAFKA_CLIENTS=confluent over the port,
+ * engine and chosen fault specs), so that a third client does not add a third run of every spec
+ * to the whole suite. Its port conformance row (port-rows.ts) runs in the whole suite.
+ */
+const BY_DEFAULT = ALL.filter((c) => c !== 'confluent');
+
+/** The adapters to run over: the default ones, or those BROADCAST_KAFKA_CLIENTS lists. */
 export function kafkaClients(): BroadcastKafkaClient[] {
   const wanted = process.env.BROADCAST_KAFKA_CLIENTS?.split(',').map((c) => c.trim());
-  return ALL.filter((c) => !wanted || wanted.includes(c));
+  return wanted ? ALL.filter((c) => wanted.includes(c)) : [...BY_DEFAULT];
+}
+
+/**
+ * The clients of kafkaClients() that a spec's own per-client table has a row for: a spec whose
+ * setup differs per client names the clients it covers (a client without a row is not run there;
+ * e.g. @confluentinc/kafka-javascript, which the package matrix cannot install from the registry).
+ */
+export function kafkaClientsOf<C extends BroadcastKafkaClient>(
+  table: Partial<Record<BroadcastKafkaClient, unknown>> & Record<C, unknown>,
+): C[] {
+  return kafkaClients().filter((c): c is C => c in table);
 }
 
 /**
@@ -30,16 +51,21 @@ export function clientScoped(name: string, client: BroadcastKafkaClient | undefi
   return client && client !== 'kafkajs' ? `${name}-${client.slice(0, 4)}` : name;
 }
 
+/** The clients that speak both group protocols: BROADCAST_GROUP_PROTOCOL picks their rows'. */
+export const TWO_PROTOCOL_CLIENTS: readonly BroadcastKafkaClient[] = ['platformatic', 'confluent'];
+
 /**
  * kafka.groupProtocol for an engine on `client`: BROADCAST_GROUP_PROTOCOL (classic, consumer or
- * auto) picks the @platformatic/kafka rows' group protocol (no client: the library's default
- * client, @platformatic/kafka, installed here); without it, or on kafkajs (classic only), the
- * library's default. Child processes (instance.mjs, child-engine.mjs) read the same
- * variable from the environment they inherit.
+ * auto) picks the group protocol of the @platformatic/kafka and @confluentinc/kafka-javascript
+ * rows (no client: the library's default client, @platformatic/kafka, installed here); without
+ * it, or on kafkajs (classic only), the library's default. Child processes (instance.mjs,
+ * child-engine.mjs) read the same variable from the environment they inherit.
  */
 export function groupProtocolOf(client: BroadcastKafkaClient | undefined): {
   groupProtocol?: BroadcastGroupProtocol;
 } {
   const wanted = process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol | undefined;
-  return (client ?? 'platformatic') === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
+  return TWO_PROTOCOL_CLIENTS.includes(client ?? 'platformatic') && wanted
+    ? { groupProtocol: wanted }
+    : {};
 }

@@ -30,8 +30,9 @@ export function childEngine(config, clientId, deps) {
         brokers: config.brokers,
         clientId,
         ...(config.client && { client: config.client }),
-        // BROADCAST_GROUP_PROTOCOL picks the @platformatic/kafka group protocol (kafka-clients.ts).
-        ...((config.client ?? 'platformatic') === 'platformatic' &&
+        // BROADCAST_GROUP_PROTOCOL picks the group protocol of @platformatic/kafka and
+        // @confluentinc/kafka-javascript (kafka-clients.ts).
+        ...(['platformatic', 'confluent'].includes(config.client ?? 'platformatic') &&
           process.env.BROADCAST_GROUP_PROTOCOL && {
             groupProtocol: process.env.BROADCAST_GROUP_PROTOCOL,
           }),

@@ -89,11 +89,16 @@ function dataSourceOptions(kind) {
   return undefined;
 }
 
-/** kafka.groupProtocol from BROADCAST_GROUP_PROTOCOL on @platformatic/kafka (kafka-clients.ts). */
+/**
+ * kafka.groupProtocol from BROADCAST_GROUP_PROTOCOL on @platformatic/kafka and
+ * @confluentinc/kafka-javascript (kafka-clients.ts).
+ */
 function groupProtocolOf(client) {
   const wanted = process.env.BROADCAST_GROUP_PROTOCOL;
   // No client: the library's default, @platformatic/kafka (installed in this repo).
-  return (client ?? 'platformatic') === 'platformatic' && wanted ? { groupProtocol: wanted } : {};
+  return ['platformatic', 'confluent'].includes(client ?? 'platformatic') && wanted
+    ? { groupProtocol: wanted }
+    : {};
 }
 
 function engineOptions() {

@@ -5,6 +5,7 @@ import { Admin, consumerGroupHeartbeatV1, leaveGroupV3 } from '@platformatic/kaf
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { describeConsumerGroup } from '../../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 import { PlatformaticAdapter } from '../../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
+import { ConfluentAdapter } from '../../../libs/broadcast/src/adapters/confluent/confluent.adapter.js';
 import { KafkajsAdapter } from '../../../libs/broadcast/src/adapters/kafkajs/kafkajs.adapter.js';
 import type { KafkaPort } from '../../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { InMemoryKafka } from '../../../libs/broadcast/src/testing/in-memory-kafka.js';
@@ -74,7 +75,12 @@ export function inMemoryRow(): PortRow {
   };
 }
 
-type RealKind = 'kafkajs' | 'platformatic-classic' | 'platformatic-consumer';
+type RealKind =
+  | 'kafkajs'
+  | 'platformatic-classic'
+  | 'platformatic-consumer'
+  | 'confluent-classic'
+  | 'confluent-consumer';
 
 export type { RealKind };
 
@@ -97,7 +103,7 @@ export function realRow(
     await kafkajsAdmin.connect();
     return use(kafkajsAdmin).finally(() => kafkajsAdmin.disconnect());
   };
-  const kip848 = kind === 'platformatic-consumer';
+  const kip848 = kind.endsWith('-consumer');
   let producer: Promise<Producer> | undefined;
   let transactional: Promise<Producer> | undefined;
   const connected = (p: Producer) => p.connect().then(() => p);
@@ -127,7 +133,9 @@ export function realRow(
       const port =
         kind === 'kafkajs'
           ? new KafkajsAdapter(options, SILENT)
-          : new PlatformaticAdapter(options, SILENT);
+          : kind.startsWith('confluent')
+            ? new ConfluentAdapter(options, SILENT)
+            : new PlatformaticAdapter(options, SILENT);
       ports.push(port);
       return port;
     },
@@ -196,10 +204,12 @@ export function realRow(
   };
 }
 
-/** Every row, named: the in-memory broker and the three client rows on the real broker. */
+/** Every row, named: the in-memory broker and the client rows (each protocol) on the real broker. */
 export const PORT_ROWS: readonly [string, () => PortRow][] = [
   ['in-memory broker', inMemoryRow],
   ['kafkajs', () => realRow('kafkajs')],
   ['@platformatic/kafka classic', () => realRow('platformatic-classic')],
   ['@platformatic/kafka KIP-848', () => realRow('platformatic-consumer')],
+  ['@confluentinc/kafka-javascript classic', () => realRow('confluent-classic')],
+  ['@confluentinc/kafka-javascript KIP-848', () => realRow('confluent-consumer')],
 ];

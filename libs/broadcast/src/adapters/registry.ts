@@ -3,6 +3,9 @@
 // name in BroadcastKafkaClient. Each row imports its adapter or operator only when called, so the
 // client package (an optional peer) is loaded on demand and an app installs only the one it uses.
 import { resolveBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
+import { BroadcastMessages } from '../errors/broadcast.messages.js';
+import { BroadcastStartupError } from '../errors/broadcast-startup.error.js';
+import { errorMessage } from '../shared/async.utils.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import type {
   BroadcastKafkaClient,
@@ -76,7 +79,58 @@ export const KAFKA_CLIENTS: Readonly<Record<BroadcastKafkaClient, KafkaClientRow
         );
     },
   },
+  confluent: {
+    package: '@confluentinc/kafka-javascript',
+    adapter: async () => {
+      const { ConfluentAdapter } = await loadNative(
+        () => import('./confluent/confluent.adapter.js'),
+      );
+      // librdkafka takes a list of bootstrap brokers, not a function that returns one.
+      return async (o, logger, probe) =>
+        new ConfluentAdapter(
+          { ...o, kafka: { ...o.kafka, brokers: await brokerList(o.kafka.brokers) } },
+          logger,
+          probe,
+        );
+    },
+    operator: async () => {
+      const { ConfluentOperator } = await loadNative(
+        () => import('./confluent/confluent-operator.js'),
+      );
+      return async (kafka) =>
+        new ConfluentOperator(
+          resolveBroadcastOptions({ kafka, lock: false }),
+          await brokerList(kafka.brokers),
+        );
+    },
+  },
 };
+
+/**
+ * Imports a module built on @confluentinc/kafka-javascript, whose native addon may be installed
+ * and still not load (built for another Node, its shared libraries missing): that is a
+ * BroadcastStartupError naming the package, the reason and what to do, not a crash. A package that
+ * is not installed at all is rethrown as is (the loader reports it, or tries the next client).
+ */
+async function loadNative<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const e = error as { code?: unknown; message?: unknown };
+    const missing =
+      (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') &&
+      typeof e.message === 'string' &&
+      e.message.includes("'@confluentinc/kafka-javascript'");
+    if (missing) throw error;
+    throw new BroadcastStartupError(
+      'kafka.client',
+      BroadcastMessages.nativeClientUnloadable(
+        '@confluentinc/kafka-javascript',
+        errorMessage(error).replace(/\s*\n\s*/g, ' '),
+      ),
+    );
+  }
+}
 
 /** The client names, in the registry's order. */
 export const KAFKA_CLIENT_NAMES = Object.keys(KAFKA_CLIENTS) as BroadcastKafkaClient[];

@@ -22,27 +22,43 @@ function load(installed: Record<BroadcastKafkaClient, boolean>, client?: Broadca
     {
       kafkajs: fake('kafkajs', 'kafkajs'),
       platformatic: fake('platformatic', '@platformatic/kafka'),
+      confluent: fake('confluent', '@confluentinc/kafka-javascript'),
     },
   );
 }
 
 describe('loadOperatorPort: which client the CLI uses', () => {
   it('picks @platformatic/kafka when both are installed, --client picks kafkajs, and without platformatic kafkajs', async () => {
-    expect(await load({ kafkajs: true, platformatic: true })).toMatchObject({
+    expect(await load({ kafkajs: true, platformatic: true, confluent: false })).toMatchObject({
       name: 'platformatic',
     });
-    expect(await load({ kafkajs: true, platformatic: true }, 'kafkajs')).toMatchObject({
+    expect(
+      await load({ kafkajs: true, platformatic: true, confluent: false }, 'kafkajs'),
+    ).toMatchObject({
       name: 'kafkajs',
       kafka: { client: 'kafkajs', clientId: 'nestjs-kafka-broadcast-cli' },
     });
-    expect(await load({ kafkajs: true, platformatic: false })).toMatchObject({ name: 'kafkajs' });
+    expect(await load({ kafkajs: true, platformatic: false, confluent: false })).toMatchObject({
+      name: 'kafkajs',
+    });
+  });
+
+  it('picks @confluentinc/kafka-javascript before kafkajs, after @platformatic/kafka', async () => {
+    expect(await load({ kafkajs: true, platformatic: false, confluent: true })).toMatchObject({
+      name: 'confluent',
+    });
+    expect(await load({ kafkajs: true, platformatic: true, confluent: true })).toMatchObject({
+      name: 'platformatic',
+    });
   });
 
   it('names both packages when neither is installed, and the chosen one when it is missing', async () => {
-    await expect(load({ kafkajs: false, platformatic: false })).rejects.toThrow(
-      'no Kafka client is installed: npm install @platformatic/kafka or npm install kafkajs (--client or KAFKA_CLIENT chooses when both are)',
+    await expect(load({ kafkajs: false, platformatic: false, confluent: false })).rejects.toThrow(
+      'no Kafka client is installed: npm install @platformatic/kafka, npm install @confluentinc/kafka-javascript or npm install kafkajs (--client or KAFKA_CLIENT chooses when several are)',
     );
-    await expect(load({ kafkajs: false, platformatic: true }, 'kafkajs')).rejects.toThrow(
+    await expect(
+      load({ kafkajs: false, platformatic: true, confluent: false }, 'kafkajs'),
+    ).rejects.toThrow(
       "--client kafkajs (or KAFKA_CLIENT) needs the 'kafkajs' package: npm install kafkajs",
     );
   });
@@ -53,7 +69,7 @@ describe('loadOperatorPort: which client the CLI uses', () => {
     };
     const ok: OperatorImport = async () => ({}) as OperatorKafkaPort;
     await expect(
-      loadOperatorPort({ brokers: ['a:1'] }, { kafkajs: ok, platformatic: broken }),
+      loadOperatorPort({ brokers: ['a:1'] }, { kafkajs: ok, platformatic: broken, confluent: ok }),
     ).rejects.toThrow(SyntaxError);
   });
 });

@@ -34,7 +34,7 @@ export function loadOperatorPort(
         ),
       none: () =>
         new Error(
-          `no Kafka client is installed: npm install ${KAFKA_CLIENTS.platformatic.package} or npm install ${KAFKA_CLIENTS.kafkajs.package} (--client or KAFKA_CLIENT chooses when both are)`,
+          `no Kafka client is installed: npm install ${KAFKA_CLIENTS.platformatic.package}, npm install ${KAFKA_CLIENTS.confluent.package} or npm install ${KAFKA_CLIENTS.kafkajs.package} (--client or KAFKA_CLIENT chooses when several are)`,
         ),
     },
   );

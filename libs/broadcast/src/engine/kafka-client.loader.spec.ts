@@ -18,7 +18,7 @@ class Fake {
 }
 
 /** The loader over fake adapters, each either "installed" or failing as Node does without its client. */
-function loader(installed: { kafkajs: boolean; platformatic: boolean }) {
+function loader(installed: { kafkajs: boolean; platformatic: boolean; confluent?: boolean }) {
   const adapters: Record<BroadcastKafkaClient, AdapterImport> = {
     kafkajs: async () => {
       if (!installed.kafkajs) throw notFound('kafkajs');
@@ -27,6 +27,10 @@ function loader(installed: { kafkajs: boolean; platformatic: boolean }) {
     platformatic: async () => {
       if (!installed.platformatic) throw notFound('@platformatic/kafka');
       return new Fake('platformatic') as unknown as AdapterPort;
+    },
+    confluent: async () => {
+      if (!installed.confluent) throw notFound('@confluentinc/kafka-javascript');
+      return new Fake('confluent') as unknown as AdapterPort;
     },
   };
   return (o: ResolvedBroadcastOptions) => loadKafkaPort(o, consoleLogger, adapters);

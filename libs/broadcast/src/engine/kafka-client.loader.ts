@@ -67,7 +67,11 @@ export async function loadKafkaPort(
 }
 
 /** Without `kafka.client`: the first of these that is installed. */
-export const DEFAULT_CLIENT_ORDER: readonly BroadcastKafkaClient[] = ['platformatic', 'kafkajs'];
+export const DEFAULT_CLIENT_ORDER: readonly BroadcastKafkaClient[] = [
+  'platformatic',
+  'confluent',
+  'kafkajs',
+];
 
 /** What to throw when a client package is not installed (the engine and the CLI word it apart). */
 export interface MissingClientErrors {
@@ -79,7 +83,9 @@ export interface MissingClientErrors {
 
 /**
  * The one rule that picks a Kafka client, for the engine and the operator CLI alike: `chosen`
- * when given, else @platformatic/kafka when it is installed (maintained, KIP-848), else kafkajs
+ * when given, else @platformatic/kafka when it is installed (maintained, KIP-848, pure
+ * JavaScript), else @confluentinc/kafka-javascript (librdkafka: installed on purpose, its native
+ * addon built for this Node), else kafkajs
  * (no release since 2023, but often installed by @nestjs/microservices). Each `imports` entry
  * loads something built on one client (its import fails with the client's package not found);
  * any other failure is rethrown as is.

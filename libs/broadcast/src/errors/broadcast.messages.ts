@@ -68,12 +68,14 @@ export const BroadcastMessages = {
   scopedHandlers: (handlers: string[]) =>
     `@OnBroadcast handlers must be methods of singleton providers (the default scope): a broadcast is handled outside any request, by the one instance of the provider in the application. Not registered: ${handlers.join('; ')}. Move each to a singleton provider whose dependencies are singletons too; if it needs a request-scoped service, inject ModuleRef and call moduleRef.resolve(Service, ContextIdFactory.create()) per message.`,
   noKafkaClient: () =>
-    'No Kafka client is installed: install @platformatic/kafka (npm install @platformatic/kafka) or kafkajs (npm install kafkajs). The option kafka.client chooses between them when both are.',
+    'No Kafka client is installed: install @platformatic/kafka (npm install @platformatic/kafka), @confluentinc/kafka-javascript (npm install @confluentinc/kafka-javascript) or kafkajs (npm install kafkajs). The option kafka.client chooses between them when several are.',
   /** What kafka.groupProtocol accepts with kafkajs, which cannot speak KIP-848. */
   kafkajsGroupProtocols:
     "'classic' or 'auto' with kafkajs (the KIP-848 protocol 'consumer' needs kafka.client 'platformatic', @platformatic/kafka)",
   groupProtocolUnsupported: (brokers: string) =>
     `The option kafka.groupProtocol is 'consumer' but the broker (${brokers}) does not offer the KIP-848 consumer group protocol (ConsumerGroupHeartbeat v1, Apache Kafka 4.0+ with group.coordinator.rebalance.protocols including consumer): set kafka.groupProtocol to 'auto' or 'classic'.`,
+  nativeClientUnloadable: (pkg: string, reason: string) =>
+    `${pkg} is installed but its native addon does not load: ${reason}. Rebuild it for this Node (npm rebuild ${pkg}; without a reachable prebuilt binary: CKJS_LINKING=dynamic with a C/C++ toolchain, python3, make, libssl-dev and zlib1g-dev, see the README), or set kafka.client to another installed client.`,
   kafkaClientMissing: (client: string, pkg: string) =>
     `The option kafka.client is '${client}' but ${pkg} is not installed: npm install ${pkg}, or set kafka.client to the client that is.`,
 } as const;

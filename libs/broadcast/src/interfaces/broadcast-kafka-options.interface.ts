@@ -52,7 +52,7 @@ export interface BroadcastKafkaRetryOptions {
 export type BroadcastKafkaLogLevel = 'nothing' | 'error' | 'warn' | 'info' | 'debug';
 
 /** The Kafka client libraries the engine has an adapter for (each an optional peer). */
-export type BroadcastKafkaClient = 'kafkajs' | 'platformatic';
+export type BroadcastKafkaClient = 'kafkajs' | 'platformatic' | 'confluent';
 
 /**
  * The consumer group protocol: 'classic' (JoinGroup/SyncGroup), 'consumer' (KIP-848: the broker
@@ -67,8 +67,9 @@ export type BroadcastGroupProtocol = 'classic' | 'consumer' | 'auto';
  */
 export interface BroadcastKafkaOptions {
   /**
-   * Which installed client the engine uses: 'kafkajs' or 'platformatic' (@platformatic/kafka).
-   * Default: @platformatic/kafka when it is installed, else kafkajs. Install one of them.
+   * Which installed client the engine uses: 'kafkajs', 'platformatic' (@platformatic/kafka) or
+   * 'confluent' (@confluentinc/kafka-javascript, librdkafka). Default: the first installed of
+   * @platformatic/kafka, @confluentinc/kafka-javascript and kafkajs. Install one of them.
    */
   client?: BroadcastKafkaClient;
   /**

@@ -14,7 +14,7 @@ import { hasProtocolError, PlatformaticErrors } from './platformatic-errors.js';
 import { PlatformaticAdapter } from './platformatic.adapter.js';
 import type { AdapterOptions } from '../shared/adapter-types.js';
 import { toClientOptions } from './platformatic-client-options.js';
-import { readTopic } from './platformatic-topic-reader.js';
+import { readTopic } from '../shared/topic-reader.js';
 import {
   describeGroupsOfBothProtocols,
   listGroupIdsOfBothProtocols,

@@ -77,7 +77,7 @@ const cases: Case[] = [
     title: 'kafka.client not a known client',
     options: { kafka: { brokers: ['a:1'], client: 'rdkafka' } },
     option: 'kafka.client',
-    message: /"kafka\.client": expected 'kafkajs' or 'platformatic', got "rdkafka"/,
+    message: /"kafka\.client": expected 'kafkajs', 'platformatic' or 'confluent', got "rdkafka"/,
   },
   {
     title: 'kafka.groupProtocol not a known protocol',

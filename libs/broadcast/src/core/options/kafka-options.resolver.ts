@@ -6,7 +6,7 @@ import { isObject } from './option-checks.js';
 // The `kafka` section: checked here, at startup, so a typo is named before any connection is tried.
 
 const MAX_INT = 2_147_483_647;
-const KAFKA_CLIENTS: readonly unknown[] = ['kafkajs', 'platformatic'];
+const KAFKA_CLIENTS: readonly unknown[] = ['kafkajs', 'platformatic', 'confluent'];
 const GROUP_PROTOCOLS: readonly unknown[] = ['classic', 'consumer', 'auto'];
 const PASSWORD_MECHANISMS: readonly unknown[] = ['plain', 'scram-sha-256', 'scram-sha-512'];
 const LOG_LEVELS: readonly unknown[] = ['nothing', 'error', 'warn', 'info', 'debug'];
@@ -28,7 +28,11 @@ export function resolveKafka(kafka: BroadcastKafkaOptions | undefined): Broadcas
     );
   }
   if (kafka.client !== undefined && !KAFKA_CLIENTS.includes(kafka.client))
-    throw new BroadcastOptionsError('kafka.client', "'kafkajs' or 'platformatic'", kafka.client);
+    throw new BroadcastOptionsError(
+      'kafka.client',
+      "'kafkajs', 'platformatic' or 'confluent'",
+      kafka.client,
+    );
   if (kafka.groupProtocol !== undefined && !GROUP_PROTOCOLS.includes(kafka.groupProtocol))
     throw new BroadcastOptionsError(
       'kafka.groupProtocol',

@@ -1,6 +1,9 @@
 import type { OperatorReadOptions } from '../../interfaces/broadcast-operator.interface.js';
-import type { GroupConsumerPort, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
-import type { PlatformaticAdapter } from './platformatic.adapter.js';
+import type {
+  GroupConsumerPort,
+  IncomingRecord,
+  KafkaPort,
+} from '../../interfaces/kafka-port.interface.js';
 
 /** How long the throwaway group's deletion is retried after reading ends. */
 const DELETE_GROUP_MS = 10_000;
@@ -9,10 +12,11 @@ const DELETE_GROUP_MS = 10_000;
  * Reads one topic through a throwaway group `groupId` (never a pool group), with the adapter's
  * own group consumer: start offsets come from the admin (high watermarks, or by timestamp for
  * `since`) and are sought at every join, nothing is committed, and the group is deleted when
- * reading ends. The same steps as adapters/kafkajs/kafkajs-topic-reader.ts, over the port.
+ * reading ends. The same steps as adapters/kafkajs/kafkajs-topic-reader.ts, over the port (the
+ * @platformatic/kafka and @confluentinc/kafka-javascript operators read through it).
  */
 export async function readTopic(
-  kafka: PlatformaticAdapter,
+  kafka: KafkaPort,
   groupId: string,
   topic: string,
   options: OperatorReadOptions,

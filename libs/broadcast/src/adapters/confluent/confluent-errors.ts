@@ -1,0 +1,158 @@
+import { BroadcastMessages } from '../../errors/broadcast.messages.js';
+import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
+import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-options.interface.js';
+import type { DeleteGroupOutcome } from '../../interfaces/kafka-port.interface.js';
+import { errorMessage } from '../../shared/async.utils.js';
+import type { KafkaOperation } from '../shared/adapter-types.js';
+import { brokerList, type ClientErrors } from '../shared/client-errors.js';
+
+/** librdkafka's error codes the adapter reads (negative: the client's own, positive: the broker's). */
+export const RD = {
+  DESTROY: -197,
+  TRANSPORT: -195,
+  RESOLVE: -193,
+  PARTITION_EOF: -191,
+  ALL_BROKERS_DOWN: -187,
+  TIMED_OUT: -185,
+  SSL: -181,
+  STATE: -172,
+  AUTHENTICATION: -169,
+  AUTO_OFFSET_RESET: -140,
+  ASSIGN_PARTITIONS: -175,
+  REVOKE_PARTITIONS: -174,
+  UNKNOWN_TOPIC_OR_PART: 3,
+  LEADER_NOT_AVAILABLE: 5,
+  NOT_LEADER: 6,
+  REQUEST_TIMED_OUT: 7,
+  COORDINATOR_LOADING: 14,
+  COORDINATOR_NOT_AVAILABLE: 15,
+  NOT_COORDINATOR: 16,
+  TOPIC_AUTHORIZATION_FAILED: 29,
+  GROUP_AUTHORIZATION_FAILED: 30,
+  CLUSTER_AUTHORIZATION_FAILED: 31,
+  UNSUPPORTED_VERSION: 35,
+  TOPIC_ALREADY_EXISTS: 36,
+  SASL_AUTHENTICATION_FAILED: 58,
+  NON_EMPTY_GROUP: 68,
+  GROUP_ID_NOT_FOUND: 69,
+} as const;
+
+/** The fields of a LibrdKafkaError the adapter reads. */
+interface RdErrorLike {
+  code?: unknown;
+  message?: unknown;
+  isRetriable?: unknown;
+  cause?: unknown;
+}
+
+/** The librdkafka error code somewhere in the error's cause chain, if any. */
+export function rdCode(error: unknown): number | undefined {
+  for (let e = error as RdErrorLike | undefined, depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === 'number') return e.code;
+    e = e.cause as RdErrorLike | undefined;
+  }
+  return undefined;
+}
+
+const DENIED: Partial<Record<number, 'topic' | 'group' | 'cluster'>> = {
+  [RD.TOPIC_AUTHORIZATION_FAILED]: 'topic',
+  [RD.GROUP_AUTHORIZATION_FAILED]: 'group',
+  [RD.CLUSTER_AUTHORIZATION_FAILED]: 'cluster',
+};
+const TRANSIENT = new Set<number>([
+  RD.TRANSPORT,
+  RD.RESOLVE,
+  RD.ALL_BROKERS_DOWN,
+  RD.TIMED_OUT,
+  RD.STATE,
+  RD.UNKNOWN_TOPIC_OR_PART,
+  RD.LEADER_NOT_AVAILABLE,
+  RD.NOT_LEADER,
+  RD.REQUEST_TIMED_OUT,
+  RD.COORDINATOR_LOADING,
+  RD.COORDINATOR_NOT_AVAILABLE,
+  RD.NOT_COORDINATOR,
+]);
+
+/**
+ * Reads @confluentinc/kafka-javascript's errors (LibrdKafkaError: a numeric librdkafka `code`),
+ * the ClientErrors of adapters/shared/client-errors.ts: a refused login, a TLS failure or a
+ * missing ACL becomes one BroadcastStartupError naming the option or ACL to check; an unreachable
+ * broker is transient (retried until startupTimeoutMs). The password never enters a message.
+ */
+export class ConfluentErrors implements ClientErrors {
+  constructor(private readonly kafka: BroadcastKafkaOptions) {}
+
+  fatal(error: unknown, during?: KafkaOperation): BroadcastStartupError | undefined {
+    if (error instanceof BroadcastStartupError) return error;
+    const code = rdCode(error);
+    const message = this.rootMessage(error);
+    if (code === RD.SASL_AUTHENTICATION_FAILED || code === RD.AUTHENTICATION)
+      return new BroadcastStartupError(
+        'kafka.sasl',
+        BroadcastMessages.kafkaSaslRefused(
+          this.kafka.sasl,
+          this.brokers(),
+          message.replace(/\.+$/, ''),
+        ),
+      );
+    if (code === RD.SSL && this.kafka.ssl !== undefined)
+      return new BroadcastStartupError(
+        'kafka.ssl',
+        BroadcastMessages.kafkaTlsFailed(this.brokers(), message),
+      );
+    const denied = code === undefined ? undefined : DENIED[code];
+    // A cluster denial of an operation that needs only topic ACLs (the idempotent producer's
+    // InitProducerId, which WRITE on a topic allows) is the topic's.
+    const resourceType =
+      denied === 'cluster' && !during?.acl.cluster && during?.acl.topic ? 'topic' : denied;
+    if (!resourceType) return undefined;
+    const resource =
+      resourceType === 'group'
+        ? (during?.groupId ?? 'the consumer group')
+        : resourceType === 'cluster'
+          ? 'kafka-cluster'
+          : (during?.topics?.join(', ') ?? 'the broadcast topics');
+    return BroadcastStartupError.missingAcl(
+      during?.operation ?? 'an operation',
+      resourceType,
+      resource,
+      during?.acl[resourceType] ?? 'the needed',
+    );
+  }
+
+  /** librdkafka finds the coordinator itself and reports a refused lookup with its own code. */
+  async fatalForGroup(
+    error: unknown,
+    during: KafkaOperation & { groupId: string },
+  ): Promise<BroadcastStartupError | undefined> {
+    return this.fatal(error, during);
+  }
+
+  transient(error: unknown): boolean {
+    if (this.fatal(error)) return false;
+    const code = rdCode(error);
+    if (code !== undefined && TRANSIENT.has(code)) return true;
+    return (error as RdErrorLike | undefined)?.isRetriable === true;
+  }
+
+  rootMessage(error: unknown): string {
+    let message = errorMessage(error);
+    for (let e = error as RdErrorLike | undefined, depth = 0; e && depth < 5; depth++) {
+      if (typeof e.message === 'string' && e.message) message = e.message;
+      e = e.cause as RdErrorLike | undefined;
+    }
+    return message;
+  }
+
+  deleteAnswer(error: unknown): Exclude<DeleteGroupOutcome, 'deleted'> | undefined {
+    const code = rdCode(error);
+    if (code === RD.NON_EMPTY_GROUP) return 'non-empty';
+    if (code === RD.GROUP_ID_NOT_FOUND) return 'not-found';
+    return undefined;
+  }
+
+  private brokers(): string {
+    return brokerList(this.kafka.brokers);
+  }
+}
