@@ -146,7 +146,7 @@ export async function run(ctx) {
     params: {
       reps,
       discardedWarmupStarts: 1,
-      order: 'the four sides rotated by one every repetition',
+      order: `the ${SIDES.length} sides rotated by one every repetition`,
       lock: 'postgres',
       topics: engineTopics(prefix, TOPIC),
       consumer: 'engine defaults',

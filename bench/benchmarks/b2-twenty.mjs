@@ -216,7 +216,7 @@ export async function run(ctx) {
     params: {
       instances: n,
       reps,
-      order: 'one discarded round of each side, then the four sides rotated by one every round',
+      order: `one discarded round of each side, then the ${SIDES.length} sides rotated by one every round`,
       lock: 'postgres, one DataSource per engine',
       singleBaseline: singleSource,
     },

@@ -272,7 +272,7 @@ export async function run(ctx) {
     base: produced['R-kafkajs'],
     sub: true,
     note:
-      `all four sides: ${SIDES.map((s) => `${s.key} ${produced[s.key].median}`).join(', ')}` +
+      `every side: ${SIDES.map((s) => `${s.key} ${produced[s.key].median}`).join(', ')}` +
       (allLive.every((r) => r.complete) ? '' : '; some run did not receive every message'),
   });
   return {
@@ -283,7 +283,7 @@ export async function run(ctx) {
       producerInFlight: IN_FLIGHT,
       producer: 'one raw kafkajs producer for every side (the load, not what is measured)',
       runs,
-      order: 'the four sides rotated by one every run; R-kafkajs with eachBatch last in backlog',
+      order: `the ${SIDES.length} sides rotated by one every run; R-kafkajs with eachBatch last in backlog`,
       payload: '{"r":"live","i":12345} (~24 B)',
     },
     rows,

@@ -6,7 +6,8 @@
 import { createTopics, ratio, round, sleep, summary } from '../lib/common.mjs';
 import { rssKiB, spawnInstance } from '../lib/child.mjs';
 import { coldStarts } from '../lib/cold-start.mjs';
-import { CLIENTS, fourSideRows } from '../lib/sides.mjs';
+// The two pure-JavaScript clients: instance.mjs and the cold start have no confluent modes yet.
+import { JS_CLIENTS as CLIENTS, fourSideRows } from '../lib/sides.mjs';
 
 export const id = '7';
 export const title = 'Resident memory per instance (child processes)';

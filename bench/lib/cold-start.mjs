@@ -3,7 +3,8 @@
 // include Node's own start, every import and the start itself. The kinds rotate every repetition
 // (load drift hits all alike), after one uncounted process of each.
 import { rotation } from './sides.mjs';
-import { CLIENTS } from './sides.mjs';
+// The two pure-JavaScript clients: instance.mjs has no confluent mode yet.
+import { JS_CLIENTS as CLIENTS } from './sides.mjs';
 import { round, summary } from './common.mjs';
 import { spawnInstance } from './child.mjs';
 

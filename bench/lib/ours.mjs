@@ -34,6 +34,11 @@ export async function loadBuild(specifier) {
   const platformatic = await internal('adapters/platformatic/platformatic.adapter.js').catch(
     () => undefined,
   );
+  // Only where @confluentinc/kafka-javascript is installed (scripts/confluent-client.mjs), and in
+  // builds that have the adapter: the confluent sides (sides.mjs) need it.
+  const confluent = await internal('adapters/confluent/confluent.adapter.js').catch(
+    () => undefined,
+  );
   /** The adapter the engine would load for `kafka.client`, made here so that it can be wrapped. */
   function newAdapter(client, resolved) {
     if (client === 'kafkajs') return new KafkajsAdapter(resolved, engineLogger);
@@ -46,13 +51,17 @@ export async function loadBuild(specifier) {
         ? new PlatformaticAdapter(resolved, resolved.kafka.brokers, engineLogger)
         : new PlatformaticAdapter(resolved, engineLogger);
     }
+    if (client === 'confluent') {
+      if (!confluent) throw new Error(`${specifier} has no loadable confluent adapter`);
+      return new confluent.ConfluentAdapter(resolved, engineLogger);
+    }
     throw new Error(`unknown client ${client}`);
   }
 
   /**
    * A BroadcastEngine with the defaults an application gets, except what `overrides` says.
-   * `lock`: 'postgres' (needs `dataSource`) or 'none'. `client`: the adapter, 'kafkajs' or
-   * 'platformatic' (the engine's `kafka.client` option). `kafka`: more of the engine's `kafka`
+   * `lock`: 'postgres' (needs `dataSource`) or 'none'. `client`: the adapter, 'kafkajs',
+   * 'platformatic' or 'confluent' (the engine's `kafka.client` option). `kafka`: more of the engine's `kafka`
    * options (for example `groupProtocol`). `tap`: called with the (wrapped) adapter before the
    * engine gets it, to time more of its calls (#8 traces sends and records with it).
    */

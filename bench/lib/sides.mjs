@@ -1,11 +1,33 @@
-// The four sides of the side-by-side figures: our engine on each Kafka adapter, and R on each raw
+// The sides of the side-by-side figures: our engine on each Kafka adapter, and R on each raw
 // client. What the benchmarks share to run them in a rotating order and to turn their medians into
 // the ratio rows: ours-X / R-X for each client, and the cross rows between the clients.
-import { now, ratio, startRawConsumer } from './common.mjs';
+import { info, now, ratio, startRawConsumer } from './common.mjs';
 import { createEngine, engineTopics } from './ours.mjs';
 import { startRawPlatformaticConsumer } from './raw-platformatic.mjs';
 
-export const CLIENTS = Object.freeze(['kafkajs', 'platformatic']);
+/**
+ * R on @confluentinc/kafka-javascript, when its build is in node_modules (scripts/confluent-client.mjs,
+ * which npm test and .ci/run run; not a dependency of the workspace). Without it the bench runs
+ * the two other clients' sides and says so.
+ */
+const confluent = await import('./raw-confluent.mjs').catch((error) => {
+  info(
+    `no confluent sides: @confluentinc/kafka-javascript does not load (${error.message.split('\n')[0]}); node scripts/confluent-client.mjs puts it into node_modules`,
+  );
+  return undefined;
+});
+
+/**
+ * The clients of the side-by-side benchmarks (1, 2, 3 and 4): each has an ours and an R side.
+ * BENCH_CLIENTS=kafkajs,platformatic narrows them.
+ */
+export const CLIENTS = Object.freeze(
+  ['kafkajs', 'platformatic', ...(confluent ? ['confluent'] : [])].filter(
+    (c) => !process.env.BENCH_CLIENTS || process.env.BENCH_CLIENTS.split(',').includes(c),
+  ),
+);
+/** The two pure-JavaScript clients: the benchmarks whose R or child modes have no confluent side yet. */
+export const JS_CLIENTS = Object.freeze(CLIENTS.filter((c) => c !== 'confluent'));
 
 /** `key` names the side in results; `ours` tells the engine from R; `client` the Kafka client. */
 export const SIDES = Object.freeze(
@@ -36,7 +58,13 @@ export function rotation(round, sides = SIDES) {
 export function startRaw(client, options) {
   if (client === 'kafkajs') return startRawConsumer(options);
   if (options.eachBatch) throw new Error('eachBatch is a kafkajs baseline only');
+  if (client === 'confluent') return confluent.startRawConfluentConsumer(options);
   return startRawPlatformaticConsumer(options);
+}
+
+/** The raw producer of `client` for the sides that publish (undefined: the caller's kafkajs one). */
+export function rawProducerOf(client, brokers) {
+  return client === 'confluent' ? confluent.rawConfluentProducer(brokers) : undefined;
 }
 
 /** `{ [side key]: [] }`, one list of samples per side. */
@@ -67,7 +95,8 @@ export function ratioRow({ metric, unit, by, a, b, target, pass, note, sub = fal
 /**
  * The ratio rows of one figure from per-side summaries (`by[key]` = summary()): ours / R on each
  * client (the first a main row with `target`, the second a sub-row with the same target), then
- * the cross rows, platformatic / kafkajs for ours and for R. `pass(ratio)` decides a target.
+ * the cross rows, platformatic / kafkajs for ours and for R; then the same three rows for
+ * confluent when `by` has its sides. `pass(ratio)` decides a target.
  */
 export function fourSideRows({ metric, unit, by, target = 'info', pass, note, sub = false }) {
   const row = (label, a, b, opts = {}) =>
@@ -92,6 +121,20 @@ export function fourSideRows({ metric, unit, by, target = 'info', pass, note, su
       sub: true,
     }),
     row('cross, R-platformatic vs R-kafkajs', 'R-platformatic', 'R-kafkajs', { sub: true }),
+    // The third client's rows after the first four (benchmark 7 takes the first three), when the
+    // figure has its sides.
+    ...(by['ours-confluent'] || by['R-confluent']
+      ? [
+          row('ours-confluent vs R-confluent', 'ours-confluent', 'R-confluent', {
+            target,
+            sub: true,
+          }),
+          row('cross, ours-confluent vs ours-kafkajs', 'ours-confluent', 'ours-kafkajs', {
+            sub: true,
+          }),
+          row('cross, R-confluent vs R-kafkajs', 'R-confluent', 'R-kafkajs', { sub: true }),
+        ]
+      : []),
   ];
 }
 

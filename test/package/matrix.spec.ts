@@ -45,8 +45,8 @@ import { readQuickStart } from '../support/package/readme-quick-start.js';
 const COMMON = { kafkajs: '^2.2.4', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.0' };
 const TS = { '@types/node': '^24.0.0' };
 
-/** A Nest 12 ESM app with @platformatic/kafka `range` as its only Kafka client, lock-free. */
-function platformaticOnlyCell(name: string, range: string): AppSpec {
+/** A Nest 12 ESM app, lock-free, with `pkg` at `range` as its only Kafka client. */
+function oneClientCell(name: string, pkg: string, range: string): AppSpec {
   return {
     name,
     style: 'esm',
@@ -54,7 +54,7 @@ function platformaticOnlyCell(name: string, range: string): AppSpec {
     terminus: false,
     microservices: false,
     dependencies: {
-      '@platformatic/kafka': range,
+      [pkg]: range,
       'reflect-metadata': COMMON['reflect-metadata'],
       rxjs: COMMON.rxjs,
       ...TS,
@@ -140,8 +140,17 @@ const CELLS: AppSpec[] = [
   // picks @platformatic/kafka by itself. 2.x is what `npm install @platformatic/kafka` gives on
   // Node 24; 1.35 is the other line the peer range takes (the 1.x line, still released, for apps
   // that keep it).
-  platformaticOnlyCell('nest12-platformatic-only', '^2.12.1'),
-  platformaticOnlyCell('nest12-platformatic-1.35', '~1.35.0'),
+  oneClientCell('nest12-platformatic-only', '@platformatic/kafka', '^2.12.1'),
+  oneClientCell('nest12-platformatic-1.35', '@platformatic/kafka', '~1.35.0'),
+  // @confluentinc/kafka-javascript alone, picked by the module by itself. Its native addon is this
+  // machine's build (scripts/confluent-client.mjs), packed into the package the app installs: the
+  // registry's tarball holds no binary and its release host is not reachable here
+  // (test/support/package/confluent-prebuilt.ts). 1.10.1 exactly: the one version proven (the
+  // peer range says the same).
+  {
+    ...oneClientCell('nest12-confluent-only', '@confluentinc/kafka-javascript', '1.10.1'),
+    confluentBuild: true,
+  },
   {
     name: 'node-engine-no-nest',
     style: 'node',
@@ -210,8 +219,8 @@ describe.each(MATRIX)('package matrix: $name on Node $nodeVersion', (spec) => {
     const timings: Partial<AppTimings> = {};
     const started = Date.now();
     dir = await createApp(spec, tarball, timings);
-    // A client the app does not depend on is not installed: both clients are optional peers.
-    for (const client of ['kafkajs', '@platformatic/kafka'])
+    // A client the app does not depend on is not installed: every client is an optional peer.
+    for (const client of ['kafkajs', '@platformatic/kafka', '@confluentinc/kafka-javascript'])
       if (!(client in spec.dependencies))
         expect(existsSync(join(dir, 'node_modules', client)), client).toBe(false);
       else expect(installedVersion(dir, client)).toMatch(rangeLine(spec.dependencies[client]!));
@@ -397,8 +406,12 @@ function installedVersion(dir: string, name: string): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-/** What a ^ or ~ range pins: its major (^2.12.1 -> /^2\./) or major.minor (~1.35.0 -> /^1\.35\./). */
+/**
+ * What a range pins: a ^ range its major (^2.12.1 -> /^2\./), a ~ range its major.minor
+ * (~1.35.0 -> /^1\.35\./), an exact version itself (1.10.1 -> /^1\.10\.1$/).
+ */
 function rangeLine(range: string): RegExp {
   const [major, minor] = range.replace(/^[\^~]/, '').split('.');
+  if (!/^[\^~]/.test(range)) return new RegExp(`^${range.replaceAll('.', '\\.')}$`);
   return new RegExp(range.startsWith('~') ? `^${major}\\.${minor}\\.` : `^${major}\\.`);
 }

@@ -7,59 +7,22 @@
  * @platformatic/kafka alone; without either client both say which packages to install. The built
  * files name a client package only in its adapter folder.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { ensureLibBuilt } from '../support/faults/faults.js';
 import { runCli, scratchInstall, spawnCli, type ScratchInstall } from '../support/package/cli.js';
+import { ENGINE_ROUND_TRIP, runScript } from '../support/package/scratch-engine.js';
 import { useEngineHarness } from '../support/engine/engine.js';
-import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
+import { testPrefix, waitFor } from '../support/broker/kafka.js';
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
-
-/** Runs an ESM snippet with Node in the install's folder; `$DIST` is the copy's dist URL. */
-function runScript(
-  install: ScratchInstall,
-  source: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const dist = pathToFileURL(join(install.entry, '..', '..')).href;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--input-type=module', '-e', source.replaceAll('$DIST', dist)],
-      {
-        cwd: join(install.entry, '..', '..', '..', '..'),
-        env: { ...process.env, KAFKA_BROKERS: kafkaBrokers().join(','), ...env },
-        timeout: 90_000,
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-/** A bare engine on the built engine entry: starts, broadcasts one message to itself, stops. */
-const ENGINE_ROUND_TRIP = `
-const { BroadcastEngine } = await import('$DIST/engine.js');
-const quiet = { log() {}, warn() {}, error() {} };
-const client = process.env.CLIENT || undefined;
-const engine = new BroadcastEngine(
-  { kafka: { brokers: process.env.KAFKA_BROKERS.split(','), client }, topicPrefix: process.env.PREFIX, lock: false },
-  { logger: quiet },
-);
-const received = new Promise((resolve) => engine.on('one.ping', (payload) => resolve(payload)));
-try {
-  await engine.start();
-  await engine.publisher.publish('one.ping', { n: 1 });
-  console.log(JSON.stringify({ received: await received }));
-} catch (error) {
-  console.log(JSON.stringify({ error: error.name, option: error.option, message: error.message }));
-} finally {
-  await engine.stop();
-}
-`;
+/** The adapter folder each client package may be named in. */
+const ADAPTER_FOLDER: Record<string, string> = {
+  kafkajs: 'kafkajs',
+  '@platformatic/kafka': 'platformatic',
+  '@confluentinc/kafka-javascript': 'confluent',
+};
 
 describe('an install with @platformatic/kafka and no kafkajs', () => {
   let install: ScratchInstall;
@@ -206,7 +169,7 @@ describe('an install with neither client', () => {
 });
 
 describe('the built package', () => {
-  it('names a client package only in dist/adapters/kafkajs/ and dist/adapters/platformatic/, in .js and .d.ts alike', () => {
+  it('names a client package only in its own dist/adapters/<client>/ folder, in .js and .d.ts alike', () => {
     // A type the compiler inferred from a client would be written into a .d.ts as import("…").
     const dist = dirname(fileURLToPath(ensureLibBuilt()));
     const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) =>
@@ -217,15 +180,12 @@ describe('the built package', () => {
       const text = readFileSync(join(dist, file), 'utf8');
       const named = [
         ...text.matchAll(
-          /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](kafkajs|@platformatic\/kafka)(?:\/[^'"]*)?['"]/g,
+          /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](kafkajs|@platformatic\/kafka|@confluentinc\/kafka-javascript)(?:\/[^'"]*)?['"]/g,
         ),
       ];
       const folder = file.split('/').slice(0, 2).join('/');
       return named
-        .filter(
-          ([, pkg]) =>
-            folder !== (pkg === 'kafkajs' ? 'adapters/kafkajs' : 'adapters/platformatic'),
-        )
+        .filter(([, pkg]) => folder !== `adapters/${ADAPTER_FOLDER[pkg!]}`)
         .map(([specifier]) => `${file}: ${specifier}`);
     });
     expect(outside).toEqual([]);

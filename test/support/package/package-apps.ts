@@ -19,6 +19,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { packConfluentBuild } from './confluent-prebuilt.js';
 
 const run = promisify(execFile);
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -41,6 +42,11 @@ export interface AppSpec {
   withoutPeers?: boolean;
   /** Adds the app's own unit test (src/app.spec.ts, node:test) on nestjs-kafka-broadcast/testing. */
   unitTest?: boolean;
+  /**
+   * @confluentinc/kafka-javascript (listed in `dependencies`) installed from a tarball of this
+   * machine's build (confluent-prebuilt.ts), not from the registry.
+   */
+  confluentBuild?: boolean;
   /**
    * The Node binary the cell installs, builds and runs with (first on PATH for npm and tsc);
    * by default the Node running the tests.
@@ -77,11 +83,17 @@ async function installAndBuild(
   timings: Partial<AppTimings>,
 ): Promise<void> {
   await mkdir(join(dir, 'src'), { recursive: true });
+  const dependencies: Record<string, string> = {
+    'nestjs-kafka-broadcast': `file:${tarball}`,
+    ...spec.dependencies,
+  };
+  if (spec.confluentBuild)
+    dependencies['@confluentinc/kafka-javascript'] = `file:${await packConfluentBuild(dir)}`;
   const pkg = {
     name: `matrix-${spec.name}`,
     private: true,
     ...(spec.style === 'cjs' ? {} : { type: 'module' }),
-    dependencies: { 'nestjs-kafka-broadcast': `file:${tarball}`, ...spec.dependencies },
+    dependencies,
   };
   await writeFile(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
   const env = cellEnv(spec);

@@ -16,8 +16,9 @@ export const OPERATOR_IMPORTS: Record<BroadcastKafkaClient, OperatorImport> = pe
 
 /**
  * The CLI's Kafka client, chosen as the engine chooses (engine/kafka-client.loader.ts):
- * `kafka.client` (--client, KAFKA_CLIENT) when given, else @platformatic/kafka when it is
- * installed, else kafkajs; an error naming the package(s) to install when it is not there.
+ * `kafka.client` (--client, KAFKA_CLIENT) when given, else the first installed of
+ * @platformatic/kafka, @confluentinc/kafka-javascript and kafkajs; an error naming the package(s)
+ * to install when it is not there.
  */
 export function loadOperatorPort(
   kafka: BroadcastKafkaOptions,

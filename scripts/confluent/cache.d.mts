@@ -1,0 +1,8 @@
+/** Types of scripts/confluent/cache.mjs for the TypeScript tests and the bench. */
+export declare const CONFLUENT_VERSION: string;
+export declare const CONFLUENT_PACKAGE: string;
+export function cacheRoot(env?: NodeJS.ProcessEnv): string;
+export function libc(): 'glibc' | 'musl';
+export function cacheKey(): string;
+export function cachedBuildDir(env?: NodeJS.ProcessEnv): string;
+export function cachedPackage(env?: NodeJS.ProcessEnv): string | undefined;
