@@ -89,13 +89,14 @@ const EXPECTED: Record<string, Record<string, number | [number, number]>> = {
   // ask ApiVersions. Metadata: the topic check's, which the pool listing and the offsets
   // snapshot reuse (platformatic-known-leaders.ts; the client's own calls asked it afresh, 5 in
   // all until 2026-12-06), and the consumer's. The second ListGroups is the roster's first look,
-  // begun as start() resolves.
+  // begun as start() resolves. No DeleteGroups (nor its FindCoordinator) since 2026-12-06: under
+  // KIP-848 an id the listing saw free is joined without the delete, the join is the claim.
   platformatic: {
     ApiVersions: 3,
     Metadata: 2,
     ListGroups: [1, 2],
-    FindCoordinator: 2,
-    DeleteGroups: 1,
+    FindCoordinator: 1,
+    DeleteGroups: 0,
     ListOffsets: 1,
     ConsumerGroupDescribe: 2,
     ConsumerGroupHeartbeat: [1, 2],

@@ -113,12 +113,19 @@ export class BroadcastGroupAllocator {
           refused.set(groupId, candidate.reason);
           continue;
         }
+        // The step of the claim before the join: the delete, or (lock-free under KIP-848) its skip.
+        this.probe?.('delete');
         const refusal = (await this.joinIsClaim(candidate, groupId))
           ? undefined
           : await this.emptied(candidate.lock, groupId, deadline, signal);
         if (refusal !== undefined) {
           refused.set(groupId, refusal);
           continue;
+        }
+        // Stopped meanwhile (a skipped delete has no request the stop could end): offer nothing.
+        if (signal.aborted) {
+          await candidate.lock.release();
+          throw new BroadcastStoppedError();
         }
         const group = new FreeGroup(candidate.id, groupId, candidate.lock);
         try {
@@ -222,7 +229,6 @@ export class BroadcastGroupAllocator {
     signal: AbortSignal,
   ): Promise<string | undefined> {
     try {
-      this.probe?.('delete');
       const deleted = await this.admin.deleteGroup(groupId, deadline, signal);
       if (deleted !== 'non-empty') return undefined;
       await lock.release();
