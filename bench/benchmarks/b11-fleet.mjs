@@ -212,8 +212,9 @@ async function main() {
             beforeLib: args['before-lib'] && resolve(args['before-lib']),
             lib: args.lib && resolve(args.lib),
             runId,
+            // lockfree-x2-before too: the earlier build's fleet with the same pool.
             maxGroups:
-              mode === 'lockfree-x2'
+              mode.replace(/-before$/, '') === 'lockfree-x2'
                 ? 2 * n
                 : mode.startsWith('lockfree') && args['lockfree-max-groups']
                   ? Number(args['lockfree-max-groups'])

@@ -3,17 +3,21 @@
  * group of the pool is joined with a static instance id (the group's own id), and a join with an
  * instance id that an active member holds is refused (UNRELEASED_INSTANCE_ID) in one round trip.
  *
- * Two lock-free engines (@platformatic/kafka, consumer protocol) race for the same id: the
- * claimant's delete of the group runs before the holder's join, and its join only after the
- * holder is ready, so both pass the delete and only the broker can tell them apart (a test seam
- * on each engine's own port orders the two; nothing of the broker is faked). The claimant is
+ * Two lock-free engines (@platformatic/kafka, consumer protocol) race for the same id: both
+ * drew it from a listing that saw it free (so neither deletes it first: the join is the claim),
+ * and the claimant's join goes out only after the holder is ready, so only the broker can tell
+ * them apart (a test seam on each engine's own port orders the two; nothing of the broker is
+ * faked). The claimant is
  * refused by the broker, names the held instance id, and draws again: with a pool of 2 it ends
  * in the other group, with a pool of 1 it waits and reports the pool full. The holder is never
  * disturbed and receives every record once; its stop frees the id at once for a newcomer.
  */
 import type { BroadcastModuleOptions } from '../../libs/broadcast/src/interfaces/broadcast-module-options.interface.js';
 import type { BroadcastLogger } from '../../libs/broadcast/src/interfaces/broadcast-logger.interface.js';
-import type { KafkaPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
+import type {
+  GroupConsumerPort,
+  KafkaPort,
+} from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
 import { resolveBroadcastOptions } from '../../libs/broadcast/src/core/options/broadcast-options.resolver.js';
 import { LazyKafkaPort } from '../../libs/broadcast/src/engine/lazy-kafka-port.js';
 import { deferred } from '../../libs/broadcast/src/shared/async.utils.js';
@@ -24,21 +28,32 @@ const TOPIC = 'news';
 const MESSAGES = 20;
 const KIP848 = { client: 'platformatic', groupProtocol: 'consumer' } as const;
 
-/** The order of the race: the claimant's delete first, the holder's join, then the claimant's. */
+/**
+ * The order of the race: the claimant draws id 0 first, the holder joins it, then the claimant.
+ * Every delete is counted: an id a listing saw free is joined without one.
+ */
 function race() {
-  const claimantDeleted = deferred<void>();
+  const claimantDrew = deferred<void>();
   const holderReady = deferred<void>();
   const ports = new Map<string, KafkaPort>();
+  const deletes: string[] = [];
+  /** Its first consumer's start, held until `until` resolves. */
+  const held = (consumer: GroupConsumerPort, until: Promise<void>): GroupConsumerPort => ({
+    groupId: consumer.groupId,
+    start: () => until.then(() => consumer.start()),
+    seek: (topic, partition, offset) => consumer.seek(topic, partition, offset),
+    stop: () => consumer.stop(),
+  });
   /**
    * The engine's own port, with its first listing seeing id 1 taken (so it draws id 0 first) and
-   * its first delete ordered as above.
+   * its first join ordered as above.
    */
   const port =
     (role: 'holder' | 'claimant') =>
     (options: BroadcastModuleOptions, logger: BroadcastLogger): KafkaPort => {
       const real = LazyKafkaPort.forOptions(resolveBroadcastOptions(options), logger).warm();
       let listed = false;
-      let deleted = false;
+      let drew = false;
       const admin = new Proxy(real.admin, {
         get(target, key) {
           if (key === 'occupiedGroups')
@@ -49,16 +64,9 @@ function race() {
               return [...groups, `${prefix}1`];
             };
           if (key === 'deleteGroup')
-            return async (groupId: string, deadline: number, signal?: AbortSignal) => {
-              if (deleted) return target.deleteGroup(groupId, deadline, signal);
-              deleted = true;
-              if (role === 'holder') await claimantDeleted.promise;
-              const outcome = await target.deleteGroup(groupId, deadline, signal);
-              if (role === 'claimant') {
-                claimantDeleted.resolve();
-                await holderReady.promise;
-              }
-              return outcome;
+            return (groupId: string, deadline: number, signal?: AbortSignal) => {
+              deletes.push(`${role} ${groupId}`);
+              return target.deleteGroup(groupId, deadline, signal);
             };
           const value: unknown = Reflect.get(target, key);
           return typeof value === 'function' ? value.bind(target) : value;
@@ -68,12 +76,20 @@ function race() {
       return {
         admin,
         about: () => real.about?.(),
-        createGroupConsumer: (spec) => real.createGroupConsumer(spec),
+        claimsByInstanceId: (groupId) => real.claimsByInstanceId!(groupId),
+        createGroupConsumer: (spec) => {
+          const consumer = real.createGroupConsumer(spec);
+          if (drew) return consumer;
+          drew = true;
+          if (role === 'holder') return held(consumer, claimantDrew.promise);
+          claimantDrew.resolve();
+          return held(consumer, holderReady.promise);
+        },
         send: real.send.bind(real),
         disconnect: () => real.disconnect(),
       };
     };
-  return { port, holderReady, ports };
+  return { port, holderReady, ports, deletes };
 }
 
 /** The broker's refusal, as the claimant logged it for `groupId`. */
@@ -88,7 +104,7 @@ function brokerRefusals(e: TestEngine, groupId: string): string[] {
 describe('KIP-848: the broker refuses a second claimant of a pool id (@platformatic/kafka)', () => {
   it('pool of 2: the claimant is refused by the broker and ends in the other group; the holder reads on undisturbed', async () => {
     const h = useEngineHarness('kip848-claim-two', { maxGroups: 2 }, 'platformatic');
-    const { port, holderReady, ports } = race();
+    const { port, holderReady, ports, deletes } = race();
     const holder = await h.create({
       name: 'holder',
       lock: 'none',
@@ -114,6 +130,8 @@ describe('KIP-848: the broker refuses a second claimant of a pool id (@platforma
     expect(holder.status().groupId).toBe(g0);
     expect(claimant.status().groupId).toBe(g1);
     expect(brokerRefusals(claimant, g0), h.dumpLogs()).toHaveLength(1);
+    // Both drew id 0 from a listing that saw it free: neither deleted it, the join was the claim.
+    expect(deletes.filter((d) => d.endsWith(` ${g0}`))).toEqual([]);
     // The holder never heard of it: no contest, no verification that found a stranger.
     expect(holder.logger.matching(/shared with|Giving up|waiting for them to leave/)).toEqual([]);
     const admin = ports.get('holder')!.admin;

@@ -89,13 +89,15 @@ const EXPECTED: Record<string, Record<string, number | [number, number]>> = {
   // fetches have the consumer's (platformatic-shared-connections.ts): one ApiVersions, the
   // probe's (three connections and three until 2026-12-06), and one Metadata, the topic check's,
   // which the pool listing, the offsets snapshot and the consumer reuse (5 until 2026-12-06,
-  // then 2). The second ListGroups is the roster's first look, begun as start() resolves.
+  // then 2). The second ListGroups is the roster's first look, begun as start() resolves. No
+  // DeleteGroups (nor its FindCoordinator) since 2026-12-06: under KIP-848 an id the listing saw
+  // free is joined without the delete, the join is the claim.
   platformatic: {
     ApiVersions: 1,
     Metadata: 1,
     ListGroups: [1, 2],
-    FindCoordinator: 2,
-    DeleteGroups: 1,
+    FindCoordinator: 1,
+    DeleteGroups: 0,
     ListOffsets: 1,
     ConsumerGroupDescribe: 2,
     ConsumerGroupHeartbeat: [1, 2],

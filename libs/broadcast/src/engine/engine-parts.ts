@@ -97,5 +97,6 @@ export function engineAllocator(
     kafka.admin,
     logger,
     probe,
+    kafka.claimsByInstanceId && ((groupId) => kafka.claimsByInstanceId!(groupId)),
   );
 }

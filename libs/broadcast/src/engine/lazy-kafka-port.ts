@@ -111,6 +111,12 @@ export class LazyKafkaPort implements KafkaPort {
     return this.loadedPort?.about?.();
   }
 
+  claimsByInstanceId(groupId: string): Promise<boolean> {
+    return this.closure.run(
+      async () => (await (await this.loaded()).claimsByInstanceId?.(groupId)) ?? false,
+    );
+  }
+
   send(topic: string, records: OutgoingRecord[]): Promise<void> {
     return this.closure.run(async () => (await this.loaded()).send(topic, records));
   }

@@ -179,6 +179,12 @@ export interface KafkaPort {
   /** The client and group protocol, for the engine's ready line; undefined before they are known. */
   about?(): KafkaPortAbout | undefined;
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort;
+  /**
+   * Whether a consumer of `groupId` made with `spec.instanceId` is refused by the broker while an
+   * active member holds that id (KIP-848, UNRELEASED_INSTANCE_ID), so that the join itself is the
+   * claim; chooses the group protocol if not yet chosen. False when omitted.
+   */
+  claimsByInstanceId?(groupId: string): Promise<boolean>;
   /** Resolves once the broker acknowledged every record (acks = all). */
   send(topic: string, records: (OutgoingRecord | RawOutgoingRecord)[]): Promise<void>;
   disconnect(): Promise<void>;

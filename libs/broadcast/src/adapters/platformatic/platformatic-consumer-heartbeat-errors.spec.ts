@@ -158,13 +158,25 @@ describe('ConsumerProtocolHeartbeat: which errors end the membership', () => {
     await expect(heartbeat.join()).rejects.toThrow(
       /instance id g-1 of g-1 is held by another member \(UNRELEASED_INSTANCE_ID\)/,
     );
-    // One round trip, no retry; the stop's leave names only this member's id.
+    // One round trip, no retry, and no leave: the broker never held the refused member.
+    await heartbeat.leave();
+    expect(sent.map((s) => [s.epoch, s.instanceId])).toEqual([[0, 'g-1']]);
+    expect(lost).toEqual([]);
+  });
+
+  it('still leaves after a refusal when an earlier join of it went unanswered', async () => {
+    const { heartbeat } = member();
+    answers.push(refused(), refusal('UNRELEASED_INSTANCE_ID', false));
+    const joined = expect(heartbeat.join()).rejects.toThrow(/UNRELEASED_INSTANCE_ID/);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await joined;
+    // The unanswered join may have made a member on the broker: the leave names only its id.
     await heartbeat.leave();
     expect(sent.map((s) => [s.epoch, s.instanceId])).toEqual([
       [0, 'g-1'],
+      [0, 'g-1'],
       [-1, null],
     ]);
-    expect(lost).toEqual([]);
   });
 
   it('names the holder when the broker does', async () => {

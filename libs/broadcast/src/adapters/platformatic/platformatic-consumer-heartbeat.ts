@@ -90,8 +90,13 @@ export class ConsumerProtocolHeartbeat {
       try {
         return this.handle(await this.send(0, []));
       } catch (error) {
-        if (hasProtocolError(error, UNRELEASED_INSTANCE_ID) && this.spec.instanceId !== null)
+        if (hasProtocolError(error, UNRELEASED_INSTANCE_ID) && this.spec.instanceId !== null) {
+          // Refused at the first join sent: the broker never held this member, so stop sends no
+          // leave (a lock-free fleet's losers each spent a round trip on it). After an earlier
+          // join that went unanswered it may hold one, so the leave stays.
+          if (this.failures === 0) this.joinSent = false;
           throw instanceIdHeld(this.spec.groupId, this.spec.instanceId, error);
+        }
         if (this.stopped || !this.transient(error)) throw error;
         if (Date.now() - this.lastSuccess >= this.spec.sessionTimeoutMs) throw error;
         await pause(backoffDelay(++this.failures, 50, 1_000));

@@ -98,6 +98,11 @@ export class PlatformaticAdapter implements AdapterPort {
     return { client: 'platformatic', groupProtocol: this.chosenProtocol };
   }
 
+  /** Under KIP-848 the broker enforces the instance id its consumers send (PORT-CONTRACT.md). */
+  async claimsByInstanceId(groupId: string): Promise<boolean> {
+    return (await this.groupProtocol(groupId)) === 'consumer';
+  }
+
   createGroupConsumer(spec: GroupConsumerSpec): GroupConsumerPort {
     return new DeferredGroupConsumer(spec, this.groupConsumerClient, {
       logger: this.logger,

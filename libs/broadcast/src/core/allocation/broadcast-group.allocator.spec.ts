@@ -134,10 +134,12 @@ function lockFree(
   maxGroups: number,
   occupied: () => Promise<number[]>,
   deleteGroup: (groupId: string) => string = () => 'deleted',
+  brokerClaim?: (groupId: string) => Promise<boolean>,
 ) {
   const listings: number[] = [];
+  const deleted: string[] = [];
   const admin = {
-    deleteGroup: async (groupId: string) => deleteGroup(groupId),
+    deleteGroup: async (groupId: string) => (deleted.push(groupId), deleteGroup(groupId)),
     occupiedGroups: async (prefix: string) => {
       listings.push(Date.now());
       return (await occupied()).map((id) => `${prefix}${id}`);
@@ -149,8 +151,10 @@ function lockFree(
     provider,
     admin,
     silent,
+    undefined,
+    brokerClaim,
   );
-  return { allocator, listings };
+  return { allocator, listings, deleted };
 }
 
 const poolId = (groupId: string) => Number(groupId.slice('p.lf-'.length));
@@ -207,6 +211,64 @@ describe('BroadcastGroupAllocator, lock-free', () => {
     const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
     const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
     expect(claim.groupId).toMatch(/^p\.lf-[0-2]$/);
+  });
+
+  it('where the broker enforces the claim, joins an id the listing saw free without deleting it first', async () => {
+    // A mass start: the first listing sees nobody, the join of the first draw is refused (the
+    // broker's UNRELEASED_INSTANCE_ID), the next listing sees only that id taken.
+    const joined: number[] = [];
+    let round = 0;
+    const { allocator, deleted } = lockFree(
+      4,
+      async () => (round++ === 0 ? [] : [joined[0]!]),
+      undefined,
+      async () => true,
+    );
+    const join = vi.fn(async (groupId: string) => {
+      joined.push(poolId(groupId));
+      return joined.length === 1
+        ? { accepted: false as const, reason: 'shared with member(s) m-1 (UNRELEASED_INSTANCE_ID)' }
+        : { accepted: true as const, value: 1 };
+    });
+    const claim = await allocate(allocator, join, Date.now() + 5_000, new AbortController().signal);
+    expect(joined).toHaveLength(2);
+    expect(claim.groupId).toBe(`p.lf-${joined[1]}`);
+    expect(deleted).toEqual([]);
+  });
+
+  it('still deletes before the join an id the listing saw taken, or when no listing answered, or without the broker claim', async () => {
+    // Every id listed taken: the delete refuses all but one, as the cheap refusal.
+    const taken = lockFree(
+      3,
+      async () => [0, 1, 2],
+      (groupId) => (groupId === 'p.lf-1' ? 'deleted' : 'non-empty'),
+      async () => true,
+    );
+    const join = vi.fn(async () => ({ accepted: true as const, value: 1 }));
+    const signal = new AbortController().signal;
+    expect((await allocate(taken.allocator, join, Date.now() + 5_000, signal)).groupId).toBe(
+      'p.lf-1',
+    );
+    expect(taken.deleted).toContain('p.lf-1');
+    // No listing: nothing is known to be free.
+    const unlisted = lockFree(
+      2,
+      () => Promise.reject(new Error('ListGroups refused')),
+      undefined,
+      async () => true,
+    );
+    const first = await allocate(unlisted.allocator, join, Date.now() + 5_000, signal);
+    expect(unlisted.deleted).toEqual([first.groupId]);
+    // The classic protocol (no broker claim), or the answer failed: the delete stays.
+    for (const brokerClaim of [
+      undefined,
+      async () => false,
+      () => Promise.reject(new Error('x')),
+    ]) {
+      const classic = lockFree(2, async () => [], undefined, brokerClaim);
+      const group = await allocate(classic.allocator, join, Date.now() + 5_000, signal);
+      expect(classic.deleted).toEqual([group.groupId]);
+    }
   });
 
   it('still refuses a group the listing saw free when the join finds another member there', async () => {

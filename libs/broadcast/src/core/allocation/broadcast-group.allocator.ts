@@ -12,7 +12,13 @@ import { FreeGroup } from './free-group.js';
 import { LockDatabaseFailures } from './lock-database-failures.js';
 
 export { FreeGroup } from './free-group.js';
-import { occupiedPoolIds, spreadIds } from './pool-occupancy.js';
+import { occupiedPoolIds, spreadIds, type SpreadId } from './pool-occupancy.js';
+
+/**
+ * Whether the broker itself refuses a second member that joins `groupId` with the group's static
+ * instance id while another holds it (KIP-848: UNRELEASED_INSTANCE_ID); false when unknown.
+ */
+export type BrokerEnforcedClaim = (groupId: string) => Promise<boolean>;
 
 export interface AllocatorSettings {
   topicPrefix: string;
@@ -28,7 +34,11 @@ export interface AllocatorSettings {
  * mode walks ids lowest first (a probe is one cheap query, and the pool stays as small as the
  * peak number of instances); lock-free mode draws at random over the whole pool,
  * the ids a listing saw without members first (see spreadIds), because there a collision costs a
- * join.
+ * join. Lock-free where the broker enforces the claim (`brokerClaim`, KIP-848), an id the listing
+ * just saw without members is offered without the delete: the join itself is the claim (a held
+ * id is refused in its one round trip), and the delete would only have added a round trip (and a
+ * coordinator lookup) to every draw of a mass start. An id the listing saw taken keeps it, as the
+ * cheap refusal of the common case.
  */
 export class BroadcastGroupAllocator {
   /** True while the latest full pass over the pool found no id to claim; a claim clears it. */
@@ -44,6 +54,8 @@ export class BroadcastGroupAllocator {
     private readonly logger: BroadcastLogger,
     /** Internal test hook: called as the lock and delete steps begin. */
     private readonly probe?: StepProbe,
+    /** Whether the broker refuses a second claimant by instance id; never, when omitted. */
+    private readonly brokerClaim?: BrokerEnforcedClaim,
   ) {}
 
   /** The pool's base name in the current lock mode: what targeting calls the service. */
@@ -101,10 +113,19 @@ export class BroadcastGroupAllocator {
           refused.set(groupId, candidate.reason);
           continue;
         }
-        const refusal = await this.emptied(candidate.lock, groupId, deadline, signal);
+        // The step of the claim before the join: the delete, or (lock-free under KIP-848) its skip.
+        this.probe?.('delete');
+        const refusal = (await this.joinIsClaim(candidate, groupId))
+          ? undefined
+          : await this.emptied(candidate.lock, groupId, deadline, signal);
         if (refusal !== undefined) {
           refused.set(groupId, refusal);
           continue;
+        }
+        // Stopped meanwhile (a skipped delete has no request the stop could end): offer nothing.
+        if (signal.aborted) {
+          await candidate.lock.release();
+          throw new BroadcastStoppedError();
         }
         const group = new FreeGroup(candidate.id, groupId, candidate.lock);
         try {
@@ -156,11 +177,11 @@ export class BroadcastGroupAllocator {
             occupiedPoolIds(this.admin, this.poolPrefix, this.logger, signal),
           )
         : idsOf(createIdStrategy('lowest-first', maxGroups));
-    for await (const id of ids) {
+    for await (const { id, listedFree } of ids) {
       if (signal.aborted) return;
       try {
         const lock = await this.locks.tryLock(id);
-        yield lock ? { id, lock } : { id, reason: LOCKED };
+        yield lock ? { id, lock, listedFree } : { id, reason: LOCKED };
       } catch (error) {
         yield lockFailure(id, error);
         return;
@@ -190,6 +211,16 @@ export class BroadcastGroupAllocator {
     }
   }
 
+  /**
+   * Lock-free, an id the listing just saw without members, where the broker refuses a second
+   * claimant by instance id: the join is offered without the delete (see the class). A failed
+   * answer counts as no (the delete stays).
+   */
+  private async joinIsClaim(candidate: Candidate, groupId: string): Promise<boolean> {
+    if (this.locks.mode !== 'none' || !candidate.listedFree || !this.brokerClaim) return false;
+    return this.brokerClaim(groupId).catch(() => false);
+  }
+
   /** Deletes the group so that it starts empty; a refusal (lock released) or undefined. */
   private async emptied(
     lock: HeldLock,
@@ -198,7 +229,6 @@ export class BroadcastGroupAllocator {
     signal: AbortSignal,
   ): Promise<string | undefined> {
     try {
-      this.probe?.('delete');
       const deleted = await this.admin.deleteGroup(groupId, deadline, signal);
       if (deleted !== 'non-empty') return undefined;
       await lock.release();
@@ -214,13 +244,21 @@ export class BroadcastGroupAllocator {
 
 const LOCKED = 'locked by another instance';
 
-function* idsOf(strategy: IdStrategy): Generator<number> {
-  for (let id = strategy.next(); id !== undefined; id = strategy.next()) yield id;
+function* idsOf(strategy: IdStrategy): Generator<SpreadId> {
+  for (let id = strategy.next(); id !== undefined; id = strategy.next())
+    yield { id, listedFree: false };
 }
 
 type Candidate =
-  | { id: number; lock: HeldLock; reason?: undefined; lockFailure?: undefined }
-  | { id: number; lock?: undefined; reason: string; lockFailure?: string };
+  | {
+      id: number;
+      lock: HeldLock;
+      reason?: undefined;
+      lockFailure?: undefined;
+      /** Lock-free: the listing just taken saw the group without members. */
+      listedFree?: boolean;
+    }
+  | { id: number; lock?: undefined; reason: string; lockFailure?: string; listedFree?: undefined };
 
 function lockFailure(id: number, error: unknown): Candidate {
   const message = errorMessage(error);

@@ -42,6 +42,8 @@ export class SpreadIdStrategy implements IdStrategy {
   // Kept sorted so the k-th pick is well defined (and testable); the pool is small, so splicing is cheap.
   #free: number[];
   #busy: number[] = [];
+  /** Whether a listing was taken at all: before one, no id is known to be free. */
+  #listed = false;
 
   constructor(
     private readonly limit: number = DEFAULT_ID_LIMIT,
@@ -58,15 +60,22 @@ export class SpreadIdStrategy implements IdStrategy {
 
   /** A new listing: of the untried ids, those in `occupied` are tried after all the others. */
   hint(occupied: ReadonlySet<number>): void {
+    this.#listed = true;
     const untried = [...this.#free, ...this.#busy].sort((a, b) => a - b);
     this.#free = untried.filter((id) => !occupied.has(id));
     this.#busy = untried.filter((id) => occupied.has(id));
   }
 
   next(): number | undefined {
+    return this.draw()?.id;
+  }
+
+  /** The next id, and whether a listing saw its group without members (`listedFree`). */
+  draw(): { id: number; listedFree: boolean } | undefined {
+    const listedFree = this.#listed && this.#free.length > 0;
     const from = this.#free.length > 0 ? this.#free : this.#busy;
     if (from.length === 0) return undefined;
-    return from.splice(pickIndex(this.random, from.length), 1)[0];
+    return { id: from.splice(pickIndex(this.random, from.length), 1)[0]!, listedFree };
   }
 }
 

@@ -43,6 +43,12 @@ export async function occupiedPoolIds(
   }
 }
 
+/** One id of the lock-free walk; `listedFree`: the listing just taken saw its group without members. */
+export interface SpreadId {
+  id: number;
+  listedFree: boolean;
+}
+
 /**
  * The lock-free walk of one pass: every id once, spread at random over the pool, the ids the
  * latest listing saw without members first. The pool is listed again before each draw while such
@@ -53,15 +59,18 @@ export async function* spreadIds(
   limit: number,
   list: () => Promise<Set<number> | undefined>,
   random?: RandomSource,
-): AsyncGenerator<number> {
+): AsyncGenerator<SpreadId> {
   const strategy = new SpreadIdStrategy(limit, random);
   for (;;) {
+    let listed = false;
     if (strategy.freeLeft > 0) {
       const occupied = await list();
       if (occupied) strategy.hint(occupied);
+      listed = occupied !== undefined;
     }
-    const id = strategy.next();
-    if (id === undefined) return;
-    yield id;
+    const drawn = strategy.draw();
+    if (drawn === undefined) return;
+    // Free by a listing of an earlier draw only (this one failed): not known to be free now.
+    yield { id: drawn.id, listedFree: listed && drawn.listedFree };
   }
 }
