@@ -33,19 +33,29 @@ export function unreachable(error: unknown): boolean {
 }
 
 /**
+ * The backoff of a fetch whose leader moved, from its second retry on: Kafka's Java consumer
+ * defaults (retry.backoff.ms 100, doubling up to retry.backoff.max.ms 1 s).
+ */
+const MOVED_BACKOFF_MS = 100;
+const MOVED_BACKOFF_MAX_MS = 1_000;
+
+/**
  * The consumer client's retry delay: a fetch whose leader moved is retried at once (its first
- * retry only), other operations and later retries wait as `base` says. Why: in a rolling restart
- * the fetches kept going to the old leader, then the client waited its fixed 1 s retry delay
- * before the request that found the new one, and handlers got nothing for ~3 s longer than the
- * publisher was stalled. The client has refreshed its metadata before that retry, so the retry
- * goes to the new leader; `onceAtOnce` counts these retries.
+ * retry), its later retries after 100 ms, 200 ms, ... (at most 1 s); other operations wait as
+ * `base` says. Why: in a rolling restart the fetches kept going to the old leader, then the client
+ * waited its fixed 1 s retry delay before the request that found the new one, and handlers got
+ * nothing for ~3 s longer than the publisher was stalled. The client has refreshed its metadata
+ * before each retry (of the topics it tracks), so a retry goes to the leader it names then; one
+ * that still named the old leader waited a whole second for the next look. `onceAtOnce` counts
+ * the retries at once.
  */
 export function fetchRetryDelay(
   base: BaseOptions['retryDelay'],
   onceAtOnce: () => void = () => undefined,
 ): RetryDelayGetter {
   return (client, operationId, attempt, retries, error) => {
-    if (operationId === 'fetch' && attempt === 1 && leaderMoved(error)) {
+    if (operationId === 'fetch' && leaderMoved(error)) {
+      if (attempt > 1) return Math.min(MOVED_BACKOFF_MS * 2 ** (attempt - 2), MOVED_BACKOFF_MAX_MS);
       onceAtOnce();
       return 0;
     }
