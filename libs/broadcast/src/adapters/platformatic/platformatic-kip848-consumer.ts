@@ -57,8 +57,17 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
     return this.readTopics();
   }
 
-  /** Nothing: the heartbeat names the topics. */
-  subscribe(): void {}
+  /**
+   * The heartbeat names the topics to the broker; the client is told them too, for its fetch
+   * retries. Why: the client's Fetch retry reads the leader again from metadata of the topics it
+   * tracks, and with none tracked it asked Metadata for no topic and sent every retry to the node
+   * the first attempt went to: after a leader move, the old leader (refused or NOT_LEADER), each
+   * retry after the first one second later (issue #37: in a rolling restart, handlers on KIP-848
+   * went without records longer than on classic, whose consumer tracks them by subscribing).
+   */
+  subscribe(): void {
+    this.consumer!.topics.trackAll(...this.spec.topics);
+  }
 
   /** Starts the fetch loop, then joins in the background. */
   run(): void {
