@@ -82,7 +82,11 @@ export class PlatformaticAdapter implements AdapterPort {
       logger,
       backoff: { baseMs: 200, capMs: 2_000 },
     });
-    const admin = new Admin({ ...this.base, clientId: `${this.base.clientId}-admin` });
+    // The engine's own client id, not a suffixed one: the KIP-848 consumer's heartbeats travel on
+    // the admin's connections (platformatic-shared-connections.ts), and the broker records the
+    // heartbeat's header client id as the member's, which operators (the CLI's pool, quotas by
+    // client id) expect to be kafka.clientId.
+    const admin = new Admin({ ...this.base });
     this.connections = new PlatformaticSharedConnections(admin, () => this.admins.brokerApis());
     this.admins = new PlatformaticAdmin(
       admin,
