@@ -1,9 +1,10 @@
 // Faults at the group-protocol seams: the proxy between the engine and the broker resets,
 // stalls or drops traffic right after JoinGroup / SyncGroup, during DescribeGroups (the
-// verification) and DeleteGroups (the claim). Sequence-numbered records are published
-// throughout; nothing published after ready may be skipped, nothing published before start()
-// may arrive, duplicates stay within one fetch. SEAMS_SEED=<seed> replays one trial,
-// SEAMS_TRIALS=<n> runs more.
+// verification) and DeleteGroups (the claim), and on KIP-848 right after the first
+// ConsumerGroupHeartbeat (the join) and during ConsumerGroupDescribe (the verification).
+// Sequence-numbered records are published throughout; nothing published after ready may be
+// skipped, nothing published before start() may arrive, duplicates stay within one fetch.
+// SEAMS_SEED=<seed> replays one trial, SEAMS_TRIALS=<n> runs more.
 import { ApiKey } from '../support/broker/tcp-proxy.js';
 import { Faults, frameMoment } from '../support/faults/seam-faults.js';
 import type { SeamMoment } from '../support/faults/seam-moments.js';
@@ -47,6 +48,30 @@ const moments = (broker: ProxiedBroker): SeamMoment[] => [
         {
           maxNth: 1,
         },
+      )(broker.proxy, rnd),
+  },
+  // KIP-848 (@platformatic/kafka's default on this broker) sends none of the classic requests
+  // above, and since a lock-free start joins a free id without the delete (the join is the claim)
+  // none of them at all: its join is a ConsumerGroupHeartbeat and its verification a
+  // ConsumerGroupDescribe (CI failed 'expected false to be true': no moment fired on that row).
+  {
+    name: 'after-consumer-group-heartbeat',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'response',
+        [ApiKey.ConsumerGroupHeartbeat],
+        [Faults.resetAfterFrame, Faults.reset, Faults.stall],
+        { maxNth: 1 },
+      )(broker.proxy, rnd),
+  },
+  {
+    name: 'consumer-group-describe',
+    arm: ({ rnd }) =>
+      frameMoment(
+        'request',
+        [ApiKey.ConsumerGroupDescribe],
+        [Faults.reset, Faults.drop, Faults.stall],
+        { maxNth: 1 },
       )(broker.proxy, rnd),
   },
 ];
