@@ -70,7 +70,12 @@ describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop rea
       await producer.send({ topic: 't', acks: -1, messages: [{ value: 'after' }] });
       afterSent = true;
       // The record reaches the client, which holds it.
-      await waitFor(() => fetchedAfter, { message: "'after' was never fetched" });
+      // Deadline as the expiry's: under load a fetch in its retry backoff (up to 1 s) or the
+      // broker's long poll can take longer than the default (CI failed here once at 10 s).
+      await waitFor(() => fetchedAfter, {
+        timeoutMs: 30_000,
+        message: "'after' was never fetched",
+      });
       expect(m.heard.crashes).toEqual([]);
       // Heartbeats pass again: the broker answers UNKNOWN_MEMBER_ID, which ends the membership.
       broker.proxy.onFrame = undefined;
