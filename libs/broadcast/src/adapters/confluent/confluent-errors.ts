@@ -12,6 +12,7 @@ export const RD = {
   TRANSPORT: -195,
   RESOLVE: -193,
   PARTITION_EOF: -191,
+  PURGE_QUEUE: -152,
   ALL_BROKERS_DOWN: -187,
   TIMED_OUT: -185,
   SSL: -181,
@@ -52,6 +53,25 @@ export function rdCode(error: unknown): number | undefined {
     e = e.cause as RdErrorLike | undefined;
   }
   return undefined;
+}
+
+/** The broker's authorization refusals, as librdkafka words them. */
+const REFUSED_IN_WORDS: [RegExp, number][] = [
+  [/cluster authorization failed/i, RD.CLUSTER_AUTHORIZATION_FAILED],
+  [/topic authorization failed/i, RD.TOPIC_AUTHORIZATION_FAILED],
+  [/group authorization failed/i, RD.GROUP_AUTHORIZATION_FAILED],
+];
+
+/**
+ * An authorization refusal a client's error event reported, as an error with the broker's code.
+ * The binding's error events lose the code (-1, `Broker: Cluster authorization failed` in
+ * words): the idempotent producer's refused InitProducerId (no WRITE on any topic) arrives so,
+ * and its queued records then fail with `Local: Purged in queue`, which names nothing.
+ */
+export function refusalOf(error: unknown): (Error & { code: number }) | undefined {
+  const words = `${(error as RdErrorLike | undefined)?.message ?? ''} ${(error as Error | undefined)?.stack ?? ''}`;
+  const code = REFUSED_IN_WORDS.find(([pattern]) => pattern.test(words))?.[1];
+  return code === undefined ? undefined : Object.assign(new Error(errorMessage(error)), { code });
 }
 
 const DENIED: Partial<Record<number, 'topic' | 'group' | 'cluster'>> = {
