@@ -100,10 +100,10 @@ function spawnRows(brokers: string[]): void {
       name: '@confluentinc/kafka-javascript classic',
       kafka: { client: 'confluent', groupProtocol: 'classic' },
     },
-    // No @confluentinc/kafka-javascript KIP-848 row yet: a worker exited during the outage
-    // without a line ('r1-lf-a exited'), as a DescribeGroups that fails crashes the client's
-    // binding (upstream #531, the adapter's README), and its consumers describe their group
-    // every heartbeat interval (the membership watch). Unproven which describe it was.
+    {
+      name: '@confluentinc/kafka-javascript KIP-848',
+      kafka: { client: 'confluent', groupProtocol: 'consumer' },
+    },
   ].filter((row) => kafkaClients().includes(row.kafka.client as never));
   engineRows.forEach(({ name, kafka }, r) => {
     const prefix = testPrefix(`outage-${r}`);
@@ -381,6 +381,7 @@ describe(`a ${OUTAGE_MS / 1000} s outage of the only broker (production group se
     '@platformatic/kafka classic',
     '@platformatic/kafka KIP-848',
     '@confluentinc/kafka-javascript classic',
+    '@confluentinc/kafka-javascript KIP-848',
     'Nest createApplicationContext',
     'Nest BroadcastTransport',
   ];

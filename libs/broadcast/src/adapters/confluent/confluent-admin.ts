@@ -84,7 +84,15 @@ export class ConfluentAdmin implements KafkaAdminPort {
       );
       await created.catch((error: unknown) => {
         // Another instance made it first.
-        if (rdCode(error) !== RD.TOPIC_ALREADY_EXISTS) throw error;
+        if (rdCode(error) === RD.TOPIC_ALREADY_EXISTS) return;
+        // A refused create names CREATE, not the DESCRIBE of the start's first call.
+        throw (
+          this.errors.fatal(error, {
+            operation: 'create missing topics',
+            acl: { topic: 'CREATE', cluster: 'CREATE' },
+            topics: [t.name],
+          }) ?? error
+        );
       });
     }
     for (let n = 0; ; n++) {

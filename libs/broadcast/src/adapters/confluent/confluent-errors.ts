@@ -4,7 +4,7 @@ import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-opt
 import type { DeleteGroupOutcome } from '../../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../../shared/async.utils.js';
 import type { KafkaOperation } from '../shared/adapter-types.js';
-import { brokerList, type ClientErrors } from '../shared/client-errors.js';
+import { brokerList, type AttemptNote, type ClientErrors } from '../shared/client-errors.js';
 
 /** librdkafka's error codes the adapter reads (negative: the client's own, positive: the broker's). */
 export const RD = {
@@ -12,6 +12,7 @@ export const RD = {
   TRANSPORT: -195,
   RESOLVE: -193,
   PARTITION_EOF: -191,
+  PURGE_QUEUE: -152,
   ALL_BROKERS_DOWN: -187,
   TIMED_OUT: -185,
   SSL: -181,
@@ -54,6 +55,25 @@ export function rdCode(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The broker's authorization refusals, as librdkafka words them. */
+const REFUSED_IN_WORDS: [RegExp, number][] = [
+  [/cluster authorization failed/i, RD.CLUSTER_AUTHORIZATION_FAILED],
+  [/topic authorization failed/i, RD.TOPIC_AUTHORIZATION_FAILED],
+  [/group authorization failed/i, RD.GROUP_AUTHORIZATION_FAILED],
+];
+
+/**
+ * An authorization refusal a client's error event reported, as an error with the broker's code.
+ * The binding's error events lose the code (-1, `Broker: Cluster authorization failed` in
+ * words): the idempotent producer's refused InitProducerId (no WRITE on any topic) arrives so,
+ * and its queued records then fail with `Local: Purged in queue`, which names nothing.
+ */
+export function refusalOf(error: unknown): (Error & { code: number }) | undefined {
+  const words = `${(error as RdErrorLike | undefined)?.message ?? ''} ${(error as Error | undefined)?.stack ?? ''}`;
+  const code = REFUSED_IN_WORDS.find(([pattern]) => pattern.test(words))?.[1];
+  return code === undefined ? undefined : Object.assign(new Error(errorMessage(error)), { code });
+}
+
 const DENIED: Partial<Record<number, 'topic' | 'group' | 'cluster'>> = {
   [RD.TOPIC_AUTHORIZATION_FAILED]: 'topic',
   [RD.GROUP_AUTHORIZATION_FAILED]: 'group',
@@ -74,6 +94,21 @@ const TRANSIENT = new Set<number>([
   RD.NOT_COORDINATOR,
 ]);
 
+/** librdkafka's words for a connection that failed before any request: no broker there. */
+const NO_BROKER =
+  /Connect to .* failed|Connection refused|Failed to resolve|Connection setup timed out/i;
+const LOGIN_REFUSED = /SASL authentication error|Authentication failed/i;
+const TLS_FAILED = /SSL handshake failed|certificate verify failed|SSL routines/i;
+
+/** One of librdkafka's log lines without its thread, its broker and its state suffix. */
+function logWords(message: string): string {
+  return message
+    .replace(/^\[thrd:[^\]]*\]: /, '')
+    .replace(/^\S+?\/(?:bootstrap|-?\d+): /, '')
+    .replace(/\s*\(after \d+ms in state \w+(?:, \d+ identical error\(s\) suppressed)?\)/g, '')
+    .trim();
+}
+
 /**
  * Reads @confluentinc/kafka-javascript's errors (LibrdKafkaError: a numeric librdkafka `code`),
  * the ClientErrors of adapters/shared/client-errors.ts: a refused login, a TLS failure or a
@@ -81,7 +116,34 @@ const TRANSIENT = new Set<number>([
  * broker is transient (retried until startupTimeoutMs). The password never enters a message.
  */
 export class ConfluentErrors implements ClientErrors {
+  /** Who hears the connection failures librdkafka logs (see noteClientLog). */
+  private readonly watchers = new Set<(note: AttemptNote) => void>();
+
   constructor(private readonly kafka: BroadcastKafkaOptions) {}
+
+  /**
+   * Fed with the admin client's error log lines. librdkafka keeps retrying a failed connection
+   * (refused, a refused login, a TLS failure) by itself, and the request waiting on it just times
+   * out ('Local: Timed out' after the admin's 5 s, past a short startupTimeoutMs); its error
+   * events name only the code ('broker transport failure', code -1 in the binding), its log line
+   * the cause. So the start's watcher hears at once a broker that is not there, and a refused
+   * login or (with TLS on) a TLS failure ends the attempt with its BroadcastStartupError.
+   */
+  noteClientLog(log: { severity?: number; message?: string }): void {
+    if (this.watchers.size === 0 || (log.severity ?? 7) > 3) return;
+    const words = logWords(log.message ?? '');
+    const login = this.kafka.sasl !== undefined && LOGIN_REFUSED.test(words);
+    const tls = this.kafka.ssl !== undefined && TLS_FAILED.test(words);
+    if (!login && !tls && !NO_BROKER.test(words)) return;
+    const code = login ? RD.AUTHENTICATION : tls ? RD.SSL : undefined;
+    const fatal = code && this.fatal(Object.assign(new Error(words), { code }));
+    for (const watcher of this.watchers) watcher({ message: words, fatal: fatal || undefined });
+  }
+
+  watchAttempt(listener: (note: AttemptNote) => void): () => void {
+    this.watchers.add(listener);
+    return () => void this.watchers.delete(listener);
+  }
 
   fatal(error: unknown, during?: KafkaOperation): BroadcastStartupError | undefined {
     if (error instanceof BroadcastStartupError) return error;

@@ -1,4 +1,6 @@
 import type { RdkafkaConfig } from './confluent-config.js';
+import { pause } from '../../shared/async.utils.js';
+import { RD, rdCode, refusalOf } from './confluent-errors.js';
 import { answer, Producer, type LibrdKafkaError, type RdProducer } from './confluent-library.js';
 
 /** One record as the producer sends it. */
@@ -13,6 +15,9 @@ export interface Delivered {
   partition: number;
   offset: string;
 }
+
+/** How long a purged record waits for the refusal that purged it (the binding's two events race). */
+const REFUSAL_WAIT_MS = 1_000;
 
 /** How long librdkafka keeps trying to deliver a record before it reports it failed. */
 const DELIVERY_TIMEOUT_MS = 30_000;
@@ -30,6 +35,10 @@ export class ConfluentProducer {
     (error: LibrdKafkaError | undefined, at?: Delivered) => void
   >();
   private next = 0;
+  /** The broker's refusal this producer heard (its records then fail without a reason). */
+  private refusal: Error | undefined;
+  private heardRefusal: () => void = () => undefined;
+  private readonly refused = new Promise<void>((resolve) => (this.heardRefusal = resolve));
 
   constructor(base: RdkafkaConfig) {
     this.producer = new Producer({
@@ -44,10 +53,21 @@ export class ConfluentProducer {
       'linger.ms': 0,
       'message.timeout.ms': DELIVERY_TIMEOUT_MS,
     });
+    this.producer.on('event.error', (error) => {
+      this.refusal ??= refusalOf(error);
+      if (this.refusal) this.heardRefusal();
+    });
     this.producer.on('delivery-report', (error, report) => {
       const settle = this.waiting.get(report.opaque as number);
       this.waiting.delete(report.opaque as number);
-      settle?.(error ?? undefined, { partition: report.partition, offset: String(report.offset) });
+      const at = { partition: report.partition, offset: String(report.offset) };
+      if (!error) return settle?.(undefined, at);
+      // Records purged by a fatal error (a refused InitProducerId) may be reported before the
+      // error event that names the refusal: wait for it a moment, then fail with the cause.
+      const purged = rdCode(error) === RD.PURGE_QUEUE && !this.refusal;
+      void (purged ? Promise.race([this.refused, pause(REFUSAL_WAIT_MS)]) : Promise.resolve()).then(
+        () => settle?.((this.refusal as LibrdKafkaError | undefined) ?? error, at),
+      );
     });
     this.producer.setPollInterval(5);
     this.ready = answer((cb) => this.producer.connect({ allTopics: false }, cb));
@@ -76,7 +96,7 @@ export class ConfluentProducer {
               );
             } catch (error) {
               this.waiting.delete(opaque);
-              reject(error);
+              reject(this.refusal ?? error);
             }
           }),
       ),

@@ -66,10 +66,11 @@ export class ConfluentAdapter implements AdapterPort {
       logger,
       backoff: { baseMs: 200, capMs: 2_000 },
     });
-    const client = AdminClient.create({
-      ...this.base,
-      'client.id': `${this.base['client.id']}-admin`,
-    });
+    const client = AdminClient.create(
+      // librdkafka's error lines (not to stderr: to the handler) name why a connection failed.
+      { ...this.base, 'client.id': `${this.base['client.id']}-admin`, log_level: 3 },
+      { 'event.log': (log) => this.errors.noteClientLog(log) },
+    );
     this.admins = new ConfluentAdmin(
       client,
       options.topics,
