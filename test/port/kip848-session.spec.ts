@@ -5,15 +5,26 @@
  * `consumer.session.timeout.ms` when it has one, else the broker's
  * `group.consumer.session.timeout.ms`. Asked on the real broker, both ways.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Admin } from '@platformatic/kafka';
 import { readGroupSessionMs } from '../../libs/broadcast/src/adapters/platformatic/platformatic-group-session.js';
-import { kafkaBrokers, testPrefix } from '../support/broker/kafka.js';
+import {
+  createTopics,
+  kafkaBrokers,
+  newAdmin,
+  testPrefix,
+  waitFor,
+} from '../support/broker/kafka.js';
+import { kip848Adapter, member } from '../support/broker/kip848-port.js';
 
 const BROKER = 4;
 const GROUP = 32;
 const SET = 0;
 const DELETE = 1;
 const KEY = 'consumer.session.timeout.ms';
+/** @platformatic/kafka's channel for every answer a connection receives (diagnostic.js). */
+const ANSWERS = 'tracing:plt:kafka:connections:api:asyncStart';
+const DESCRIBE_CONFIGS = 32;
 
 describe('the session the broker gives a KIP-848 group (@platformatic/kafka)', () => {
   it("reads the broker's default for a group without its own, and the group's own once set", async () => {
@@ -63,6 +74,42 @@ describe('the session the broker gives a KIP-848 group (@platformatic/kafka)', (
         })
         .catch(() => undefined);
       await admin.close();
+    }
+  });
+
+  it('is read by a member once it heartbeats past its first interval', async () => {
+    const prefix = testPrefix('port-kip848-session-member');
+    const topic = `${prefix}t`;
+    const groupId = `${prefix}g`;
+    const kafkajsAdmin = await newAdmin();
+    await createTopics(kafkajsAdmin, [{ topic, numPartitions: 1 }]).finally(() =>
+      kafkajsAdmin.disconnect(),
+    );
+    const read: unknown[] = [];
+    const onAnswer = (message: unknown) => {
+      const { apiKey, result } = message as {
+        apiKey?: number;
+        result?: { results?: { resourceName: string; configs: { name: string }[] }[] };
+      };
+      const asked = result?.results?.[0];
+      if (apiKey === DESCRIBE_CONFIGS && asked?.resourceName === groupId)
+        read.push(asked.configs.map((c) => c.name));
+    };
+    subscribe(ANSWERS, onAnswer);
+    const adapter = kip848Adapter(kafkaBrokers(), `${prefix}client`);
+    const m = member(adapter, groupId, topic);
+    try {
+      await m.consumer.start();
+      await waitFor(() => read.length > 0, {
+        timeoutMs: 30_000,
+        message: "the member never read its group's session",
+      });
+      expect(read).toEqual([[KEY]]);
+      expect(m.heard.crashes).toEqual([]);
+    } finally {
+      unsubscribe(ANSWERS, onAnswer);
+      await m.consumer.stop();
+      await adapter.disconnect();
     }
   });
 });

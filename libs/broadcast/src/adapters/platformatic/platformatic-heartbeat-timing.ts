@@ -13,7 +13,8 @@ export class HeartbeatTiming {
   private sessionMs: number | undefined;
   /** The session was read, refused, or is being read: it is not asked again. */
   private sessionAsked = false;
-  private answers = 0;
+  /** When the first answered heartbeat (the join) was sent. */
+  private joinSentAt: number | undefined;
 
   constructor(
     /**
@@ -28,7 +29,8 @@ export class HeartbeatTiming {
     this.answeredSentAt = sentAt;
     this.roundTripMs = Date.now() - sentAt;
     this.intervalMs = intervalMs;
-    this.askSession();
+    this.joinSentAt ??= sentAt;
+    if (sentAt - this.joinSentAt >= intervalMs) this.askSession();
   }
 
   /**
@@ -78,14 +80,16 @@ export class HeartbeatTiming {
   }
 
   /**
-   * Reads the broker's session once, in the background, from the second answered heartbeat on:
-   * after the start (whose requests test/port/start-requests.spec.ts pins) and long before it is
-   * needed. A read without an answer is tried again at the next answered heartbeat; a refusal is
-   * final (the interval stays the bound).
+   * Reads the broker's session once, in the background, at the answer of the first heartbeat sent
+   * a whole interval after the join: after the start, whose requests
+   * test/port/start-requests.spec.ts pins (the join and the heartbeat that acknowledges its
+   * assignment at once both fall in it), and long before the bound matters. A read without an
+   * answer is tried again at the next answered heartbeat; a refusal is final (the interval stays
+   * the bound).
    */
   private askSession(): void {
     const read = this.readSessionMs;
-    if (!read || this.sessionAsked || ++this.answers < 2) return;
+    if (!read || this.sessionAsked) return;
     this.sessionAsked = true;
     read().then(
       (ms) => void (ms !== null && (this.sessionMs = ms)),
