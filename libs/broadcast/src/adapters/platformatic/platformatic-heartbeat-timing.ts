@@ -43,7 +43,9 @@ export class HeartbeatTiming {
    * session anew once it loaded the group. The margin, a tenth of the session or two round trips
    * if more, covers timer and scheduling slack on both sides. Until the session is known (or when
    * the broker will not tell) the bound is one heartbeat interval, which Kafka requires to be
-   * shorter than the session; it is the floor either way.
+   * shorter than the session; it is the floor either way. The session is read once: one an
+   * operator lowers later counts from the next member on, and the broker's default minimum
+   * (group.consumer.min.session.timeout.ms, 45 s) keeps any group's at 45 s or more.
    *
    * Why this is safe: while the broker holds the member, no other instance can take its group.
    * Lock-free, the member's static instance id is the claim (KafkaPort.claimsByInstanceId): the
