@@ -45,6 +45,13 @@ describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop rea
     }).producer();
     await producer.connect();
     try {
+      // A broker just started may still be loading the groups' partition: the start's protocol
+      // check (a ConsumerGroupDescribe) would fail on COORDINATOR_LOAD_IN_PROGRESS (3 of 5 runs
+      // in parallel at load average 45-60). The engine retries such a start; the port does not.
+      await waitFor(async () => Array.isArray(await membersOf(admin, 'expiry')), {
+        timeoutMs: 60_000,
+        message: "the broker's group coordinator never loaded",
+      });
       await m.consumer.start();
       await waitFor(() => m.heard.joins.some((j) => (j.assignment.t ?? []).length > 0), {
         message: 'no partition assigned',
@@ -54,9 +61,9 @@ describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop rea
 
       // From now on no heartbeat reaches the broker (the requests vanish); fetches still pass.
       let fetchedAfter = false;
-      let afterSent = false;
+      let afterSending = false;
       broker.proxy.onFrame = (frame) => {
-        if (afterSent && frame.apiKey === ApiKey.Fetch && (frame.recordBytes ?? 0) > 0)
+        if (afterSending && frame.apiKey === ApiKey.Fetch && (frame.recordBytes ?? 0) > 0)
           fetchedAfter = true;
         return frame.direction === 'request' && frame.apiKey === ApiKey.ConsumerGroupHeartbeat
           ? { kind: 'drop' }
@@ -67,8 +74,13 @@ describe('KIP-848 group consumer (@platformatic/kafka): heartbeats that stop rea
         message: 'the broker never expired the member',
       });
       // Another instance could take the group now: this member must not read on.
+      // Watched from before the send: the fetch that carries 'after' can pass the proxy before
+      // the producer's acknowledgement resolves send() (the member fetches with long polls that
+      // the append completes), and then no later fetch carries it: the member holds it. Flagged
+      // after the send, the watch missed it and waited out its deadline: the likeliest cause of
+      // the one CI failure here ("'after' was never fetched").
+      afterSending = true;
       await producer.send({ topic: 't', acks: -1, messages: [{ value: 'after' }] });
-      afterSent = true;
       // The record reaches the client, which holds it.
       // Deadline as the expiry's: under load a fetch in its retry backoff (up to 1 s) or the
       // broker's long poll can take longer than the default (CI failed here once at 10 s).

@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { consumerGroupHeartbeatV1, type Connection } from '@platformatic/kafka';
 import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
-import { chainOf, hasProtocolError } from './platformatic-errors.js';
+import { hasProtocolError } from './platformatic-errors.js';
+import { heartbeatFailure, heartbeatRetryDelay } from './platformatic-heartbeat-retry.js';
+import { HeartbeatTiming } from './platformatic-heartbeat-timing.js';
 import { instanceIdHeld, UNRELEASED_INSTANCE_ID } from './platformatic-instance-id.js';
 
 type HeartbeatResponse = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatResponse;
 type OwnedPartitions = consumerGroupHeartbeatV1.ConsumerGroupHeartbeatRequestTopicPartition[];
 
-/**
- * Heartbeat errors after which the member is out of the group and must join anew: the only ones,
- * as in Kafka's Java consumer. A static member may also get FENCED_INSTANCE_ID (another member
- * holds its instance id now): not retriable, so it ends the membership too, at once.
- */
-const MEMBERSHIP_LOST = new Set(['UNKNOWN_MEMBER_ID', 'FENCED_MEMBER_EPOCH']);
 /** The broker may still hold the member under another epoch: it is removed at once. */
 const FENCED = 'FENCED_MEMBER_EPOCH';
-/** Errors that send the next heartbeat to a coordinator found again. */
-const COORDINATOR_MOVED = new Set([
-  'NOT_COORDINATOR',
-  'COORDINATOR_NOT_AVAILABLE',
-  'COORDINATOR_LOAD_IN_PROGRESS',
-]);
 const LEAVE_EPOCH = -1;
 
 export interface HeartbeatSpec {
@@ -46,6 +36,12 @@ export interface HeartbeatSpec {
   assigned(memberId: string, owned: OwnedPartitions): void;
   /** The member is out of the group (fenced, expired, or refused); it left if it was fenced. */
   lost(error: Error): void;
+  /**
+   * The session the broker gives this group's members (platformatic-group-session.ts): null when
+   * the broker will not tell; rejects when it could not be asked. Without it, or until it
+   * answers, the member counts as surely held for one heartbeat interval (HeartbeatTiming).
+   */
+  readSessionMs?(): Promise<number | null>;
 }
 
 /**
@@ -70,14 +66,12 @@ export class ConsumerProtocolHeartbeat {
   private lastSuccess = Date.now();
   private failures = 0;
   private freshCoordinator = false;
-  /** When the last heartbeat the broker answered was sent, and the interval it asks for. */
-  private answeredSentAt = 0;
-  private intervalMs = 0;
-  /** How long the last answered heartbeat took, sent to answered. */
-  private roundTripMs = 0;
+  private readonly timing: HeartbeatTiming;
   private waiters: ((inGroup: boolean) => void)[] = [];
 
-  constructor(private readonly spec: HeartbeatSpec) {}
+  constructor(private readonly spec: HeartbeatSpec) {
+    this.timing = new HeartbeatTiming(spec.readSessionMs && (() => spec.readSessionMs!()));
+  }
 
   /**
    * The first heartbeat (epoch 0): resolves once the coordinator took the member in. A join
@@ -135,13 +129,12 @@ export class ConsumerProtocolHeartbeat {
   }
 
   /**
-   * The broker surely still holds the member: less than one heartbeat interval passed since the
-   * last answered heartbeat was sent. The broker's session (group.consumer.session.timeout.ms,
-   * which no client setting changes) is longer than that interval, as Kafka requires; past it,
-   * the member may have expired and its group been taken by another instance.
+   * The broker surely still holds the member (HeartbeatTiming.surelyHeld: the last answered
+   * heartbeat was sent less than the broker's session ago, less a margin); past it, the member
+   * may have expired and its group been taken by another instance.
    */
   surelyInGroup(): boolean {
-    return !this.stopped && Date.now() - this.answeredSentAt < this.intervalMs;
+    return !this.stopped && this.timing.surelyHeld();
   }
 
   /** Resolves true at the next answered heartbeat, false once the member is out or stopped. */
@@ -176,10 +169,7 @@ export class ConsumerProtocolHeartbeat {
         null,
         owned,
       );
-      if (epoch !== LEAVE_EPOCH) {
-        this.answeredSentAt = sentAt;
-        this.roundTripMs = Date.now() - sentAt;
-      }
+      if (epoch !== LEAVE_EPOCH) this.timing.answered(sentAt, response.heartbeatIntervalMs);
       return response;
     });
   }
@@ -189,27 +179,13 @@ export class ConsumerProtocolHeartbeat {
     if (this.stopped) return;
     this.lastSuccess = Date.now();
     this.failures = 0;
-    this.intervalMs = response.heartbeatIntervalMs;
     this.epoch = response.memberEpoch;
     const next = response.assignment?.topicPartitions ?? [];
     this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
     this.spec.assigned(this.memberId, this.owned);
     this.settle(true);
     // An assignment is acknowledged at once: the fetcher already reads exactly these.
-    this.schedule(next.length > 0 ? 0 : this.untilNextBeat());
-  }
-
-  /**
-   * When the next heartbeat goes: ahead of the end of the last answered one's interval, by a
-   * fifth of the interval or twice its round trip (at most half the interval), so that its answer
-   * is usually back before surelyInGroup() turns false. Sent a whole interval after the answer,
-   * as before 2026-12-05, every interval left a gap of a round trip and more in which records
-   * waited for the answer: the full bench's paired fan-out had 10 engines' p99 at 155 ms against
-   * 19 ms for raw consumers beside them.
-   */
-  private untilNextBeat(): number {
-    const lead = Math.min(this.intervalMs / 2, Math.max(this.intervalMs / 5, 2 * this.roundTripMs));
-    return Math.max(0, this.answeredSentAt + this.intervalMs - lead - Date.now());
+    this.schedule(next.length > 0 ? 0 : this.timing.untilNextBeat());
   }
 
   private schedule(delayMs: number): void {
@@ -226,8 +202,9 @@ export class ConsumerProtocolHeartbeat {
    * the membership: the coordinator keeps the group and its members in __consumer_offsets, and a
    * member that heartbeats again with the same id and epoch keeps its assignment. Giving it up
    * after a session of our own made a new member wait out the old one's session on the broker
-   * (45 s by default): about 50 s back to ready after a 20 s outage. Meanwhile records are held
-   * (surelyInGroup). Only UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH or a refusal end it; a fenced
+   * (45 s by default): about 50 s back to ready after a 20 s outage. Records are held once the
+   * broker may have expired the member (surelyInGroup). The retries wait as Java's do
+   * (heartbeatRetryDelay). Only UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH or a refusal end it; a fenced
    * member, which the broker still holds, leaves at once so that the next one waits for nothing.
    */
   private async beat(): Promise<void> {
@@ -238,7 +215,7 @@ export class ConsumerProtocolHeartbeat {
     } catch (error) {
       if (this.stopped) return;
       if (this.transient(error)) {
-        this.schedule(backoffDelay(++this.failures, 100, 2_000));
+        this.schedule(heartbeatRetryDelay(heartbeatFailure(error), ++this.failures));
         return;
       }
       this.stop();
@@ -258,28 +235,24 @@ export class ConsumerProtocolHeartbeat {
     this.epoch = response.memberEpoch;
     this.lastSuccess = Date.now();
     this.failures = 0;
-    this.intervalMs = response.heartbeatIntervalMs;
     const next = response.assignment?.topicPartitions;
     const moved = next !== undefined && next !== null && !samePartitions(next, before);
     if (moved)
       this.owned = next.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
     if (moved || epochMoved) this.spec.assigned(this.memberId, this.owned);
     this.settle(true);
-    this.schedule(moved ? 0 : this.untilNextBeat());
+    this.schedule(moved ? 0 : this.timing.untilNextBeat());
   }
 
   /**
-   * A coordinator that moved or a connection that failed (found again, then retried), or an error
-   * the broker calls retriable. A lost membership or a refusal (an ACL) is not.
+   * A coordinator that moved or a connection that failed (found again, then retried), one still
+   * loading the group, or an error the broker calls retriable. A lost membership or a refusal (an
+   * ACL) is not.
    */
   private transient(error: unknown): boolean {
-    const answers = [...chainOf(error)].filter((e) => e.apiId);
-    if (answers.some((e) => MEMBERSHIP_LOST.has(e.apiId!))) return false;
-    if (answers.length === 0 || answers.some((e) => COORDINATOR_MOVED.has(e.apiId!))) {
-      this.freshCoordinator = true;
-      return true;
-    }
-    return answers.every((e) => e.canRetry === true);
+    const failure = heartbeatFailure(error);
+    if (failure === 'moved' || failure === 'unreachable') this.freshCoordinator = true;
+    return failure !== 'lost' && failure !== 'refused';
   }
 }
 

@@ -8,6 +8,7 @@ import { hasProtocolError, type PlatformaticErrors } from './platformatic-errors
 import { PlatformaticFetcher } from './platformatic-fetcher.js';
 import { withPauses } from './platformatic-paused-fetches.js';
 import { ConsumerProtocolHeartbeat } from './platformatic-consumer-heartbeat.js';
+import { readGroupSessionMs } from './platformatic-group-session.js';
 import type { PlatformaticConsumerDeps } from './platformatic-group-consumer.js';
 
 export interface Kip848Deps extends PlatformaticConsumerDeps {
@@ -93,6 +94,9 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
         this.assigning = this.assigning.then(() => this.assigned(memberId, owned));
       },
       lost: (error) => this.crash(error),
+      // Over the coordinator's connection, which the heartbeats just used: any broker answers it.
+      readSessionMs: () =>
+        this.coordinator(false).then((connection) => readGroupSessionMs(connection, this.groupId)),
     }));
     // KIP-848: the member makes its own id, so the engine knows it before the broker answers.
     this.spec.listener.joining?.(heartbeat.memberId);
@@ -101,8 +105,9 @@ export class PlatformaticKip848Consumer implements GroupConsumerClient {
 
   /**
    * Records reach the engine only while the broker surely holds the member (see
-   * ConsumerProtocolHeartbeat.surelyInGroup): a member the broker may have expired could share
-   * its group with an instance that took it. A record that comes later waits for the next
+   * HeartbeatTiming.surelyHeld: the broker's session since the last answered heartbeat was sent,
+   * less a margin): a member the broker may have expired could share its group with an instance
+   * that took it. A record that comes later waits for the next
    * answered heartbeat; if the membership ends first it is dropped and its partition sought back
    * to it (the batch stops there), so nothing is skipped.
    */
