@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
+import { copyLibAssets } from '../../../scripts/lib-assets.mjs';
 import { kafkaBrokers, runId, waitFor } from '../broker/kafka.js';
 import {
   consumerGroupView,
@@ -73,7 +74,7 @@ function newestMtime(dir: string, accept: (file: string) => boolean): number {
 export function ensureLibBuilt(): string {
   const src = join(REPO_ROOT, 'libs/broadcast/src');
   const version = Math.floor(
-    newestMtime(src, (f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')),
+    newestMtime(src, (f) => (f.endsWith('.ts') && !f.endsWith('.spec.ts')) || f.endsWith('.cjs')),
   ).toString(36);
   const libs = join(REPO_ROOT, 'test/.results/lib');
   const dir = join(libs, version);
@@ -98,6 +99,8 @@ export function ensureLibBuilt(): string {
       ],
       { cwd: REPO_ROOT, stdio: 'pipe', timeout: 300_000 },
     );
+    // What tsc does not emit (the confluent adapter's helper script), as the package's build.
+    copyLibAssets([join(building, 'dist')]);
     writeFileSync(join(building, 'complete'), new Date().toISOString());
     // Two workers of one run may build the same version at once: the first to finish wins, and
     // the other keeps its hands off that build (child processes may already be running from it).

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BroadcastModuleOptions } from 'nestjs-kafka-broadcast';
 import { REPO_ROOT } from '../../../scripts/kafka-cluster.mjs';
+import { copyLibAssets } from '../../../scripts/lib-assets.mjs';
 import { ensureLibBuilt } from '../faults/faults.js';
 
 /**
@@ -46,6 +47,7 @@ export function ensureCjsLibBuilt(): string {
       ],
       { cwd: REPO_ROOT, stdio: 'pipe', timeout: 300_000 },
     );
+    copyLibAssets([building]);
     writeFileSync(join(building, 'package.json'), '{"type":"commonjs"}\n');
     writeFileSync(join(building, 'complete'), new Date().toISOString());
     // Another worker may have finished the same build meanwhile: keep its copy.

@@ -19,6 +19,7 @@ import {
   type IAdminClient,
   type TopicDescription,
 } from './confluent-library.js';
+import type { ConfluentDescribeHelper } from './confluent-describe-helper.js';
 import { rosterMembers } from './confluent-member-client-id.js';
 
 /** librdkafka's ConsumerGroupStates, in the broker's spelling (as kafkajs passes them on). */
@@ -51,6 +52,8 @@ export class ConfluentAdmin implements KafkaAdminPort {
     private readonly reachable: UntilReachable,
     /** Each admin request's own timeout. */
     private readonly timeoutMs: number,
+    /** DescribeGroups, in a child process: a failed describe crashes the binding (#531). */
+    private readonly describer: ConfluentDescribeHelper,
   ) {}
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -140,12 +143,14 @@ export class ConfluentAdmin implements KafkaAdminPort {
     return { state: stateName(group.state), memberIds: group.members.map((m) => m.memberId) };
   }
 
-  async describeGroups(groupIds: readonly string[]): Promise<RdGroupDescription[]> {
-    if (groupIds.length === 0) return [];
-    const { groups } = await this.call<{ groups: RdGroupDescription[] }>((cb) =>
-      this.admin.describeGroups([...groupIds], { timeout: this.timeoutMs }, cb),
-    );
-    return groups;
+  /**
+   * Never in this process: the binding segfaults on a group whose describe failed (upstream
+   * #531); the helper process rejects instead (confluent-describe-helper.ts).
+   */
+  describeGroups(groupIds: readonly string[]): Promise<RdGroupDescription[]> {
+    if (this.closed) return Promise.reject(new Error('the admin client is closed'));
+    if (groupIds.length === 0) return Promise.resolve([]);
+    return this.describer.describeGroups(groupIds);
   }
 
   latestOffsets(topics: readonly string[]): Promise<TopicOffsets> {
@@ -240,12 +245,15 @@ export class ConfluentAdmin implements KafkaAdminPort {
   /**
    * Disconnects once the requests in flight have answered (each within its own timeout): the
    * binding frees the client at disconnect, and a request that answers afterwards crashed the
-   * process (a DescribeGroups held by a fault, test/faults/seams-group.spec.ts).
+   * process (a DescribeGroups held by a fault, test/faults/seams-group.spec.ts). The describe
+   * helper is killed at once: what it had pending rejects.
    */
   async disconnect(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled(this.inFlight);
-    this.admin.disconnect();
+    await Promise.all([
+      this.describer.close(),
+      Promise.allSettled(this.inFlight).then(() => this.admin.disconnect()),
+    ]);
   }
 
   /** One request of the client, tracked until it answers; refused once disconnecting. */

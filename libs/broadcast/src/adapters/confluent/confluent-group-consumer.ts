@@ -1,12 +1,11 @@
 import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
-import { deferred, pause } from '../../shared/async.utils.js';
+import { pause } from '../../shared/async.utils.js';
 import type { GroupConsumerClient } from '../shared/group-consumer-lifecycle.js';
 import {
   CONSUMER_TOPIC_CONFIG,
   consumerConfig,
   type ConfluentConsumerDeps,
 } from './confluent-consumer-config.js';
-import type { OwnMember } from './confluent-admin.js';
 import { RD, rdCode, type ConfluentErrors } from './confluent-errors.js';
 import {
   answer,
@@ -22,6 +21,7 @@ import { ConfluentMembershipWatch } from './confluent-membership-watch.js';
 import { findOwnMember } from './confluent-own-member.js';
 import { ConfluentPartitions } from './confluent-partitions.js';
 import { ConfluentPausedTopics } from './confluent-paused-topics.js';
+import { ConfluentRebalances, type RebalanceHost } from './confluent-rebalances.js';
 import { recordOf } from './confluent-records.js';
 
 /** The longest one native consume call blocks (a stop waits for it). */
@@ -34,12 +34,14 @@ const CONSUME_WAIT_MS = 100;
 const FIRST_ANSWER_WAIT_MS = 5_000;
 
 /**
- * One librdkafka consumer in one group (classic or KIP-848), the steps its lifecycle runs. The
- * engine owns the positions: the rebalance callback hands each assignment to the engine first
- * (`joined`, where it seeks) and only then assigns, each partition at its sought offset; nothing
- * commits, and a partition out of range stops (auto.offset.reset 'error') until the engine says
- * where it continues. The consumer tells neither its member id nor its member epoch: the id is
- * found through the admin by this consumer's own client id (confluent-consumer-config.ts).
+ * One librdkafka consumer in one group (classic or KIP-848), the steps its lifecycle runs, and
+ * its fetch loop. The engine owns the positions: the rebalance callback hands each assignment to
+ * the engine first (`joined`, where it seeks) and only then assigns, each partition at its sought
+ * offset (confluent-rebalances.ts); nothing commits, and a partition out of range stops
+ * (auto.offset.reset 'error') until the engine says where it continues. The consumer tells
+ * neither its member id nor its member epoch: the id is found through the admin by this
+ * consumer's own client id (confluent-consumer-config.ts). Its fetch pauses (the spec's paused
+ * topics, a handler that takes time) are confluent-paused-topics.ts.
  */
 export class ConfluentGroupConsumer implements GroupConsumerClient {
   readonly errors: ConfluentErrors;
@@ -47,34 +49,59 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   /** Unique per consumer (how the admin's describe tells this member apart), with the member info. */
   private readonly clientId: string;
   private readonly partitions = new ConfluentPartitions();
-  /** True while `joined` runs: its seeks are applied by the assign that follows. */
-  private handing = false;
   /** Set by an assign: the next fetch that returns tells the listener reading is positioned. */
   private positionedDue = false;
-  private rebalances: Promise<void> = Promise.resolve();
   private loop: Promise<void> | undefined;
   private halted = false;
-  /** Resolved by the first assignment librdkafka calls back with. */
-  private readonly firstAssignment = deferred<void>();
   private subscribed = false;
   private readonly eofs: { topic: string; partition: number; offset: number }[] = [];
   private readonly paused: ConfluentPausedTopics;
   /** KIP-848 only: the membership changes no rebalance callback tells. */
   private readonly watch: ConfluentMembershipWatch | undefined;
+  private readonly rebalances: ConfluentRebalances;
 
   constructor(
     private readonly spec: GroupConsumerSpec,
     private readonly deps: ConfluentConsumerDeps,
   ) {
     this.errors = deps.errors;
-    this.paused = new ConfluentPausedTopics(spec.pauses, spec.topics);
+    this.paused = new ConfluentPausedTopics(
+      spec.pauses,
+      spec.topics,
+      this.partitions,
+      () => this.consumer,
+      () => this.halted,
+    );
     this.clientId = consumerClientId(String(deps.base['client.id']), spec.userData);
     if (deps.protocol === 'consumer')
       this.watch = new ConfluentMembershipWatch(
         () => deps.ownMember(spec.groupId, this.clientId),
         deps.timings.heartbeatIntervalMs,
-        (member) => this.onMembership(member),
+        (member) => this.rebalances.onMembership(member),
       );
+    this.rebalances = new ConfluentRebalances(this.rebalanceHost());
+  }
+
+  /** What the rebalances act on. */
+  private rebalanceHost(): RebalanceHost {
+    const { spec, deps } = this;
+    return {
+      spec,
+      partitions: this.partitions,
+      watch: this.watch,
+      consumer: () => this.consumer!,
+      stopping: () => deps.owner.stopRequested || this.halted,
+      findMember: () =>
+        findOwnMember(
+          () => deps.ownMember(spec.groupId, this.clientId),
+          spec.groupId,
+          () => deps.owner.stopRequested,
+        ),
+      keepPaused: (assigned) => this.paused.keepPaused(assigned),
+      seek: (topic, partition, offset) => this.seek(topic, partition, offset),
+      assigned: () => void (this.positionedDue = true),
+      crash: (error) => this.crash(error),
+    };
   }
 
   async connect(): Promise<void> {
@@ -83,7 +110,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       {
         ...consumerConfig(deps.base, spec, deps.protocol, deps.timings, this.clientId),
         rebalance_cb: (err: LibrdKafkaError, assignment: TopicPartition[]) =>
-          this.onRebalance(err, assignment),
+          this.rebalances.onRebalance(err, assignment),
       },
       { ...CONSUMER_TOPIC_CONFIG },
     ) as RdConsumer & IncrementalConsumer;
@@ -102,37 +129,13 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
 
   /** Starts the fetch loop; the join goes on in the background (the rebalance callback). */
   run(): void {
-    this.paused.follow((topic, paused) => this.pauseTopic(topic, paused));
+    this.paused.follow();
     this.loop = this.consumeLoop();
     this.watch?.start();
   }
 
-  /** Pauses or resumes the assigned partitions of `topic` (the spec's pauses). */
-  private pauseTopic(topic: string, paused: boolean): void {
-    const consumer = this.consumer;
-    const parts = this.partitions
-      .all()
-      .filter((p) => p.topic === topic)
-      .map(({ partition }) => ({ topic, partition }));
-    if (!consumer || parts.length === 0) return;
-    try {
-      if (paused) consumer.pause(parts);
-      else consumer.resume(parts);
-    } catch {
-      // Not assigned any more (a rebalance, a stop): the next assignment applies the pause.
-    }
-  }
-
-  /** Pauses the partitions just assigned of a paused topic. */
-  private keepPaused(assigned: readonly TopicPartition[]): void {
-    const parts = assigned
-      .filter((p) => this.paused.has(p.topic))
-      .map(({ topic, partition }) => ({ topic, partition }));
-    if (parts.length > 0) this.consumer?.pause(parts);
-  }
-
   seek(topic: string, partition: number, offset: string): void {
-    if (this.handing || !this.partitions.has(topic, partition)) {
+    if (this.rebalances.handing || !this.partitions.has(topic, partition)) {
       // Applied by the assign that follows: nothing of this partition was fetched before it.
       this.partitions.hold(topic, partition, offset);
       return;
@@ -152,8 +155,8 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     // A rebalance still finding its member (the admin's describe, bounded by its timeout) ends
     // before the client closes: librdkafka's close waits for the assign it is about to make.
     if (this.deps.protocol === 'consumer' && this.subscribed)
-      await Promise.race([this.firstAssignment.promise, pause(FIRST_ANSWER_WAIT_MS)]);
-    await this.rebalances;
+      await Promise.race([this.rebalances.firstAssignment.promise, pause(FIRST_ANSWER_WAIT_MS)]);
+    await this.rebalances.settled();
     const consumer = this.consumer;
     if (!consumer?.isConnected()) return;
     // Leaves the group: the rebalance callback unassigns, then librdkafka closes.
@@ -211,39 +214,14 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     // and the partition kept paused: the resume reads it, nothing is skipped.
     if (this.paused.has(topic)) {
       this.seek(topic, partition, String(message.offset));
-      this.keepPaused([{ topic, partition }]);
+      this.paused.keepPaused([{ topic, partition }]);
       return;
     }
     const record: IncomingRecord = recordOf(message);
     const pending = this.spec.sink(topic, partition, record);
-    if (pending) await this.whileHandled(topic, partition, pending);
+    if (pending) await this.paused.whileHandled(topic, partition, pending);
     this.partitions.moveTo(topic, partition, message.offset + 1);
     this.spec.progress?.(topic, partition, String(message.offset + 1), record.timestamp);
-  }
-
-  /**
-   * Waits for a handler that takes time. librdkafka goes on fetching ahead meanwhile and would
-   * later hand over records that retention removed in between (the engine must count those as
-   * passed over); a handler still running once the event loop turned pauses its partition, which
-   * drops what was fetched ahead, and the resume fetches from the position (as kafkajs fetches
-   * nothing while its batch is handled). Quick handlers cost no pause.
-   */
-  private async whileHandled(topic: string, partition: number, pending: Promise<void>) {
-    let settled = false;
-    const done = pending.then(
-      () => void (settled = true),
-      () => void (settled = true),
-    );
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (settled) return;
-    const consumer = this.consumer!;
-    consumer.pause([{ topic, partition }]);
-    try {
-      await done;
-    } finally {
-      if (!this.halted && this.partitions.has(topic, partition) && !this.paused.has(topic))
-        consumer.resume([{ topic, partition }]);
-    }
   }
 
   private async consumeError(error: unknown): Promise<void> {
@@ -293,89 +271,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       consumer.incrementalUnassign([{ topic, partition }]);
       consumer.incrementalAssign([{ topic, partition, offset }]);
     } else consumer.assign(this.partitions.all());
-    this.keepPaused(this.partitions.all());
-  }
-
-  private onRebalance(err: LibrdKafkaError, assignment: TopicPartition[]): void {
-    this.rebalances = this.rebalances
-      .then(() => this.rebalance(err, assignment))
-      .catch((error: unknown) => this.crash(error));
-  }
-
-  /**
-   * One rebalance, in the order librdkafka gave them: a revoke unassigns at once; an assignment
-   * is handed to the engine (its member id found first) and assigned at the engine's seeks.
-   * librdkafka waits for the assign, during a stop too (it cannot leave before).
-   */
-  private async rebalance(err: LibrdKafkaError, assignment: TopicPartition[]): Promise<void> {
-    const consumer = this.consumer!;
-    const cooperative = consumer.rebalanceProtocol() === 'COOPERATIVE';
-    const stopping = () => this.deps.owner.stopRequested || this.halted;
-    const assign = (partitions: TopicPartition[]): void => {
-      if (cooperative) consumer.incrementalAssign(partitions);
-      else consumer.assign(partitions);
-      this.keepPaused(partitions);
-    };
-    if (err.code === RD.ASSIGN_PARTITIONS) this.firstAssignment.resolve();
-    if (err.code !== RD.ASSIGN_PARTITIONS) {
-      // KIP-848: the coordinator fenced this member (or its session ended). librdkafka would
-      // join again under the same member id, which the engine could not tell from its own
-      // membership: the consumer crashes instead, and the engine decides (a new consumer).
-      const lost = cooperative && !stopping() && consumer.assignmentLost();
-      if (cooperative) this.partitions.remove(assignment);
-      else this.partitions.clear();
-      if (cooperative) consumer.incrementalUnassign(assignment);
-      else consumer.unassign();
-      if (lost) this.crash(new Error(`the coordinator of ${this.spec.groupId} fenced this member`));
-      return;
-    }
-    const member = stopping()
-      ? undefined
-      : await findOwnMember(
-          () => this.deps.ownMember(this.spec.groupId, this.clientId),
-          this.spec.groupId,
-          () => this.deps.owner.stopRequested,
-        );
-    if (!cooperative) this.partitions.clear();
-    this.partitions.add(assignment);
-    const full = this.partitions.assignment();
-    if (member === undefined || stopping()) {
-      assign(assignment);
-      return;
-    }
-    this.partitions.release();
-    this.handing = true;
-    try {
-      this.tellJoined(member, full);
-    } finally {
-      this.handing = false;
-    }
-    this.positionedDue = true;
-    assign(this.partitions.withHeldSeeks(assignment));
-    // Partitions kept from before (KIP-848's increments): their seeks go to the fetcher now.
-    for (const { topic, partition, offset } of this.partitions.heldOutside(assignment))
-      this.seek(topic, partition, String(offset));
-  }
-
-  /** A membership change to the engine. No leader is told: the one every member agrees on is
-   * the least member id listed. */
-  private tellJoined(member: OwnMember, assignment: ReturnType<ConfluentPartitions['assignment']>) {
-    this.watch?.seen(member);
-    const leader = member.memberIds.every((id) => member.memberId <= id);
-    this.spec.listener.joined(member.memberId, assignment, leader);
-  }
-
-  /**
-   * A membership change the watch saw (KIP-848), in line with the rebalances: told unless a
-   * rebalance told it meanwhile; the engine's seeks of the partitions kept go to the fetcher.
-   */
-  private onMembership(member: OwnMember): void {
-    this.rebalances = this.rebalances
-      .then(() => {
-        if (this.deps.owner.stopRequested || this.halted || !this.watch?.isNew(member)) return;
-        this.tellJoined(member, this.partitions.assignment());
-      })
-      .catch((error: unknown) => this.crash(error));
+    this.paused.keepPaused(this.partitions.all());
   }
 
   private crash(error: unknown): void {

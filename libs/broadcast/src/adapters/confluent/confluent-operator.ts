@@ -13,12 +13,8 @@ import { stateName } from './confluent-admin.js';
 import { ConfluentAdapter } from './confluent.adapter.js';
 import { toRdkafkaConfig } from './confluent-config.js';
 import { ConfluentErrors, RD, rdCode } from './confluent-errors.js';
-import {
-  AdminClient,
-  answer,
-  type GroupDescription,
-  type IAdminClient,
-} from './confluent-library.js';
+import { ConfluentDescribeHelper } from './confluent-describe-helper.js';
+import { AdminClient, answer, type IAdminClient } from './confluent-library.js';
 import { ConfluentProducer } from './confluent-producer.js';
 import { carriedUserData } from './confluent-member-client-id.js';
 
@@ -34,6 +30,7 @@ export class ConfluentOperator implements OperatorKafkaPort {
   private adminClient: IAdminClient | undefined;
   private producer: ConfluentProducer | undefined;
   private reader: ConfluentAdapter | undefined;
+  private describer: ConfluentDescribeHelper | undefined;
   private readonly errors: ConfluentErrors;
 
   constructor(
@@ -54,11 +51,10 @@ export class ConfluentOperator implements OperatorKafkaPort {
 
   async describeGroups(groupIds: readonly string[]): Promise<OperatorGroup[]> {
     if (groupIds.length === 0) return [];
-    const { groups } = await this.named(() =>
-      answer<{ groups: GroupDescription[] }>((cb) =>
-        this.admin().describeGroups([...groupIds], { timeout: TIMEOUT_MS }, cb),
-      ),
-    );
+    // In a child process: the binding segfaults on a group whose describe failed (upstream #531).
+    this.describer ??= new ConfluentDescribeHelper(this.config(), TIMEOUT_MS);
+    const describer = this.describer;
+    const groups = await this.named(() => describer.describeGroups(groupIds));
     return groups.map((g) => ({
       groupId: g.groupId,
       state: rdCode(g.error) === RD.GROUP_ID_NOT_FOUND ? 'Dead' : stateName(g.state),
@@ -107,9 +103,11 @@ export class ConfluentOperator implements OperatorKafkaPort {
 
   async disconnect(): Promise<void> {
     const [admin, producer, reader] = [this.adminClient, this.producer, this.reader];
-    this.adminClient = this.producer = this.reader = undefined;
+    const describer = this.describer;
+    this.adminClient = this.producer = this.reader = this.describer = undefined;
     admin?.disconnect();
     await Promise.all([
+      describer?.close(),
       producer?.close().catch(() => undefined),
       reader?.disconnect().catch(() => undefined),
     ]);

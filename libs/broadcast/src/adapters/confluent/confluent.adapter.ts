@@ -19,6 +19,7 @@ import { RetiringProducer } from '../shared/retiring-producer.js';
 import { UntilReachable } from '../shared/until-reachable.js';
 import { ConfluentAdmin } from './confluent-admin.js';
 import { toRdkafkaConfig, type RdkafkaConfig } from './confluent-config.js';
+import { ConfluentDescribeHelper } from './confluent-describe-helper.js';
 import { ConfluentErrors } from './confluent-errors.js';
 import { ConfluentGroupConsumer } from './confluent-group-consumer.js';
 import { AdminClient } from './confluent-library.js';
@@ -66,9 +67,11 @@ export class ConfluentAdapter implements AdapterPort {
       logger,
       backoff: { baseMs: 200, capMs: 2_000 },
     });
+    const adminConfig = { ...this.base, 'client.id': `${this.base['client.id']}-admin` };
+    const timeoutMs = options.kafka.requestTimeoutMs ?? ADMIN_TIMEOUT_MS;
     const client = AdminClient.create(
       // librdkafka's error lines (not to stderr: to the handler) name why a connection failed.
-      { ...this.base, 'client.id': `${this.base['client.id']}-admin`, log_level: 3 },
+      { ...adminConfig, log_level: 3 },
       { 'event.log': (log) => this.errors.noteClientLog(log) },
     );
     this.admins = new ConfluentAdmin(
@@ -76,7 +79,8 @@ export class ConfluentAdapter implements AdapterPort {
       options.topics,
       this.errors,
       reachable,
-      options.kafka.requestTimeoutMs ?? ADMIN_TIMEOUT_MS,
+      timeoutMs,
+      new ConfluentDescribeHelper(adminConfig, timeoutMs),
     );
     this.admin = guardedAdmin(this.admins, this.closure, () => this.admins.disconnect());
   }

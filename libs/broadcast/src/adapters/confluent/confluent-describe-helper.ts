@@ -1,0 +1,201 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RdkafkaConfig } from './confluent-config.js';
+import type { GroupDescription } from './confluent-library.js';
+
+/** The helper's script, beside this module in the sources and in both builds. */
+const CHILD_SCRIPT = join(dirname(ownFile()), 'confluent-describe-child.cjs');
+/** How long past the request's own timeout a helper may stay silent before it is replaced. */
+const SILENCE_MARGIN_MS = 5_000;
+
+/** A describe that failed because the helper process ended or went silent: asking again works. */
+export class DescribeHelperError extends Error {
+  /** Read by ConfluentErrors.transient, as a LibrdKafkaError's flag is. */
+  readonly isRetriable = true;
+}
+
+interface Pending {
+  resolve(groups: GroupDescription[]): void;
+  reject(error: unknown): void;
+  timer: NodeJS.Timeout;
+}
+
+type Answer =
+  | { id: number; groups: GroupDescription[] }
+  | { id: number; error: Record<string, unknown> }
+  | { fatal: Record<string, unknown> };
+
+/**
+ * DescribeGroups of @confluentinc/kafka-javascript, run in a child process of its own. In 1.10.1
+ * the binding dereferences librdkafka's NULL strings when a group's describe failed (a timeout, a
+ * reset or dropped connection, a coordinator not ready: `FromConsumerGroupDescription`, upstream
+ * confluentinc/confluent-kafka-javascript#531), a segmentation fault that would end the
+ * application. In the helper it ends the helper: every describe pending then rejects with a
+ * retriable DescribeHelperError naming the cause, and the next describe starts a new helper.
+ *
+ * One helper per adapter (or operator), started on the first describe and kept: a describe costs
+ * an IPC round trip, not a process start. It connects with the admin's configuration (brokers,
+ * TLS, SASL, client id), sent over the IPC channel (not on its command line). `close()` kills
+ * it; it exits by itself when this process ends (its IPC channel closes). While no describe is
+ * pending it holds no reference on this process's event loop.
+ */
+export class ConfluentDescribeHelper {
+  private child: ChildProcess | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closed = false;
+
+  constructor(
+    /** The admin client's librdkafka configuration. */
+    private readonly config: RdkafkaConfig,
+    /** Each describe's own timeout (librdkafka's request timeout). */
+    private readonly timeoutMs: number,
+    /** The helper's script (a test may give its own). */
+    private readonly script = CHILD_SCRIPT,
+  ) {}
+
+  /** The groups as the binding describes them; rejects when the helper ended meanwhile. */
+  describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
+    if (this.closed) return Promise.reject(new Error('the admin client is closed'));
+    const child = this.started();
+    const id = ++this.nextId;
+    return new Promise<GroupDescription[]>((resolve, reject) => {
+      const timer = setTimeout(
+        () => this.replace(`sent no answer within ${this.timeoutMs + SILENCE_MARGIN_MS} ms`),
+        this.timeoutMs + SILENCE_MARGIN_MS,
+      );
+      this.pending.set(id, { resolve, reject, timer });
+      this.holdLoop(true);
+      child.send({ id, groupIds: [...groupIds], timeoutMs: this.timeoutMs }, (error) => {
+        if (error)
+          this.settle(id, (p) =>
+            p.reject(
+              new DescribeHelperError(`the DescribeGroups helper process: ${error.message}`),
+            ),
+          );
+      });
+    });
+  }
+
+  /** The helper's process id while it runs (for tests and the adapter's figures). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Rejects what is pending and kills the helper; resolves once it has exited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    this.failAll(() => new Error('the admin client is closed'));
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (child.exitCode === null && child.signalCode === null) {
+      // Held until it has exited: an idle helper holds no reference on the event loop.
+      child.ref();
+      child.kill('SIGKILL');
+      await exited;
+    }
+    this.child = undefined;
+  }
+
+  private started(): ChildProcess {
+    if (this.child) return this.child;
+    const env = { ...process.env };
+    // Preloads meant for the application (an instrumentation, a loader) do not run in the helper.
+    delete env.NODE_OPTIONS;
+    const child = fork(this.script, [], {
+      execArgv: [],
+      env,
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    this.child = child;
+    child.on('message', (message: Answer) => this.answered(child, message));
+    child.on('error', (error) => this.ended(child, `failed: ${error.message}`));
+    child.on('exit', (code, signal) =>
+      this.ended(
+        child,
+        signal === 'SIGSEGV'
+          ? 'exited with SIGSEGV (librdkafka NULL group description, upstream confluentinc/confluent-kafka-javascript#531)'
+          : `exited with ${signal ?? `code ${code}`}`,
+      ),
+    );
+    child.send({ config: this.config });
+    return child;
+  }
+
+  private answered(child: ChildProcess, message: Answer): void {
+    if ('fatal' in message) {
+      this.ended(child, `could not load the client: ${String(message.fatal.message)}`);
+      return;
+    }
+    if ('groups' in message) this.settle(message.id, (p) => p.resolve(message.groups));
+    else this.settle(message.id, (p) => p.reject(librdkafkaError(message.error)));
+  }
+
+  /** The helper is gone (or useless): what was pending rejects, the next describe starts one. */
+  private ended(child: ChildProcess, cause: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    this.failAll(() => new DescribeHelperError(`the DescribeGroups helper process ${cause}`));
+  }
+
+  /** A helper silent past every timeout is killed and replaced at the next describe. */
+  private replace(cause: string): void {
+    if (this.child) this.ended(this.child, cause);
+  }
+
+  private settle(id: number, how: (p: Pending) => void): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    if (this.pending.size === 0) this.holdLoop(false);
+    how(pending);
+  }
+
+  private failAll(error: () => Error): void {
+    for (const id of this.pending.keys()) this.settle(id, (p) => p.reject(error()));
+  }
+
+  /** The helper keeps this process alive only while a describe waits for it. */
+  private holdLoop(hold: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    if (hold) {
+      child.ref();
+      child.channel?.ref();
+    } else {
+      child.unref();
+      child.channel?.unref();
+    }
+  }
+}
+
+/** The helper's plain error as the binding's error reads (code, isRetriable, isFatal, …). */
+function librdkafkaError(fields: Record<string, unknown>): Error {
+  return Object.assign(new Error(String(fields.message)), fields);
+}
+
+/**
+ * This module's own file. The same source is compiled to ESM and to CommonJS, where neither
+ * `import.meta.url` nor `__filename` exists in both: the first frame of a stack trace names it
+ * in either (a file: URL in ESM).
+ */
+function ownFile(): string {
+  const [prepare, limit] = [Error.prepareStackTrace, Error.stackTraceLimit];
+  try {
+    Error.prepareStackTrace = (_error, sites) => sites;
+    Error.stackTraceLimit = 1;
+    const holder: { stack?: NodeJS.CallSite[] } = {};
+    Error.captureStackTrace(holder, ownFile);
+    // The frame of ownFile's caller: this module's top level.
+    const file = holder.stack?.[0]?.getFileName() ?? '';
+    return file.startsWith('file:') ? fileURLToPath(file) : file;
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+}
