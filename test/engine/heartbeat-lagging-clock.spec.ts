@@ -33,6 +33,8 @@ const TAKEOVER_INTERVALS = 10;
 /** Intervals without a send from the laggard before the window opens. */
 const SETTLE_INTERVALS = 2;
 const WINDOW_INTERVALS = 8;
+/** Windows measured at most when a delivery stall falls into one (see measureWindow). */
+const MAX_WINDOWS = 3;
 const SAMPLE_EVERY_MS = 250;
 
 const HOUR_MS = 3_600_000;
@@ -159,42 +161,64 @@ describe.each(kafkaClients())('%s client: heartbeats: a sender whose clock lags'
           message: `the laggard did not stop sending for ${SETTLE_INTERVALS} intervals`,
         },
       );
-      const windowMs = WINDOW_INTERVALS * INTERVAL_MS;
-      const laggardAtStart = await laggard.status();
-      const eventsAtStart = laggard.events.length;
-      laggard.send(`watch ${SAMPLE_EVERY_MS}`);
-      const topicAtStart = await h.topicEnd(h.heartbeatTopic);
-      const sentAtStart = normals.map((e) => e.engine.heartbeat.sent);
-      const windowStart = Date.now();
-      const unhealthy: string[] = [];
-      let maxLatency = 0;
-      while (Date.now() - windowStart < windowMs) {
-        await delay(Math.min(SAMPLE_EVERY_MS, windowMs - (Date.now() - windowStart)));
-        for (const e of normals) {
-          const { state, lastLatencyMs } = e.status();
-          maxLatency = Math.max(maxLatency, lastLatencyMs ?? Infinity);
-          if (state !== 'ready' || (lastLatencyMs ?? Infinity) > MAX_STALENESS_MS)
-            unhealthy.push(`${e.name} ${state} ${lastLatencyMs}`);
+      // One window of steady state. A window in which some heartbeat reached the engines later
+      // than any backup waits ((1 + jitter) × interval: every backup, the laggard included, may
+      // then take over, and rightly so) measures a delivery stall of the host, not the lag: seen
+      // on the confluent rows at low load (max lastLatencyMs 3516, one send by the laggard among
+      // four takeovers). It is measured again, at most MAX_WINDOWS times; a laggard that does not
+      // yield keeps the engines' view older than that bound in every window, and fails below.
+      const measureWindow = async () => {
+        const windowMs = WINDOW_INTERVALS * INTERVAL_MS;
+        const laggardAtStart = await laggard.status();
+        const eventsAtStart = laggard.events.length;
+        laggard.send(`watch ${SAMPLE_EVERY_MS}`);
+        const topicAtStart = await h.topicEnd(h.heartbeatTopic);
+        const sentAtStart = normals.map((e) => e.engine.heartbeat.sent);
+        const windowStart = Date.now();
+        const unhealthy: string[] = [];
+        let maxLatency = 0;
+        while (Date.now() - windowStart < windowMs) {
+          await delay(Math.min(SAMPLE_EVERY_MS, windowMs - (Date.now() - windowStart)));
+          for (const e of normals) {
+            const { state, lastLatencyMs } = e.status();
+            maxLatency = Math.max(maxLatency, lastLatencyMs ?? Infinity);
+            if (state !== 'ready' || (lastLatencyMs ?? Infinity) > MAX_STALENESS_MS)
+              unhealthy.push(`${e.name} ${state} ${lastLatencyMs}`);
+          }
         }
-      }
-      laggard.send('watch 0');
-      const laggardAtEnd = await laggard.status();
-      const elapsed = Date.now() - windowStart;
-      const onTopic = (await h.topicEnd(h.heartbeatTopic)) - topicAtStart;
-      const sentByNormals = normals.map((e, i) => e.engine.heartbeat.sent - sentAtStart[i]!);
-      const sentByLaggard = laggardAtEnd.heartbeatsSent - laggardAtStart.heartbeatsSent;
-      const laggardSamples = laggard.events
-        .slice(eventsAtStart)
-        .filter((e): e is StatusEvent => e.event === 'status' && e.id === undefined);
-      const laggardUnhealthy = laggardSamples.filter((s) => !s.healthy);
-      const perInterval = onTopic / (elapsed / INTERVAL_MS);
+        laggard.send('watch 0');
+        const laggardAtEnd = await laggard.status();
+        const elapsed = Date.now() - windowStart;
+        const onTopic = (await h.topicEnd(h.heartbeatTopic)) - topicAtStart;
+        const sentByNormals = normals.map((e, i) => e.engine.heartbeat.sent - sentAtStart[i]!);
+        const sentByLaggard = laggardAtEnd.heartbeatsSent - laggardAtStart.heartbeatsSent;
+        const laggardSamples = laggard.events
+          .slice(eventsAtStart)
+          .filter((e): e is StatusEvent => e.event === 'status' && e.id === undefined);
+        const laggardUnhealthy = laggardSamples.filter((s) => !s.healthy);
+        const perInterval = onTopic / (elapsed / INTERVAL_MS);
 
-      console.log(
-        `[heartbeat-clock-lag] lag ${lagMs} ms: ${onTopic} heartbeats in ${elapsed} ms = ${perInterval.toFixed(2)} per interval; ` +
-          `sent by the engines ${sentByNormals.join('/')}, by the laggard ${sentByLaggard}; ` +
-          `max lastLatencyMs of the engines ${maxLatency}, ${unhealthy.length} unhealthy samples; ` +
-          `laggard: ${laggardSamples.length} samples, ${laggardUnhealthy.length} unhealthy`,
-      );
+        console.log(
+          `[heartbeat-clock-lag] lag ${lagMs} ms: ${onTopic} heartbeats in ${elapsed} ms = ${perInterval.toFixed(2)} per interval; ` +
+            `sent by the engines ${sentByNormals.join('/')}, by the laggard ${sentByLaggard}; ` +
+            `max lastLatencyMs of the engines ${maxLatency}, ${unhealthy.length} unhealthy samples; ` +
+            `laggard: ${laggardSamples.length} samples, ${laggardUnhealthy.length} unhealthy`,
+        );
+        return {
+          unhealthy,
+          maxLatency,
+          laggardSamples,
+          laggardUnhealthy,
+          sentByLaggard,
+          perInterval,
+          onTopic,
+        };
+      };
+      let window = await measureWindow();
+      for (let n = 1; n < MAX_WINDOWS && window.maxLatency > INTERVAL_MS * (1 + JITTER); n++)
+        window = await measureWindow();
+      const { unhealthy, laggardSamples, laggardUnhealthy, sentByLaggard, perInterval, onTopic } =
+        window;
       expect(unhealthy).toEqual([]);
       expect(laggardSamples.length).toBeGreaterThan(0);
       expect(laggardUnhealthy.map((s) => `${s.state} ${s.lastLatencyMs}`)).toEqual([]);
@@ -202,5 +226,5 @@ describe.each(kafkaClients())('%s client: heartbeats: a sender whose clock lags'
       // About one sender: at most 1.5 per interval, and enough to keep everyone fresh.
       expect(perInterval).toBeLessThanOrEqual(1.5);
       expect(onTopic).toBeGreaterThanOrEqual(0.5 * WINDOW_INTERVALS);
-    });
+    }, 180_000);
 });
