@@ -13,6 +13,7 @@ export const RD = {
   RESOLVE: -193,
   PARTITION_EOF: -191,
   PURGE_QUEUE: -152,
+  FATAL: -150,
   ALL_BROKERS_DOWN: -187,
   TIMED_OUT: -185,
   SSL: -181,

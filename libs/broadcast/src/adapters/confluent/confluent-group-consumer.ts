@@ -17,6 +17,7 @@ import {
   type TopicPartition,
 } from './confluent-library.js';
 import { consumerClientId } from './confluent-member-client-id.js';
+import { ConfluentFatalState } from './confluent-fatal-state.js';
 import { ConfluentMembershipWatch } from './confluent-membership-watch.js';
 import { findOwnMember } from './confluent-own-member.js';
 import { ConfluentPartitions } from './confluent-partitions.js';
@@ -59,6 +60,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   /** KIP-848 only: the membership changes no rebalance callback tells. */
   private readonly watch: ConfluentMembershipWatch | undefined;
   private readonly rebalances: ConfluentRebalances;
+  private readonly fatalState = new ConfluentFatalState();
 
   constructor(
     private readonly spec: GroupConsumerSpec,
@@ -111,12 +113,15 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
         ...consumerConfig(deps.base, spec, deps.protocol, deps.timings, this.clientId),
         rebalance_cb: (err: LibrdKafkaError, assignment: TopicPartition[]) =>
           this.rebalances.onRebalance(err, assignment),
+        // Errors and worse only: the cause of a fatal state is in no other event.
+        log_level: 3,
       },
       { ...CONSUMER_TOPIC_CONFIG },
     ) as RdConsumer & IncrementalConsumer;
     this.consumer = consumer;
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     consumer.on('partition.eof', (eof) => this.eofs.push(eof));
+    consumer.on('event.log', (log) => this.fatalState.noteLog(log));
     await answer((cb) =>
       consumer.connect({ topic: spec.topics[0], allTopics: false, timeout: 10_000 }, cb),
     );
@@ -227,6 +232,8 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
   private async consumeError(error: unknown): Promise<void> {
     if (this.halted || this.deps.owner.stopRequested) return;
     if (rdCode(error) === RD.AUTO_OFFSET_RESET) return this.outOfRange();
+    // For good: librdkafka sends nothing more (confluent-fatal-state.ts).
+    if (rdCode(error) === RD.FATAL) return this.crash(await this.fatalState.explain(error));
     // The raw error: the lifecycle classifies it with the operation ('join and consume', the
     // group and topics), which a startup error made here would lack.
     if (this.errors.fatal(error) || (error as { isFatal?: boolean }).isFatal)
