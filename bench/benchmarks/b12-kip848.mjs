@@ -210,6 +210,9 @@ async function main() {
   const runId = newRunId();
   const startedAt = new Date();
   const t0 = Date.now();
+  // Before the run: the report was built after it, so its start load was the end's.
+  const machine = machineInfo();
+  const others = otherLoad();
   const result = await run({
     reps: Number(args.reps),
     runId,
@@ -222,7 +225,7 @@ async function main() {
     date: startedAt.toISOString(),
     args,
     machine: {
-      ...machineInfo(),
+      ...machine,
       ...(process.env.BENCH_NOTE && { note: process.env.BENCH_NOTE }),
     },
     versions: {
@@ -234,7 +237,7 @@ async function main() {
       }),
     },
     library: libraryRevision(),
-    otherProcessesAtStart: otherLoad(),
+    otherProcessesAtStart: others,
     ...result,
     durationMs: Date.now() - t0,
   };
