@@ -2,16 +2,18 @@
 // One broadcast reader in its own process, for the benchmarks that need real processes (crashes, RSS).
 //
 //   node bench/instance.mjs --mode=lock|lockfree|raw|bare --brokers=h:p[,h:p] --prefix=P [--topic=T]
-//                           [--session-timeout=ms] [--heartbeat-ms=ms] [--client=kafkajs|platformatic]
+//                           [--session-timeout=ms] [--heartbeat-ms=ms] [--client=kafkajs|platformatic|confluent]
 //
 //   lock      BroadcastEngine with PostgreSQL advisory locks (its own TypeORM DataSource)
 //   lockfree  BroadcastEngine, lock: false
 //   raw       baseline R: a raw consumer with a fresh random group `<prefix>svc-<uuid>`
 //   bare      nothing but Node itself (memory reference)
-//   import-lib / import-kafkajs / import-platformatic   Node after importing the library (its entry,
-//             see --entry) / kafkajs / @platformatic/kafka, idle (memory and import references)
-//   import-lib-kafkajs / import-lib-platformatic   Node after importing the library and that client
-//             (what an engine on that client has loaded once started: ours' own import)
+//   import-lib / import-kafkajs / import-platformatic / import-confluent   Node after importing the
+//             library (its entry, see --entry) / kafkajs / @platformatic/kafka /
+//             @confluentinc/kafka-javascript, idle (memory and import references)
+//   import-lib-kafkajs / import-lib-platformatic / import-lib-confluent   Node after importing the
+//             library and that client (what an engine on that client has loaded once started: ours'
+//             own import)
 //
 //   --entry   the library entry ours imports: `engine` (default; `nestjs-kafka-broadcast/engine`,
 //             no NestJS, what a process without Nest imports, as R's has no Nest either) or
@@ -24,6 +26,8 @@
 //             does (its engine provider is made beside TypeORM's; the DataSource is found at start)
 //   --client  the engine's adapter (`kafka.client`) in lock and lockfree, the raw client in raw
 //             (default kafkajs). Nothing of the bench's own libraries is imported: they load kafkajs.
+//             confluent needs @confluentinc/kafka-javascript in node_modules
+//             (scripts/confluent-client.mjs); its raw mode is bench/lib/raw-confluent.mjs's R.
 //
 // stdout protocol, one line each: `READY {json}` once ready, `GOT {payload}` per message on the topic,
 // `STOPPED` after a clean stop. SIGTERM stops cleanly (leave group, unlock, disconnect) and exits 0.
@@ -109,8 +113,11 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
   // The library and the client its engine loads at start: ours' own import, as R's is its client's.
   if (args.mode === 'import-lib-kafkajs') await import('kafkajs');
   if (args.mode === 'import-lib-platformatic') await import('@platformatic/kafka');
+  // The package entry, as the adapter imports it (its RdKafka namespace is in the same module).
+  if (args.mode === 'import-lib-confluent') await import('@confluentinc/kafka-javascript');
   if (args.mode === 'import-kafkajs') await import('kafkajs');
   if (args.mode === 'import-platformatic') await import('@platformatic/kafka');
+  if (args.mode === 'import-confluent') await import('@confluentinc/kafka-javascript');
   say(
     `READY ${JSON.stringify({ mode: args.mode, uptimeMs: process.uptime() * 1000, cpuMs: cpuMs() })}`,
   );
@@ -152,6 +159,69 @@ if (args.mode === 'bare' || args.mode.startsWith('import-')) {
     ),
   );
   for await (const message of stream) say(`GOT ${message.value.toString('utf8')}`);
+} else if (args.mode === 'raw' && args.client === 'confluent') {
+  // R on @confluentinc/kafka-javascript, as bench/lib/raw-confluent.mjs builds it (that module
+  // loads the bench's common.mjs, hence kafkajs, so it is repeated here): a librdkafka
+  // KafkaConsumer, fresh random group, latest offset, auto-commit, READ_COMMITTED, consume calls of
+  // at most 100 ms; ready at the first end-of-log event after the assignment.
+  const dataSource = args.datasource ? await openDataSource() : undefined;
+  const { randomUUID } = await import('node:crypto');
+  const { RdKafka } = await import('@confluentinc/kafka-javascript');
+  const groupId = `${args.prefix}svc-${randomUUID()}`;
+  const called = (call) =>
+    new Promise((resolve, reject) => call((err, value) => (err ? reject(err) : resolve(value))));
+  const consumer = new RdKafka.KafkaConsumer(
+    {
+      'bootstrap.servers': brokers.join(','),
+      'client.id': 'bench-instance-raw-confluent',
+      'group.id': groupId,
+      rebalance_cb: true,
+      'session.timeout.ms': sessionTimeoutMs,
+      'heartbeat.interval.ms': Math.min(1000, Math.floor(sessionTimeoutMs / 3)),
+      'fetch.wait.max.ms': 250,
+      'max.poll.interval.ms': Math.max(sessionTimeoutMs, 10_000),
+      'topic.metadata.refresh.interval.ms': 30_000,
+      'enable.auto.commit': true,
+      'isolation.level': 'read_committed',
+      'enable.partition.eof': true,
+    },
+    { 'auto.offset.reset': 'latest' },
+  );
+  let assigned = false;
+  let announced = false;
+  // ERR__ASSIGN_PARTITIONS: the rebalance event that hands over an assignment.
+  consumer.on('rebalance', (err) => (assigned ||= err?.code === -175));
+  consumer.on('partition.eof', () => {
+    if (!assigned || announced) return;
+    announced = true;
+    say(
+      `READY ${JSON.stringify({ mode: 'raw', client: 'confluent', groupId, startMs: performance.now() - started, uptimeMs: process.uptime() * 1000, cpuMs: cpuMs() })}`,
+    );
+  });
+  consumer.setDefaultConsumeTimeout(100);
+  let closing = false;
+  let loop = Promise.resolve();
+  stop = async () => {
+    closing = true;
+    await called((cb) => consumer.disconnect(cb)).catch(() => undefined);
+    await loop.catch(() => undefined);
+    await dataSource?.destroy();
+  };
+  const started = performance.now();
+  await called((cb) => consumer.connect({}, cb));
+  consumer.subscribe([args.prefix + args.topic]);
+  loop = (async () => {
+    while (!closing) {
+      const records = await called((cb) => consumer.consume(100, cb));
+      for (const m of records) say(`GOT ${m.value.toString('utf8')}`);
+    }
+  })();
+  // A consume that fails while stopping is the disconnect's; before it, the process fails.
+  loop.catch((error) => {
+    if (closing) return;
+    logger.error(`consume failed: ${error?.stack ?? error}`);
+    process.exit(1);
+  });
 } else if (args.mode === 'raw') {
   const dataSource = args.datasource ? await openDataSource() : undefined;
   const { randomUUID } = await import('node:crypto');

@@ -21,6 +21,7 @@ import {
   setVerbose,
 } from './lib/common.mjs';
 import { killAllChildren } from './lib/child.mjs';
+import { CLIENTS } from './lib/sides.mjs';
 import * as b1 from './benchmarks/b1-ready.mjs';
 import * as b2 from './benchmarks/b2-twenty.mjs';
 import * as b3 from './benchmarks/b3-fanout.mjs';
@@ -90,6 +91,10 @@ const report = {
     node: process.version,
     kafkajs: packageVersion('kafkajs'),
     '@platformatic/kafka': packageVersion('@platformatic/kafka'),
+    // Only when its build loads (lib/sides.mjs): the confluent sides run then.
+    ...(CLIENTS.includes('confluent') && {
+      '@confluentinc/kafka-javascript': packageVersion('@confluentinc/kafka-javascript'),
+    }),
     typeorm: packageVersion('typeorm'),
     pg: packageVersion('pg'),
     kafka: {

@@ -5,7 +5,9 @@
 //        --sizes=1,10,50,100,200 [--lock-sizes=200] [--processes=10] [--heartbeat-ms=2000] [--window-ms=12000]
 //        [--lockfree-max-groups=N]   (maxGroups for lock-free fleets; the engine's default otherwise)
 //        (mode lockfree-x2: a lock-free fleet of N with maxGroups 2N, the headroom GUIDE.md advises)
-//        [--client=kafkajs|platformatic] [--protocol=classic|consumer]   (ours and R alike)
+//        [--client=kafkajs|platformatic|confluent] [--protocol=classic|consumer]   (ours and R alike;
+//        confluent needs @confluentinc/kafka-javascript in node_modules, scripts/confluent-client.mjs,
+//        and counts no requests: those columns are null)
 //        [--before-lib=path/to/esm/index.js]   (modes named <mode>-before run that build)
 //        [--lib=path/to/esm/index.js]   (the other modes of ours; default the built package)
 //        [--out=bench/results/fleet-single.json]
@@ -115,10 +117,14 @@ async function measure({
       poolHighWaterId: mode === 'raw' ? null : highestPoolId(start.groups),
       clientCpuMsPerStart: round(start.cpuMsPerStart),
       startRequests: start.startRequests,
-      startRequestsPerSec: round((start.startRequests * 1000) / Math.max(1, start.allReadyMs)),
+      startRequestsPerSec:
+        start.startRequests === null
+          ? null
+          : round((start.startRequests * 1000) / Math.max(1, start.allReadyMs)),
       brokerCpuMsDuringStart: round(brokerStartCpuMs),
       brokerCpuMsPerStart: round(brokerStartCpuMs / n),
-      idleRequestsPerSec: round(((s1.requests - s0.requests) * 1000) / elapsed),
+      idleRequestsPerSec:
+        s1.requests === null ? null : round(((s1.requests - s0.requests) * 1000) / elapsed),
       idleBrokerCpuPercent: round((idleCpu * 100) / elapsed),
       heartbeatsPerInterval: mode === 'raw' ? null : round((hb1 - hb0) / (elapsed / heartbeatMs)),
       rssMiBPerInstance: round(start.rssKiBPerInstance / 1024),

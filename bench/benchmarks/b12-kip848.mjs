@@ -2,13 +2,18 @@
 // 12. Time to ready on production broker defaults, classic against KIP-848 (issue #22): a fresh
 // 3-node cluster with broker defaults (group.initial.rebalance.delay.ms 3000, 50 offsets
 // partitions, replication 3; PRODUCTION_DEFAULTS in lib/clusters.mjs), one instance at a time,
-// six sides in a rotating order (a balanced Latin square, lib/sides.mjs rotation()):
+// six sides (ten with confluent) in a rotating order (a balanced Latin square, lib/sides.mjs rotation()):
 //   ours-kafkajs             engine, kafkajs, classic (kafkajs speaks no other protocol)
 //   ours-platformatic        engine, @platformatic/kafka, kafka.groupProtocol 'classic'
 //   ours-platformatic-kip848 engine, @platformatic/kafka, kafka.groupProtocol 'consumer'
 //   R-kafkajs                raw kafkajs consumer, fresh random group (as in benchmark 1)
 //   R-platformatic           raw @platformatic/kafka consumer, classic (as in benchmark 1)
 //   R-platformatic-kip848    the same with groupProtocol 'consumer'
+// and, when @confluentinc/kafka-javascript loads (lib/sides.mjs CLIENTS), four more:
+//   ours-confluent           engine, confluent (librdkafka), kafka.groupProtocol 'classic'
+//   ours-confluent-kip848    engine, confluent, kafka.groupProtocol 'consumer'
+//   R-confluent              raw librdkafka KafkaConsumer, classic (lib/raw-confluent.mjs)
+//   R-confluent-kip848       the same with group.protocol 'consumer'
 // Each start is benchmark 1's (b1-ready.mjs startOnce) on the cluster's brokers: ours ready when
 // start() resolves, R at its first fetch after the join. Part of the full run (`npm run bench`);
 // on its own:
@@ -29,13 +34,28 @@ import {
   summary,
 } from '../lib/common.mjs';
 import { createTopics } from '../lib/fleet.mjs';
-import { perSide, ratioRow, rotation } from '../lib/sides.mjs';
+import { CLIENTS, perSide, ratioRow, rotation } from '../lib/sides.mjs';
 import { PHASES, prepare, startOnce } from './b1-ready.mjs';
 
 export const id = '12';
 export const title = 'Time to ready on production broker defaults (3 nodes), classic and KIP-848';
 
-/** The six sides: benchmark 1's four on the classic protocol, and KIP-848 on @platformatic/kafka. */
+/** Ours and R on `client`, each on the classic protocol and on KIP-848 ('consumer'). */
+const clientSides = (client) =>
+  [true, false].flatMap((ours) =>
+    ['classic', 'consumer'].map((groupProtocol) => ({
+      key: `${ours ? 'ours' : 'R'}-${client}${groupProtocol === 'consumer' ? '-kip848' : ''}`,
+      ours,
+      client,
+      groupProtocol,
+    })),
+  );
+
+/**
+ * The sides: benchmark 1's kafkajs and @platformatic/kafka sides on the classic protocol, KIP-848
+ * on @platformatic/kafka, and, when its build loads, confluent's four (classic and KIP-848, ours
+ * and R), in that order.
+ */
 export const PRODUCTION_SIDES = Object.freeze([
   { key: 'ours-kafkajs', ours: true, client: 'kafkajs' },
   { key: 'ours-platformatic', ours: true, client: 'platformatic', groupProtocol: 'classic' },
@@ -53,6 +73,7 @@ export const PRODUCTION_SIDES = Object.freeze([
     client: 'platformatic',
     groupProtocol: 'consumer',
   },
+  ...(CLIENTS.includes('confluent') ? clientSides('confluent') : []),
 ]);
 
 /** The ratio rows: ours / R per client and protocol, then KIP-848 / classic and the cross rows. */
@@ -83,6 +104,26 @@ function rows(by) {
     row('R-platformatic, KIP-848 vs classic', 'R-platformatic-kip848', 'R-platformatic'),
     row('cross, classic: ours-platformatic vs ours-kafkajs', 'ours-platformatic', 'ours-kafkajs'),
     row('cross, classic: R-platformatic vs R-kafkajs', 'R-platformatic', 'R-kafkajs'),
+    // Confluent's rows after the first seven, when the run has its sides.
+    ...(by['ours-confluent']
+      ? [
+          row('classic: ours-confluent vs R-confluent', 'ours-confluent', 'R-confluent'),
+          row(
+            'KIP-848: ours-confluent vs R-confluent',
+            'ours-confluent-kip848',
+            'R-confluent-kip848',
+          ),
+          row('ours-confluent, KIP-848 vs classic', 'ours-confluent-kip848', 'ours-confluent'),
+          row('R-confluent, KIP-848 vs classic', 'R-confluent-kip848', 'R-confluent'),
+          row('cross, classic: ours-confluent vs ours-kafkajs', 'ours-confluent', 'ours-kafkajs'),
+          row('cross, classic: R-confluent vs R-kafkajs', 'R-confluent', 'R-kafkajs'),
+          row(
+            'cross, KIP-848: ours-confluent vs ours-platformatic',
+            'ours-confluent-kip848',
+            'ours-platformatic-kip848',
+          ),
+        ]
+      : []),
   ].map((r) =>
     r.target === 'ours <= 300 ms' ? { ...r, pass: (r.ours?.median ?? Infinity) <= 300 } : r,
   );
@@ -123,7 +164,7 @@ export async function run(ctx) {
       params: {
         reps,
         firstStartReportedApart: true,
-        order: 'the six sides in a balanced Latin square (rotation() over six), one at a time',
+        order: `the ${PRODUCTION_SIDES.length} sides in a balanced Latin square (rotation() over ${PRODUCTION_SIDES.length}), one at a time`,
         cluster: { nodes: 3, kafka: cluster.version, properties: PRODUCTION_DEFAULTS },
         clusterStartupMs: cluster.startupMs,
         offsetsTopicWarmupMs: cluster.warmupMs,
@@ -169,6 +210,9 @@ async function main() {
   const runId = newRunId();
   const startedAt = new Date();
   const t0 = Date.now();
+  // Before the run: the report was built after it, so its start load was the end's.
+  const machine = machineInfo();
+  const others = otherLoad();
   const result = await run({
     reps: Number(args.reps),
     runId,
@@ -181,16 +225,19 @@ async function main() {
     date: startedAt.toISOString(),
     args,
     machine: {
-      ...machineInfo(),
+      ...machine,
       ...(process.env.BENCH_NOTE && { note: process.env.BENCH_NOTE }),
     },
     versions: {
       node: process.version,
       kafkajs: packageVersion('kafkajs'),
       platformatic: packageVersion('@platformatic/kafka'),
+      ...(CLIENTS.includes('confluent') && {
+        confluent: packageVersion('@confluentinc/kafka-javascript'),
+      }),
     },
     library: libraryRevision(),
-    otherProcessesAtStart: otherLoad(),
+    otherProcessesAtStart: others,
     ...result,
     durationMs: Date.now() - t0,
   };

@@ -2,9 +2,8 @@
 // timed from the same moment, its process's start (`process.uptime()` at READY), so ours and R both
 // include Node's own start, every import and the start itself. The kinds rotate every repetition
 // (load drift hits all alike), after one uncounted process of each.
-import { rotation } from './sides.mjs';
-// The two pure-JavaScript clients: instance.mjs has no confluent mode yet.
-import { JS_CLIENTS as CLIENTS } from './sides.mjs';
+// Every client of the side-by-side benchmarks (confluent when its build loads).
+import { CLIENTS, rotation } from './sides.mjs';
 import { round, summary } from './common.mjs';
 import { spawnInstance } from './child.mjs';
 
@@ -12,7 +11,8 @@ import { spawnInstance } from './child.mjs';
  * What each kind of process is. Per client: R; R after opening the TypeORM DataSource lock mode
  * opens (`raw --datasource`, an app with TypeORM); ours lock-free; ours in lock mode. The import
  * references: Node alone, each client's import alone, the library's engine entry alone, and the
- * package barrel (the Nest module: @nestjs/*), each process start → imported.
+ * package barrel (the Nest module: @nestjs/*), each process start → imported. The import kinds of
+ * the clients are `import-<client>` (import-kafkajs, import-platformatic, import-confluent).
  */
 export const COLD_KINDS = Object.freeze([
   ...CLIENTS.flatMap((client) => [
@@ -22,8 +22,7 @@ export const COLD_KINDS = Object.freeze([
     { label: `ours-${client}-lock`, mode: 'lock', client },
   ]),
   { label: 'node', mode: 'bare' },
-  { label: 'import-kafkajs', mode: 'import-kafkajs' },
-  { label: 'import-platformatic', mode: 'import-platformatic' },
+  ...CLIENTS.map((client) => ({ label: `import-${client}`, mode: `import-${client}` })),
   { label: 'import-engine-entry', mode: 'import-lib' },
   { label: 'import-barrel', mode: 'import-lib', extraArgs: ['--entry=index'] },
 ]);

@@ -4,7 +4,7 @@
 //   node bench/lib/fleet-child.mjs '<json config>'
 //   config: { mode: 'lockfree'|'postgres'|'mariadb'|'raw', count, brokers: [..], prefix, topic,
 //             heartbeatMs?, maxGroups?, db?: { host, port, user, password?, database },
-//             client?: 'kafkajs'|'platformatic', groupProtocol?: 'classic'|'consumer',
+//             client?: 'kafkajs'|'platformatic'|'confluent', groupProtocol?: 'classic'|'consumer',
 //             lib?: another build's index.js (ours; default the built package) }
 //
 // stdin commands, one per line; stdout answers, one JSON line each:
@@ -13,7 +13,9 @@
 //   STATS       STATS {requests, heartbeatsSent, rssKiB, cpuMs}
 //   STOP        STOPPED {cpuMs, requests}   then exits
 // Requests are counted for every connection of this process (ours and R alike): on kafkajs by
-// wrapping Connection.send, on @platformatic/kafka from its plt:kafka:connections:api channel.
+// wrapping Connection.send, on @platformatic/kafka from its plt:kafka:connections:api channel. On
+// @confluentinc/kafka-javascript they are not (librdkafka sends them inside its native threads,
+// and ours' clients are the adapter's): `requests` is null there.
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -22,9 +24,13 @@ import { tracingChannel } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
 
 const config = JSON.parse(process.argv[2]);
-/** The Kafka client of this fleet, ours and R alike: 'kafkajs' (default) or 'platformatic'. */
+/**
+ * The Kafka client of this fleet, ours and R alike: 'kafkajs' (default), 'platformatic' or
+ * 'confluent' (needs @confluentinc/kafka-javascript in node_modules: scripts/confluent-client.mjs).
+ */
 const client = config.client ?? 'kafkajs';
-let requests = 0;
+/** Requests sent so far; null where they are not counted (confluent). */
+let requests = client === 'confluent' ? null : 0;
 /** FLEET_REQUEST_KINDS=1 (@platformatic/kafka): requests of the start by API key, for diagnosis. */
 const kinds = process.env.FLEET_REQUEST_KINDS ? new Map() : undefined;
 let kafkajs;
@@ -37,7 +43,7 @@ if (client === 'kafkajs') {
     return send.apply(this, args);
   };
   ({ default: kafkajs } = await import('kafkajs'));
-} else {
+} else if (client === 'platformatic') {
   // @platformatic/kafka traces every request it sends on this channel (no import needed here).
   tracingChannel('plt:kafka:connections:api').subscribe({
     start(context) {
@@ -121,6 +127,26 @@ async function prepareInstance(i) {
       stop: () => raw?.stop(),
     };
   }
+  if (config.mode === 'raw' && client === 'confluent') {
+    const { startRawConfluentConsumer } = await import('./raw-confluent.mjs');
+    let raw;
+    return {
+      groupId: () => raw?.groupId,
+      heartbeatsSent: () => 0,
+      state: () => 'ready',
+      start: async () => {
+        raw = startRawConfluentConsumer({
+          brokers: config.brokers,
+          prefix: config.prefix,
+          topics,
+          clientId: `fleet-raw-${i}`,
+          groupProtocol: config.groupProtocol,
+        });
+        await raw.ready;
+      },
+      stop: () => raw?.stop(),
+    };
+  }
   if (config.mode === 'raw') {
     const kafka = new kafkajs.Kafka({
       brokers: config.brokers,
@@ -177,7 +203,7 @@ async function prepareInstance(i) {
         brokers: config.brokers,
         clientId: `fleet-${config.mode}-${i}`,
         client,
-        ...(config.groupProtocol && client === 'platformatic'
+        ...(config.groupProtocol && client !== 'kafkajs'
           ? { groupProtocol: config.groupProtocol }
           : {}),
       },
@@ -206,8 +232,10 @@ for (let i = 0; i < config.count; i++)
   instances.push(await prepareInstance(`${config.tag ?? 0}-${i}`));
 // R imported @platformatic/kafka above (raw-platformatic.mjs); ours only began importing it in the
 // background at .on() (0.3–0.5 s of it still running here, measured): wait for it, so neither
-// start's clock holds the client's import (kafkajs is imported at the top for both).
+// start's clock holds the client's import (kafkajs is imported at the top for both). The same
+// for @confluentinc/kafka-javascript (raw-confluent.mjs; the adapter's import).
 if (client === 'platformatic') await import('@platformatic/kafka');
+if (client === 'confluent') await import('@confluentinc/kafka-javascript');
 say('PREPARED');
 
 const lines = createInterface({ input: process.stdin });
@@ -220,7 +248,7 @@ for await (const line of lines) {
     say('READY', {
       readyAt,
       cpuMs: cpuMs() - cpu0,
-      requests: requests - requests0,
+      requests: requests === null ? null : requests - requests0,
       groups: instances.map((x) => x.groupId()),
       rssKiB: rssKiB(),
       ...(kinds && { kinds: Object.fromEntries(kinds) }),

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { BENCH_DIR, REPO_ROOT } from './common.mjs';
 
+/** The sum of the children's request counts; null when any child counts none (confluent). */
+const requestSum = (replies) =>
+  replies.some((r) => r.requests === null) ? null : replies.reduce((s, r) => s + r.requests, 0);
+
 function spawnChild(config) {
   const proc = spawn(
     process.execPath,
@@ -91,7 +95,7 @@ export async function prepareFleet({ n, processes, ...config }) {
         allReadyMs: Math.max(...readyAt) - t0,
         readyMs: readyAt.map((t) => t - t0).sort((a, b) => a - b),
         cpuMsPerStart: cpuMs / n,
-        startRequests: replies.reduce((s, r) => s + r.requests, 0),
+        startRequests: requestSum(replies),
         distinctGroups: new Set(groups).size,
         groups,
         rssKiBPerInstance: replies.reduce((s, r) => s + r.rssKiB, 0) / n,
@@ -100,7 +104,7 @@ export async function prepareFleet({ n, processes, ...config }) {
     async stats() {
       const replies = await Promise.all(children.map((c) => c.ask('STATS', 'STATS')));
       return {
-        requests: replies.reduce((s, r) => s + r.requests, 0),
+        requests: requestSum(replies),
         heartbeatsSent: replies.reduce((s, r) => s + r.heartbeatsSent, 0),
         senders: replies.flatMap((r) => r.senders),
         notReady: replies.reduce((s, r) => s + r.notReady, 0),

@@ -12,6 +12,12 @@ const MODES = {
 };
 /** issue 29's fleet targets: all ready within 1.5× R lock-free, 1.2× R with locks. */
 const TARGET = { lockfree: 1.5, 'lockfree-x2': 1.5, postgres: 1.2, mariadb: 1.2 };
+/** The package of each `--client`. */
+const PACKAGE = {
+  kafkajs: 'kafkajs',
+  platformatic: '@platformatic/kafka',
+  confluent: '@confluentinc/kafka-javascript',
+};
 
 /** `files`: [{ file, run }] of b11-fleet.mjs results. */
 export function fleetSection(files) {
@@ -26,7 +32,7 @@ export function fleetSection(files) {
     const raw = at.find((r) => r.mode === 'raw');
     const broker = run.cluster?.nodes === 3 ? '3 nodes, broker defaults' : 'one node';
     const client = (r) =>
-      `${r.client === 'kafkajs' ? 'kafkajs' : '@platformatic/kafka'} ${r.protocol === 'consumer' ? 'KIP-848' : 'classic'}`;
+      `${PACKAGE[r.client] ?? r.client} ${r.protocol === 'consumer' ? 'KIP-848' : 'classic'}`;
     const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
     const both = (r, key, f) => `${f(r[key])} (${raw ? f(raw[key]) : '–'})`;
     const ms = (v) => `${num(v)} ms`;
@@ -35,7 +41,7 @@ export function fleetSection(files) {
       const q = raw ? r.allReadyMs / raw.allReadyMs : undefined;
       const met = q === undefined ? '' : q <= TARGET[r.mode] ? ' ✅' : ' ❌';
       lines.push(
-        `| ${broker} | ${client(r)} | ${MODES[r.mode]} | ${n} | ${both(r, 'allReadyMs', s)} | **${ratioText(q)}**${met} | ≤ ${TARGET[r.mode]} | ${both(r, 'medianReadyMs', s)} | ${both(r, 'clientCpuMsPerStart', ms)} | ${both(r, 'startRequests', (v) => num(v / n))} | ${both(r, 'brokerCpuMsPerStart', ms)} | ${both(r, 'idleRequestsPerSec', count)} | ${both(r, 'rssMiBPerInstance', mib)} | ${both(r, 'groupsLeftAfterStop', count)} |`,
+        `| ${broker} | ${client(r)} | ${MODES[r.mode]} | ${n} | ${both(r, 'allReadyMs', s)} | **${ratioText(q)}**${met} | ≤ ${TARGET[r.mode]} | ${both(r, 'medianReadyMs', s)} | ${both(r, 'clientCpuMsPerStart', ms)} | ${both(r, 'startRequests', (v) => (v === null ? '–' : num(v / n)))} | ${both(r, 'brokerCpuMsPerStart', ms)} | ${both(r, 'idleRequestsPerSec', count)} | ${both(r, 'rssMiBPerInstance', mib)} | ${both(r, 'groupsLeftAfterStop', count)} |`,
       );
     }
     const start = run.date ? `${run.date.slice(0, 10)} ${run.date.slice(11, 16)} UTC` : '';

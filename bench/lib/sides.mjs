@@ -18,7 +18,7 @@ const confluent = await import('./raw-confluent.mjs').catch((error) => {
 });
 
 /**
- * The clients of the side-by-side benchmarks (1, 2, 3 and 4): each has an ours and an R side.
+ * The clients of the side-by-side benchmarks (1 to 4, 7 and 12): each has an ours and an R side.
  * BENCH_CLIENTS=kafkajs,platformatic narrows them.
  */
 export const CLIENTS = Object.freeze(
@@ -26,8 +26,6 @@ export const CLIENTS = Object.freeze(
     (c) => !process.env.BENCH_CLIENTS || process.env.BENCH_CLIENTS.split(',').includes(c),
   ),
 );
-/** The two pure-JavaScript clients: the benchmarks whose R or child modes have no confluent side yet. */
-export const JS_CLIENTS = Object.freeze(CLIENTS.filter((c) => c !== 'confluent'));
 
 /** `key` names the side in results; `ours` tells the engine from R; `client` the Kafka client. */
 export const SIDES = Object.freeze(
@@ -121,8 +119,8 @@ export function fourSideRows({ metric, unit, by, target = 'info', pass, note, su
       sub: true,
     }),
     row('cross, R-platformatic vs R-kafkajs', 'R-platformatic', 'R-kafkajs', { sub: true }),
-    // The third client's rows after the first four (benchmark 7 takes the first three), when the
-    // figure has its sides.
+    // The third client's rows after the first four (benchmark 7 takes the ours vs R rows and
+    // ours' cross rows), when the figure has its sides.
     ...(by['ours-confluent'] || by['R-confluent']
       ? [
           row('ours-confluent vs R-confluent', 'ours-confluent', 'R-confluent', {
