@@ -3,6 +3,10 @@
 // repetition, so load on the box hits all three alike. With --twenty it also alternates 20-at-once starts.
 //
 //   node bench/ab.mjs --a=path/to/a/dist/esm/index.js --b=path/to/b/dist/esm/index.js [--label=name] [--reps=20] [--twenty=3]
+//     [--client=kafkajs|platformatic|confluent] [--protocol=classic|consumer]
+//
+// --client and --protocol choose the engines' kafka.client and kafka.groupProtocol, and R's client
+// and group protocol with them (kafkajs and classic by default, as before they existed).
 //
 // Writes .cache/bench/ab-<label>.json (raw samples and the phase breakdown of each build).
 import {
@@ -14,23 +18,34 @@ import {
   ratio,
   round,
   sleep,
-  startRawConsumer,
   summary,
 } from './lib/common.mjs';
 import { AB_TOPIC as TOPIC, sidesInTurn, startAbRun, writeResults } from './lib/ab-runs.mjs';
 import { engineTopics, instrument, phases } from './lib/ours.mjs';
+import { startRaw } from './lib/sides.mjs';
 
 const { args, builds, broker, brokers, prefix } = await startAbRun({
   usage:
-    'usage: node bench/ab.mjs --a=<index.js> --b=<index.js> [--label=name] [--reps=20] [--twenty=3]',
+    'usage: node bench/ab.mjs --a=<index.js> --b=<index.js> [--label=name] [--reps=20] [--twenty=3] [--client=kafkajs] [--protocol=classic]',
   reps: '20',
-  options: { twenty: { type: 'string', default: '0' } },
+  options: {
+    twenty: { type: 'string', default: '0' },
+    client: { type: 'string', default: 'kafkajs' },
+    protocol: { type: 'string', default: 'classic' },
+  },
   tag: 'ab',
 });
 
 function engine(build, dataSource, i = 0) {
   return builds[build]
-    .createEngine({ brokers, prefix, dataSource, clientId: `ab-${build}-${i}` })
+    .createEngine({
+      brokers,
+      prefix,
+      dataSource,
+      clientId: `ab-${build}-${i}`,
+      client: args.client,
+      kafka: { groupProtocol: args.protocol },
+    })
     .on(TOPIC, () => {});
 }
 
@@ -50,10 +65,11 @@ async function one(build) {
 }
 
 async function raw() {
-  const r = startRawConsumer({
+  const r = startRaw(args.client, {
     brokers,
     prefix,
     topics: engineTopics(prefix, TOPIC),
+    ...(args.protocol === 'consumer' && { groupProtocol: 'consumer' }),
   });
   try {
     await r.ready;
@@ -119,6 +135,8 @@ const out = {
   kafka: broker.version,
   library: libraryRevision(),
   builds: { A: args.a, B: args.b },
+  client: args.client,
+  groupProtocol: args.protocol,
   ready: {
     A: s('A'),
     B: s('B'),

@@ -2,7 +2,8 @@
 // against the real broker: a helper that dies mid-describe (the binding's segfault on a failed
 // group description, upstream confluentinc/confluent-kafka-javascript#531) rejects what was
 // pending with a retriable error naming the cause, and the next describe starts a new helper
-// and answers; close() and the end of its parent leave no helper process.
+// and answers; close() and the end of its parent leave no helper process; a helper started ahead
+// of its first describe (warm()) answers it and keeps no parent alive.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import {
 } from '../../libs/broadcast/src/adapters/confluent/confluent-describe-helper.js';
 import { ConfluentErrors } from '../../libs/broadcast/src/adapters/confluent/confluent-errors.js';
 import { ConfluentAdapter } from '../../libs/broadcast/src/adapters/confluent/confluent.adapter.js';
+import { ensureLibBuilt } from '../support/faults/faults.js';
 import { kafkaBrokers, testPrefix, waitFor } from '../support/broker/kafka.js';
 import { startProxiedBroker, type ProxiedBroker } from '../support/broker/proxied-broker.mjs';
 import { ApiKey } from '../support/broker/tcp-proxy.js';
@@ -81,6 +83,51 @@ describe('the confluent DescribeGroups helper', () => {
     expect(alive(pid)).toBe(false);
     expect(((await pending) as Error).message).toBe('the admin client is closed');
     await expect(helper.describeGroups([group])).rejects.toThrow('the admin client is closed');
+  });
+
+  it('warm() starts the helper before any describe, and the first describe is answered by it', async () => {
+    helper = new ConfluentDescribeHelper(toRdkafkaConfig(kafka, kafka.brokers), 5_000);
+    expect(helper.pid).toBeUndefined();
+    helper.warm();
+    const warmed = helper.pid!;
+    expect(alive(warmed)).toBe(true);
+    const [described] = await helper.describeGroups([group]);
+    expect(described?.groupId).toBe(group);
+    expect(helper.pid).toBe(warmed);
+  });
+
+  it('a warmed helper keeps no parent alive: the parent ends by itself, then the helper', async () => {
+    // A parent (the built library) that warms a helper, reports its pid, closes its own channel
+    // and has nothing left to do: it must end, the helper with it.
+    const lib = ensureLibBuilt().replace(/index\.js$/, 'adapters/confluent/');
+    const parent = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { ConfluentDescribeHelper } = await import(${JSON.stringify(`${lib}confluent-describe-helper.js`)});
+         const { toRdkafkaConfig } = await import(${JSON.stringify(`${lib}confluent-config.js`)});
+         const helper = new ConfluentDescribeHelper(toRdkafkaConfig(${JSON.stringify(kafka)}, ${JSON.stringify(kafka.brokers)}), 5000);
+         helper.warm();
+         process.send(helper.pid, () => process.disconnect());`,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+    );
+    try {
+      const pid = await new Promise<number>((resolve) =>
+        parent.once('message', (m) => resolve(m as number)),
+      );
+      expect(alive(pid)).toBe(true);
+      await waitFor(() => parent.exitCode !== null, {
+        timeoutMs: 20_000,
+        message: 'the parent did not end: its warmed helper keeps it alive',
+      });
+      expect(parent.exitCode).toBe(0);
+      await waitFor(() => !alive(pid), { message: `the helper ${pid} still runs` });
+    } finally {
+      // A parent kept alive (the failure this test looks for) is not left behind.
+      if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL');
+    }
   });
 
   it('a helper whose parent ended exits by itself', async () => {

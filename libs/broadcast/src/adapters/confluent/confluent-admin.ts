@@ -57,6 +57,9 @@ export class ConfluentAdmin implements KafkaAdminPort {
   ) {}
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
+    // The start's first call: the describe helper boots meanwhile (its first describe, the
+    // join's own-member lookup in lock mode, would otherwise wait for a process start).
+    this.describer.warm();
     return this.reachable.run(
       () => this.ensure(topics, signal),
       {

@@ -32,11 +32,18 @@ process.on('disconnect', () => process.exit(0));
 process.on('message', (message) => {
   if (message.config) {
     config = message.config;
+    // Connects now, ahead of the first describe (the parent may start this process early). A
+    // configuration the client refuses is answered with each describe instead (made again there).
+    try {
+      createAdmin();
+    } catch {
+      // answered by the describe
+    }
     return;
   }
   const { id, groupIds, timeoutMs } = message;
   try {
-    admin ??= RdKafka.AdminClient.create(config);
+    createAdmin();
     admin.describeGroups(groupIds, { timeout: timeoutMs }, (err, result) =>
       err ? answer({ id, error: plainError(err) }) : answer({ id, groups: plainGroups(result) }),
     );
@@ -44,6 +51,11 @@ process.on('message', (message) => {
     answer({ id, error: plainError(error) });
   }
 });
+
+/** The one admin client, made once. */
+function createAdmin() {
+  admin ??= RdKafka.AdminClient.create(config);
+}
 
 function answer(message) {
   if (process.connected) process.send(message);

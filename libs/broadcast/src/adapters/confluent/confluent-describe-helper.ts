@@ -34,8 +34,8 @@ type Answer =
  * application. In the helper it ends the helper: every describe pending then rejects with a
  * retriable DescribeHelperError naming the cause, and the next describe starts a new helper.
  *
- * One helper per adapter (or operator), started on the first describe and kept: a describe costs
- * an IPC round trip, not a process start. It connects with the admin's configuration (brokers,
+ * One helper per adapter (or operator), started by `warm()` or the first describe and kept: a
+ * describe costs an IPC round trip, not a process start. It connects with the admin's configuration (brokers,
  * TLS, SASL, client id), sent over the IPC channel (not on its command line). `close()` kills
  * it; it exits by itself when this process ends (its IPC channel closes). While no describe is
  * pending it holds no reference on this process's event loop.
@@ -76,6 +76,17 @@ export class ConfluentDescribeHelper {
           );
       });
     });
+  }
+
+  /**
+   * Starts the helper ahead of its first describe (a process start, the client's load and its
+   * connection: the better part of a second, which a start would otherwise pay at its join, the
+   * first describe of a start in lock mode). It holds no reference on the event loop meanwhile.
+   */
+  warm(): void {
+    if (this.closed || this.child) return;
+    this.started();
+    if (this.pending.size === 0) this.holdLoop(false);
   }
 
   /** The helper's process id while it runs (for tests and the adapter's figures). */
