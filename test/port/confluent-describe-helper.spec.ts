@@ -1,9 +1,11 @@
-// The confluent adapter's DescribeGroups helper process (adapters/confluent/confluent-describe-helper.ts)
+// The confluent adapter's DescribeGroups/DeleteGroups helper process (confluent-describe-helper.ts)
 // against the real broker: a helper that dies mid-describe (the binding's segfault on a failed
 // group description, upstream confluentinc/confluent-kafka-javascript#531) rejects what was
 // pending with a retriable error naming the cause, and the next describe starts a new helper
 // and answers; close() and the end of its parent leave no helper process; a helper started ahead
-// of its first describe (warm()) answers it and keeps no parent alive.
+// of its first describe (warm()) answers it and keeps no parent alive. A DeleteGroups timed out
+// in an outage (librdkafka's abort once the broker is back, upstream confluentinc/librdkafka#4605)
+// ends no process but the helper.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,7 +63,7 @@ describe('the confluent DescribeGroups helper', () => {
     );
     expect(error).toBeInstanceOf(DescribeHelperError);
     expect((error as Error).message).toBe(
-      'the DescribeGroups helper process exited with SIGSEGV (librdkafka NULL group description, upstream confluentinc/confluent-kafka-javascript#531)',
+      'the DescribeGroups/DeleteGroups helper process exited with SIGSEGV (librdkafka NULL group description, upstream confluentinc/confluent-kafka-javascript#531)',
     );
     expect(new ConfluentErrors(kafka).transient(error)).toBe(true);
 
@@ -152,6 +154,23 @@ describe('the confluent DescribeGroups helper', () => {
   });
 });
 
+/** A confluent adapter on the proxied broker, with short admin requests. */
+function proxiedAdapter(brokers: string[], clientId: string): ConfluentAdapter {
+  return new ConfluentAdapter(
+    {
+      kafka: { brokers, clientId, requestTimeoutMs: 1_000 },
+      consumer: {
+        sessionTimeoutMs: 6_000,
+        heartbeatIntervalMs: 500,
+        maxWaitTimeMs: 100,
+        metadataMaxAgeMs: 300_000,
+      },
+      topics: { numPartitions: 1, replicationFactor: 1 },
+    },
+    { log: () => undefined, warn: () => undefined, error: () => undefined },
+  );
+}
+
 describe('the confluent adapter, its DescribeGroups requests dropped', () => {
   let broker: ProxiedBroker | undefined;
   let port: ConfluentAdapter | undefined;
@@ -173,23 +192,7 @@ describe('the confluent adapter, its DescribeGroups requests dropped', () => {
   });
 
   it('a failed describe is a retriable error, not a crash', async () => {
-    port = new ConfluentAdapter(
-      {
-        kafka: {
-          brokers: broker!.proxied,
-          clientId: 'describe-dropped',
-          requestTimeoutMs: 1_000,
-        },
-        consumer: {
-          sessionTimeoutMs: 6_000,
-          heartbeatIntervalMs: 500,
-          maxWaitTimeMs: 100,
-          metadataMaxAgeMs: 300_000,
-        },
-        topics: { numPartitions: 1, replicationFactor: 1 },
-      },
-      { log: () => undefined, warn: () => undefined, error: () => undefined },
-    );
+    port = proxiedAdapter(broker!.proxied, 'describe-dropped');
     const errors = new ConfluentErrors({ brokers: broker!.proxied });
     // Twice: the second describe runs in a new helper.
     for (let n = 0; n < 2; n++) {
@@ -199,6 +202,32 @@ describe('the confluent adapter, its DescribeGroups requests dropped', () => {
       );
       expect(error).toBeInstanceOf(Error);
       expect(errors.transient(error)).toBe(true);
+    }
+  });
+
+  // librdkafka 2.15.1 aborted the process (rd_kafka_enq_once_del_source_return: Assertion
+  // 'eonce->refcnt > 0') once the coordinator answered after a DeleteGroups had timed out while no
+  // broker was up (upstream confluentinc/librdkafka#4605): the request's coordinator lookup
+  // outlived it and ran on its freed state. The delete now runs in the helper process.
+  it('a DeleteGroups timed out while the broker was away ends no process once the broker is back', async () => {
+    const adapter = proxiedAdapter(broker!.proxied, 'delete-outage');
+    const group = `${testPrefix('delete-outage')}0`;
+    const hook = broker!.proxy.onFrame;
+    try {
+      // The broker away: every request resets its connection, so librdkafka has no broker up.
+      broker!.proxy.onFrame = (frame) =>
+        frame.direction === 'request' ? { kind: 'reset' } : undefined;
+      await expect(adapter.admin.deleteGroup(group, Date.now() + 3_000)).rejects.toThrow();
+      broker!.proxy.onFrame = hook;
+      // Back: the timed-out request's coordinator lookup completes now, and the next delete
+      // answers (the group never existed).
+      await waitFor(
+        () => adapter.admin.deleteGroup(group, Date.now() + 2_000).then((o) => o === 'not-found'),
+        { timeoutMs: 30_000, message: 'no DeleteGroups answer after the broker came back' },
+      );
+    } finally {
+      broker!.proxy.onFrame = hook;
+      await adapter.disconnect();
     }
   });
 });

@@ -52,7 +52,10 @@ export class ConfluentAdmin implements KafkaAdminPort {
     private readonly reachable: UntilReachable,
     /** Each admin request's own timeout. */
     private readonly timeoutMs: number,
-    /** DescribeGroups, in a child process: a failed describe crashes the binding (#531). */
+    /**
+     * DescribeGroups and DeleteGroups, in a child process: a failed describe crashes the binding
+     * (#531), a coordinator request timed out in an outage aborts librdkafka (#4605).
+     */
     private readonly describer: ConfluentDescribeHelper,
   ) {}
 
@@ -126,9 +129,12 @@ export class ConfluentAdmin implements KafkaAdminPort {
   ): Promise<DeleteGroupOutcome> {
     return deleteGroupRetrying(
       async () => {
-        const [result] = await this.call<{ errorCode?: number; error?: unknown }[]>((cb) =>
-          this.admin.deleteGroups([groupId], { timeout: this.timeoutMs }, cb),
-        );
+        // In the helper process, never in this one: a DeleteGroups that timed out while no broker
+        // answered (an outage) made librdkafka abort this process once the coordinator was back
+        // (rd_kafka_admin_coord_request / rd_kafka_enq_once_del_source_return, see
+        // confluent-describe-helper.ts); in the helper it ends the helper, a retriable error.
+        if (this.closed) throw new Error('the admin client is closed');
+        const [result] = await this.describer.deleteGroups([groupId]);
         if (result?.error) throw result.error;
       },
       this.errors,

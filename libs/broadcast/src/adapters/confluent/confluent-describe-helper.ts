@@ -8,36 +8,63 @@ import type { GroupDescription } from './confluent-library.js';
 const CHILD_SCRIPT = join(dirname(ownFile()), 'confluent-describe-child.cjs');
 /** How long past the request's own timeout a helper may stay silent before it is replaced. */
 const SILENCE_MARGIN_MS = 5_000;
+/** How the helper's errors name it. */
+const HELPER = 'the DescribeGroups/DeleteGroups helper process';
+/** What a signal that ended the helper most likely was (see the class). */
+const KNOWN_CAUSES: Record<string, string> = {
+  SIGSEGV:
+    ' (librdkafka NULL group description, upstream confluentinc/confluent-kafka-javascript#531)',
+  SIGABRT:
+    " (librdkafka 'eonce->refcnt > 0' assertion after a coordinator request timed out, upstream confluentinc/librdkafka#4605)",
+};
 
-/** A describe that failed because the helper process ended or went silent: asking again works. */
+/** A request that failed because the helper process ended or went silent: asking again works. */
 export class DescribeHelperError extends Error {
   /** Read by ConfluentErrors.transient, as a LibrdKafkaError's flag is. */
   readonly isRetriable = true;
 }
 
+/** One group's answer to DeleteGroups: its error, if the group was not deleted. */
+export interface GroupDeleteReport {
+  groupId: string;
+  error?: unknown;
+}
+
 interface Pending {
-  resolve(groups: GroupDescription[]): void;
+  resolve(groups: unknown[]): void;
   reject(error: unknown): void;
   timer: NodeJS.Timeout;
 }
 
 type Answer =
-  | { id: number; groups: GroupDescription[] }
+  | { id: number; groups: unknown[] }
   | { id: number; error: Record<string, unknown> }
   | { fatal: Record<string, unknown> };
 
 /**
- * DescribeGroups of @confluentinc/kafka-javascript, run in a child process of its own. In 1.10.1
- * the binding dereferences librdkafka's NULL strings when a group's describe failed (a timeout, a
- * reset or dropped connection, a coordinator not ready: `FromConsumerGroupDescription`, upstream
- * confluentinc/confluent-kafka-javascript#531), a segmentation fault that would end the
- * application. In the helper it ends the helper: every describe pending then rejects with a
- * retriable DescribeHelperError naming the cause, and the next describe starts a new helper.
+ * The group coordinator's admin requests of @confluentinc/kafka-javascript (DescribeGroups,
+ * DeleteGroups), run in a child process of its own, since either can end the process it runs in:
+ * - In 1.10.1 the binding dereferences librdkafka's NULL strings when a group's describe failed
+ *   (a timeout, a reset or dropped connection, a coordinator not ready:
+ *   `FromConsumerGroupDescription`, upstream confluentinc/confluent-kafka-javascript#531), a
+ *   segmentation fault.
+ * - librdkafka 2.15.1 aborts on a coordinator request that timed out while no broker answered (a
+ *   DeleteGroups or DescribeGroups during a broker outage), once the coordinator is back: the
+ *   request's coord_req outlives its timeout, and when the broker answers again
+ *   `rd_kafka_coord_req_fsm` calls `rd_kafka_admin_coord_request`, which drops the timed-out
+ *   request's last eonce reference (freeing it) and returns ERR__DESTROY; `rd_kafka_coord_req_fail`
+ *   then hands the freed eonce to `rd_kafka_admin_coord_response_parse`, whose
+ *   `rd_kafka_enq_once_del_source_return` fails `Assertion 'eonce->refcnt > 0'` (SIGABRT; upstream
+ *   confluentinc/librdkafka#4605 and #3663, open; PR #5397 not merged). The abort reported for
+ *   test/faults/broker-outage.spec.ts (KIP-848 row): an instance that rejoins during the outage
+ *   deletes its group (DeleteGroups) before it joins again.
+ * In the helper either ends the helper: every request pending then rejects with a retriable
+ * DescribeHelperError naming the cause, and the next request starts a new helper.
  *
- * One helper per adapter (or operator), started by `warm()` or the first describe and kept: a
- * describe costs an IPC round trip, not a process start. It connects with the admin's configuration (brokers,
+ * One helper per adapter (or operator), started by `warm()` or the first request and kept: a
+ * request costs an IPC round trip, not a process start. It connects with the admin's configuration (brokers,
  * TLS, SASL, client id), sent over the IPC channel (not on its command line). `close()` kills
- * it; it exits by itself when this process ends (its IPC channel closes). While no describe is
+ * it; it exits by itself when this process ends (its IPC channel closes). While no request is
  * pending it holds no reference on this process's event loop.
  */
 export class ConfluentDescribeHelper {
@@ -49,7 +76,7 @@ export class ConfluentDescribeHelper {
   constructor(
     /** The admin client's librdkafka configuration. */
     private readonly config: RdkafkaConfig,
-    /** Each describe's own timeout (librdkafka's request timeout). */
+    /** Each request's own timeout (librdkafka's request timeout). */
     private readonly timeoutMs: number,
     /** The helper's script (a test may give its own). */
     private readonly script = CHILD_SCRIPT,
@@ -57,23 +84,31 @@ export class ConfluentDescribeHelper {
 
   /** The groups as the binding describes them; rejects when the helper ended meanwhile. */
   describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
+    return this.request('describeGroups', groupIds) as Promise<GroupDescription[]>;
+  }
+
+  /** Deletes the groups: one report per group; rejects when the helper ended meanwhile. */
+  deleteGroups(groupIds: readonly string[]): Promise<GroupDeleteReport[]> {
+    return this.request('deleteGroups', groupIds) as Promise<GroupDeleteReport[]>;
+  }
+
+  private request(
+    op: 'describeGroups' | 'deleteGroups',
+    groupIds: readonly string[],
+  ): Promise<unknown[]> {
     if (this.closed) return Promise.reject(new Error('the admin client is closed'));
     const child = this.started();
     const id = ++this.nextId;
-    return new Promise<GroupDescription[]>((resolve, reject) => {
+    return new Promise<unknown[]>((resolve, reject) => {
       const timer = setTimeout(
         () => this.replace(`sent no answer within ${this.timeoutMs + SILENCE_MARGIN_MS} ms`),
         this.timeoutMs + SILENCE_MARGIN_MS,
       );
       this.pending.set(id, { resolve, reject, timer });
       this.holdLoop(true);
-      child.send({ id, groupIds: [...groupIds], timeoutMs: this.timeoutMs }, (error) => {
+      child.send({ id, op, groupIds: [...groupIds], timeoutMs: this.timeoutMs }, (error) => {
         if (error)
-          this.settle(id, (p) =>
-            p.reject(
-              new DescribeHelperError(`the DescribeGroups helper process: ${error.message}`),
-            ),
-          );
+          this.settle(id, (p) => p.reject(new DescribeHelperError(`${HELPER}: ${error.message}`)));
       });
     });
   }
@@ -127,9 +162,7 @@ export class ConfluentDescribeHelper {
     child.on('exit', (code, signal) =>
       this.ended(
         child,
-        signal === 'SIGSEGV'
-          ? 'exited with SIGSEGV (librdkafka NULL group description, upstream confluentinc/confluent-kafka-javascript#531)'
-          : `exited with ${signal ?? `code ${code}`}`,
+        `exited with ${signal ?? `code ${code}`}${KNOWN_CAUSES[signal ?? ''] ?? ''}`,
       ),
     );
     child.send({ config: this.config });
@@ -145,15 +178,15 @@ export class ConfluentDescribeHelper {
     else this.settle(message.id, (p) => p.reject(librdkafkaError(message.error)));
   }
 
-  /** The helper is gone (or useless): what was pending rejects, the next describe starts one. */
+  /** The helper is gone (or useless): what was pending rejects, the next request starts one. */
   private ended(child: ChildProcess, cause: string): void {
     if (this.child !== child) return;
     this.child = undefined;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    this.failAll(() => new DescribeHelperError(`the DescribeGroups helper process ${cause}`));
+    this.failAll(() => new DescribeHelperError(`${HELPER} ${cause}`));
   }
 
-  /** A helper silent past every timeout is killed and replaced at the next describe. */
+  /** A helper silent past every timeout is killed and replaced at the next request. */
   private replace(cause: string): void {
     if (this.child) this.ended(this.child, cause);
   }
@@ -171,7 +204,7 @@ export class ConfluentDescribeHelper {
     for (const id of this.pending.keys()) this.settle(id, (p) => p.reject(error()));
   }
 
-  /** The helper keeps this process alive only while a describe waits for it. */
+  /** The helper keeps this process alive only while a request waits for it. */
   private holdLoop(hold: boolean): void {
     const child = this.child;
     if (!child) return;

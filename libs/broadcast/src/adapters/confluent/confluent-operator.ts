@@ -52,9 +52,7 @@ export class ConfluentOperator implements OperatorKafkaPort {
   async describeGroups(groupIds: readonly string[]): Promise<OperatorGroup[]> {
     if (groupIds.length === 0) return [];
     // In a child process: the binding segfaults on a group whose describe failed (upstream #531).
-    this.describer ??= new ConfluentDescribeHelper(this.config(), TIMEOUT_MS);
-    const describer = this.describer;
-    const groups = await this.named(() => describer.describeGroups(groupIds));
+    const groups = await this.named(() => this.helper().describeGroups(groupIds));
     return groups.map((g) => ({
       groupId: g.groupId,
       state: rdCode(g.error) === RD.GROUP_ID_NOT_FOUND ? 'Dead' : stateName(g.state),
@@ -68,11 +66,9 @@ export class ConfluentOperator implements OperatorKafkaPort {
   }
 
   async deleteGroup(groupId: string): Promise<OperatorDeleteOutcome> {
-    const [result] = await this.named(() =>
-      answer<{ error?: unknown }[]>((cb) =>
-        this.admin().deleteGroups([groupId], { timeout: TIMEOUT_MS }, cb),
-      ),
-    );
+    // In the helper too: one that timed out with the brokers away aborts librdkafka's process
+    // once they answer again (upstream confluentinc/librdkafka#4605, confluent-describe-helper.ts).
+    const [result] = await this.named(() => this.helper().deleteGroups([groupId]));
     if (!result?.error) return 'deleted';
     const answered = this.errors.deleteAnswer(result.error);
     if (answered) return answered;
@@ -120,6 +116,12 @@ export class ConfluentOperator implements OperatorKafkaPort {
     } catch (error) {
       throw this.errors.fatal(error) ?? error;
     }
+  }
+
+  /** The group requests' helper process, started on the first. */
+  private helper(): ConfluentDescribeHelper {
+    this.describer ??= new ConfluentDescribeHelper(this.config(), TIMEOUT_MS);
+    return this.describer;
   }
 
   private admin(): IAdminClient {
