@@ -254,7 +254,11 @@ describe.each(kafkaClientsOf(ADMINS))(
         state: 'Dead',
         memberIds: [],
       });
-      if (expected.firstOr) expect([expected.first, ...expected.firstOr]).toContainEqual(sent);
+      if (expected.firstOr)
+        expect(
+          [expected.first, ...expected.firstOr],
+          `sent ${JSON.stringify(sent)}`,
+        ).toContainEqual(sent);
       else expect(sent).toEqual(expected.first);
 
       consumer = newKafka().consumer({ groupId, maxWaitTimeInMs: 100 });
