@@ -15,7 +15,7 @@
  * is rewritten to the proxy's, advertising-proxy.ts), and the request frames the proxy forwards
  * while start() runs are counted by API key, its DescribeGroups helper process's included (a
  * frame written just before start() resolves may reach the proxy just after: the racing counts
- * have ranges). A start there sends 39 to 40 requests on classic and 32 to 37 on KIP-848, over 7
+ * have ranges). A start there sends 38 to 40 requests on classic and 32 to 37 on KIP-848, over 7
  * connections (EXPECTED says which and why): librdkafka's bootstrap connections, the group
  * consumer's own coordinator connection, a Metadata before each ListOffsets and the describe
  * helper's start make it the most of the three clients.
@@ -190,8 +190,8 @@ const EXPECTED: Record<string, Record<string, number | [number, number]>> = {
   // whichever connection is up, and again once the next one is): 12 to 14 Metadata and 3 to 7
   // FindCoordinator in all were seen. The helper asks ConsumerGroupDescribe before DescribeGroups
   // (librdkafka's describeConsumerGroups: a classic group is not found by the first), once for
-  // the join's own member, once for the verification. Measured 2026-12-06: classic 39 to 40
-  // requests in four starts at load 8 to 16; KIP-848 32 to 37 in six starts at load 10 to 20.
+  // the join's own member, once for the verification. Measured 2026-12-06: classic 38 to 40
+  // requests in eight starts, KIP-848 32 to 37 in eleven, at load 7 to 29.
   confluent: {
     ApiVersions: 7,
     Metadata: [12, 14],
