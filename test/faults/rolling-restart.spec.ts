@@ -3,7 +3,8 @@
 // in turn is stopped with SIGTERM (Kafka's controlled shutdown) and started again; the next one
 // only once every partition is fully replicated again, as an operator's rolling restart does.
 // Meanwhile, per client and group protocol (kafkajs classic; @platformatic/kafka classic and
-// KIP-848), 3 lock-free worker processes with the library's defaults read a publish every 50 ms
+// KIP-848; @confluentinc/kafka-javascript classic and KIP-848, with BROADCAST_KAFKA_CLIENTS=confluent
+// only), 3 lock-free worker processes with the library's defaults read a publish every 50 ms
 // from an idempotent acks=all producer. All rows in one cluster at once, to keep it cheap.
 //
 // Asserted per instance: every record acknowledged to the publisher and sent after the instance
@@ -57,6 +58,16 @@ const ROWS = [
   {
     name: '@platformatic/kafka KIP-848',
     kafka: { client: 'platformatic', groupProtocol: 'consumer' },
+  },
+  // Run with BROADCAST_KAFKA_CLIENTS=confluent (kafka-clients.ts leaves them out of the whole
+  // suite), as in broker-outage.spec.ts.
+  {
+    name: '@confluentinc/kafka-javascript classic',
+    kafka: { client: 'confluent', groupProtocol: 'classic' },
+  },
+  {
+    name: '@confluentinc/kafka-javascript KIP-848',
+    kafka: { client: 'confluent', groupProtocol: 'consumer' },
   },
 ];
 

@@ -8,6 +8,11 @@
  * @platformatic/kafka: the same answers; its admin finds the coordinator before every group call
  * (no metadata); its requests are counted on the client's own diagnostics channel
  * (`plt:kafka:connections:api`), the only @platformatic/kafka client here.
+ * @confluentinc/kafka-javascript: the same answers (either group protocol,
+ * BROADCAST_GROUP_PROTOCOL; the test's consumer is a classic kafkajs one); librdkafka opens its
+ * sockets in C, so the adapter bootstraps at a proxy in front of the run's broker that keeps it
+ * there (advertising-proxy.ts) and the proxy counts its requests, its DescribeGroups helper
+ * process's included (the only client behind that proxy; the helper started before counting).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
@@ -15,7 +20,8 @@ import type { Consumer } from 'kafkajs';
 import { KafkajsAdapter } from '../../libs/broadcast/src/adapters/kafkajs/kafkajs.adapter.js';
 import { PlatformaticAdapter } from '../../libs/broadcast/src/adapters/platformatic/platformatic.adapter.js';
 import type { KafkaAdminPort } from '../../libs/broadcast/src/interfaces/kafka-port.interface.js';
-import { kafkaClientsOf } from '../support/broker/kafka-clients.js';
+import { startAdvertisingProxy } from '../support/broker/advertising-proxy.js';
+import { groupProtocolOf, kafkaClientsOf } from '../support/broker/kafka-clients.js';
 import {
   createTopics,
   kafkaBrokers,
@@ -40,6 +46,9 @@ const PLATFORMATIC_DESCRIBE_DEAD_KNOWN = [
   'DescribeGroups',
   'ConsumerGroupDescribe',
 ];
+const CONFLUENT_DELETE_FIRST = ['FindCoordinator', 'DeleteGroups'];
+const CONFLUENT_DELETE = ['DeleteGroups'];
+const CONFLUENT_DESCRIBE = ['ConsumerGroupDescribe', 'DescribeGroups'];
 const API = {
   3: 'Metadata',
   10: 'FindCoordinator',
@@ -62,6 +71,8 @@ interface AdminUnderTest {
   count(sent: string[]): () => void;
   /** Requests after the first not-found answer and description, and after the last four calls. */
   expected: { first: string[]; later: string[] };
+  /** Closes what counting needed (after the adapter's disconnect). */
+  close?(): Promise<void>;
 }
 
 const TOPIC_SETTINGS = { numPartitions: 1, replicationFactor: 1 };
@@ -73,7 +84,7 @@ const CONSUMER_TIMINGS = {
 };
 const SILENT = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-function kafkajsAdmin(clientId: string): AdminUnderTest {
+async function kafkajsAdmin(clientId: string): Promise<AdminUnderTest> {
   return {
     adapter: new KafkajsAdapter(
       {
@@ -100,7 +111,7 @@ function kafkajsAdmin(clientId: string): AdminUnderTest {
   };
 }
 
-function platformaticAdmin(clientId: string): AdminUnderTest {
+async function platformaticAdmin(clientId: string): Promise<AdminUnderTest> {
   const adapter = new PlatformaticAdapter(
     {
       kafka: { brokers: kafkaBrokers(), clientId },
@@ -137,7 +148,56 @@ function platformaticAdmin(clientId: string): AdminUnderTest {
   };
 }
 
-const ADMINS = { kafkajs: kafkajsAdmin, platformatic: platformaticAdmin };
+async function confluentAdmin(clientId: string): Promise<AdminUnderTest> {
+  const proxy = await startAdvertisingProxy();
+  // Loaded here: the native addon only for this row.
+  const { ConfluentAdapter } =
+    await import('../../libs/broadcast/src/adapters/confluent/confluent.adapter.js');
+  const adapter = new ConfluentAdapter(
+    {
+      kafka: { brokers: proxy.brokers, clientId, ...groupProtocolOf('confluent') },
+      consumer: CONSUMER_TIMINGS,
+      topics: { ...TOPIC_SETTINGS },
+    },
+    SILENT,
+  );
+  // The DescribeGroups helper process starts with the adapter's first call (warm()) and would
+  // race the counted calls with its own connections' Metadata and FindCoordinator: it is started
+  // here, with a describe of a group that does not exist, before anything is counted (a start's
+  // cost is start-requests.spec.ts's).
+  await adapter.admin.describeGroup(`${clientId}-warm`);
+  return {
+    adapter: adapter.admin,
+    count(sent) {
+      proxy.onRequest = (frame) => {
+        const name = API[frame.apiKey as keyof typeof API];
+        if (name) sent.push(name);
+      };
+      return () => void (proxy.onRequest = undefined);
+    },
+    // The admin's client caches the coordinator it found (no FindCoordinator after the first
+    // delete); every describe runs in the helper process (confluent-describe-helper.ts), whose
+    // client looks up the group's coordinator at its first describe of the group and keeps it;
+    // librdkafka asks ConsumerGroupDescribe first and DescribeGroups after it for a group the
+    // first does not know (classic, or none).
+    expected: {
+      first: [...CONFLUENT_DELETE_FIRST, 'FindCoordinator', ...CONFLUENT_DESCRIBE],
+      later: [
+        ...CONFLUENT_DELETE,
+        ...CONFLUENT_DESCRIBE,
+        ...CONFLUENT_DELETE,
+        ...CONFLUENT_DESCRIBE,
+      ],
+    },
+    close: () => proxy.close(),
+  };
+}
+
+const ADMINS = {
+  kafkajs: kafkajsAdmin,
+  platformatic: platformaticAdmin,
+  confluent: confluentAdmin,
+};
 
 describe.each(kafkaClientsOf(ADMINS))(
   '%s admin adapter: group calls on the real broker',
@@ -147,17 +207,18 @@ describe.each(kafkaClientsOf(ADMINS))(
     const sent: string[] = [];
     let consumer: Consumer | undefined;
     const clientId = `${prefix}adapter`;
-    const { adapter, count, expected } = ADMINS[client](clientId);
+    let under: AdminUnderTest | undefined;
     let uncount: () => void = () => undefined;
 
     beforeAll(async () => {
+      under = await ADMINS[client](clientId);
       const admin = await newAdmin();
       try {
         await createTopics(admin, [{ topic, numPartitions: 1 }]);
       } finally {
         await admin.disconnect();
       }
-      uncount = count(sent);
+      uncount = under.count(sent);
     });
 
     afterAll(async () => {
@@ -171,11 +232,13 @@ describe.each(kafkaClientsOf(ADMINS))(
         await admin.deleteTopics({ topics: [topic] });
       } finally {
         await admin.disconnect();
-        await adapter.disconnect();
+        await under?.adapter.disconnect();
+        await under?.close?.();
       }
     });
 
     it('answers not-found, non-empty and deleted, describes the member, and sends only the expected requests', async () => {
+      const { adapter, expected } = under!;
       const groupId = `${prefix}g`;
       const deadline = Date.now() + 30_000;
       await adapter.ensureTopics([topic]);

@@ -15,9 +15,17 @@ export declare const ApiKey: Readonly<{
   ListGroups: 16;
   ApiVersions: 18;
   CreateTopics: 19;
+  DeleteTopics: 20;
+  InitProducerId: 22;
+  OffsetForLeaderEpoch: 23;
+  DescribeConfigs: 32;
   DeleteGroups: 42;
+  DescribeCluster: 60;
   ConsumerGroupHeartbeat: 68;
   ConsumerGroupDescribe: 69;
+  GetTelemetrySubscriptions: 71;
+  PushTelemetry: 72;
+  DescribeTopicPartitions: 75;
 }>;
 
 export interface RequestHeader {

@@ -5,7 +5,7 @@
 // correlation_id int32 (matched to its request per connection, since responses come in order).
 // Plain JavaScript (types in kafka-frames.d.mts) so that scripts/soak.mjs can use it too.
 
-/** Kafka API keys the seam tests inject faults at. */
+/** Kafka API keys the seam tests inject faults at, and the others the request counts name. */
 export const ApiKey = Object.freeze({
   Produce: 0,
   Fetch: 1,
@@ -22,9 +22,17 @@ export const ApiKey = Object.freeze({
   ListGroups: 16,
   ApiVersions: 18,
   CreateTopics: 19,
+  DeleteTopics: 20,
+  InitProducerId: 22,
+  OffsetForLeaderEpoch: 23,
+  DescribeConfigs: 32,
   DeleteGroups: 42,
+  DescribeCluster: 60,
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
+  GetTelemetrySubscriptions: 71,
+  PushTelemetry: 72,
+  DescribeTopicPartitions: 75,
 });
 
 /** Reads the request header of a whole frame (size prefix included). */
