@@ -175,13 +175,12 @@ async function confluentAdmin(clientId: string): Promise<AdminUnderTest> {
       };
       return () => void (proxy.onRequest = undefined);
     },
-    // The admin's client caches the coordinator it found (no FindCoordinator after the first
-    // delete); every describe runs in the helper process (confluent-describe-helper.ts), whose
-    // client looks up the group's coordinator at its first describe of the group and keeps it;
-    // librdkafka asks ConsumerGroupDescribe first and DescribeGroups after it for a group the
-    // first does not know (classic, or none).
+    // Every delete and describe runs in the helper process (confluent-describe-helper.ts: either
+    // can end the process it runs in), whose one client looks the group's coordinator up at its
+    // first request for the group and keeps it; librdkafka asks ConsumerGroupDescribe first and
+    // DescribeGroups after it for a group the first does not know (classic, or none).
     expected: {
-      first: [...CONFLUENT_DELETE_FIRST, 'FindCoordinator', ...CONFLUENT_DESCRIBE],
+      first: [...CONFLUENT_DELETE_FIRST, ...CONFLUENT_DESCRIBE],
       later: [
         ...CONFLUENT_DELETE,
         ...CONFLUENT_DESCRIBE,
