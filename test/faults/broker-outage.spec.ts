@@ -85,26 +85,29 @@ let groupsBefore = new Map<string, string[]>();
 let groupsAfter = new Map<string, string[]>();
 let timing = { downAt: 0, upAt: 0, stopNodeMs: 0, startNodeMs: 0 };
 
+/** The engine rows BROADCAST_KAFKA_CLIENTS asks for (the confluent ones only when it names them). */
+const ENGINE_ROWS = [
+  { name: 'kafkajs classic', kafka: { client: 'kafkajs' } },
+  {
+    name: '@platformatic/kafka classic',
+    kafka: { client: 'platformatic', groupProtocol: 'classic' },
+  },
+  {
+    name: '@platformatic/kafka KIP-848',
+    kafka: { client: 'platformatic', groupProtocol: 'consumer' },
+  },
+  {
+    name: '@confluentinc/kafka-javascript classic',
+    kafka: { client: 'confluent', groupProtocol: 'classic' },
+  },
+  {
+    name: '@confluentinc/kafka-javascript KIP-848',
+    kafka: { client: 'confluent', groupProtocol: 'consumer' },
+  },
+].filter((row) => kafkaClients().includes(row.kafka.client as never));
+
 function spawnRows(brokers: string[]): void {
-  const engineRows = [
-    { name: 'kafkajs classic', kafka: { client: 'kafkajs' } },
-    {
-      name: '@platformatic/kafka classic',
-      kafka: { client: 'platformatic', groupProtocol: 'classic' },
-    },
-    {
-      name: '@platformatic/kafka KIP-848',
-      kafka: { client: 'platformatic', groupProtocol: 'consumer' },
-    },
-    {
-      name: '@confluentinc/kafka-javascript classic',
-      kafka: { client: 'confluent', groupProtocol: 'classic' },
-    },
-    {
-      name: '@confluentinc/kafka-javascript KIP-848',
-      kafka: { client: 'confluent', groupProtocol: 'consumer' },
-    },
-  ].filter((row) => kafkaClients().includes(row.kafka.client as never));
+  const engineRows = ENGINE_ROWS;
   engineRows.forEach(({ name, kafka }, r) => {
     const prefix = testPrefix(`outage-${r}`);
     const spawn = (id: string, lock: InstanceConfig['lock']) =>
@@ -376,12 +379,9 @@ afterAll(async () => {
 });
 
 describe(`a ${OUTAGE_MS / 1000} s outage of the only broker (production group settings), no HTTP server`, () => {
+  // Only the rows that ran: a row left out by BROADCAST_KAFKA_CLIENTS is no test at all.
   const names = [
-    'kafkajs classic',
-    '@platformatic/kafka classic',
-    '@platformatic/kafka KIP-848',
-    '@confluentinc/kafka-javascript classic',
-    '@confluentinc/kafka-javascript KIP-848',
+    ...ENGINE_ROWS.map((r) => r.name),
     'Nest createApplicationContext',
     'Nest BroadcastTransport',
   ];
@@ -389,8 +389,7 @@ describe(`a ${OUTAGE_MS / 1000} s outage of the only broker (production group se
     '%s: no process exits, all read again, every acknowledged record once, same groups, exit 0 on SIGTERM',
     (name) => {
       const row = rows.find((r) => r.name === name);
-      // A client left out by BROADCAST_KAFKA_CLIENTS has no row: nothing to judge.
-      if (!row) return;
+      if (!row) throw new Error(`the row ${name} was not started`);
       for (const i of row.instances) {
         const s = seen.get(i)!;
         const context = `${i.name}\n${i.diagnostics()}`;

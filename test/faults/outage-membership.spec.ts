@@ -215,12 +215,15 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe.each(ROWS.map((r) => r.name))(
+// No rows when BROADCAST_KAFKA_CLIENTS leaves @platformatic/kafka out: then no test either.
+describe.each(
+  ROWS.filter((r) => kafkaClients().includes(r.kafka.client as never)).map((r) => r.name),
+)(
   `@platformatic/kafka %s: the only broker away for ${OUTAGE_MS / 1000} s, broker default group settings`,
   (name) => {
     it(`keeps its members: ready throughout or again within ${READY_AGAIN_MS / 1000} s, every acknowledged record once`, () => {
       const row = rows.find((r) => r.name === name);
-      if (!row) return; // BROADCAST_KAFKA_CLIENTS left @platformatic/kafka out
+      if (!row) throw new Error(`the row ${name} was not started`);
       for (const i of row.instances) {
         const s = seen.get(i)!;
         const context = `${i.name}\n${i.diagnostics()}`;

@@ -280,12 +280,12 @@ afterAll(async () => {
 });
 
 describe('a rolling restart of a 3-node cluster (SIGTERM, broker defaults), 3 lock-free instances per row', () => {
-  it.each(ROWS.map((r) => r.name))(
+  // Only the rows that run: a row left out by BROADCAST_KAFKA_CLIENTS is no test at all.
+  it.each(ROWS.filter((r) => kafkaClients().includes(r.kafka.client as never)).map((r) => r.name))(
     '%s: every acknowledged record once, never unready, exit 0 on SIGTERM',
     (name) => {
       const row = rows.find((r) => r.name === name);
-      // A client left out by BROADCAST_KAFKA_CLIENTS has no row: nothing to judge.
-      if (!row) return;
+      if (!row) throw new Error(`the row ${name} was not started`);
       // Told apart from an instance's miss: the broker acknowledged records it did not keep.
       expect.soft(row.log?.ackedNotInLog, 'acknowledged but not in the log').toEqual([]);
       for (const i of row.instances) {
