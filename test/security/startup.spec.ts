@@ -37,10 +37,12 @@ let cluster: SecuredCluster;
 const captured = { logs: [] as string[], errors: [] as string[], demo: [] as string[] };
 const figures: string[] = [];
 
+// Past the suite's 120 s: building the demo and the library, then a secured broker (TLS, SASL,
+// ACLs); in a loaded CI run (load 20-45, with other brokers starting) the hook took longer.
 beforeAll(async () => {
   ensureDemoBuilt();
   cluster = await startSecured({ svc: PASSWORD });
-});
+}, 300_000);
 
 /** The demo tests run the built demo: build it (library and demo) when missing or older than its sources. */
 function ensureDemoBuilt() {
