@@ -107,35 +107,19 @@ async function prepareInstance(i) {
     config.prefix + HEARTBEAT_TOPIC,
     config.prefix + RECEIPTS_TOPIC,
   ];
-  if (config.mode === 'raw' && client === 'platformatic') {
-    const { startRawPlatformaticConsumer } = await import('./raw-platformatic.mjs');
+  if (config.mode === 'raw' && client !== 'kafkajs') {
+    // R on @platformatic/kafka or @confluentinc/kafka-javascript: the same consumer options.
+    const startRaw =
+      client === 'confluent'
+        ? (await import('./raw-confluent.mjs')).startRawConfluentConsumer
+        : (await import('./raw-platformatic.mjs')).startRawPlatformaticConsumer;
     let raw;
     return {
       groupId: () => raw?.groupId,
       heartbeatsSent: () => 0,
       state: () => 'ready',
       start: async () => {
-        raw = startRawPlatformaticConsumer({
-          brokers: config.brokers,
-          prefix: config.prefix,
-          topics,
-          clientId: `fleet-raw-${i}`,
-          groupProtocol: config.groupProtocol,
-        });
-        await raw.ready;
-      },
-      stop: () => raw?.stop(),
-    };
-  }
-  if (config.mode === 'raw' && client === 'confluent') {
-    const { startRawConfluentConsumer } = await import('./raw-confluent.mjs');
-    let raw;
-    return {
-      groupId: () => raw?.groupId,
-      heartbeatsSent: () => 0,
-      state: () => 'ready',
-      start: async () => {
-        raw = startRawConfluentConsumer({
+        raw = startRaw({
           brokers: config.brokers,
           prefix: config.prefix,
           topics,

@@ -33,7 +33,7 @@ import {
   type InstanceConfig,
 } from '../support/faults/instances.js';
 import { testPrefix, waitFor } from '../support/broker/kafka.js';
-import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { PROCESS_ROWS } from '../support/faults/process-rows.js';
 import { BROKER_DEFAULT_GROUP_SETTINGS } from '../support/faults/broker-group-defaults.js';
 
 const TOPIC = 'news';
@@ -85,30 +85,8 @@ let groupsBefore = new Map<string, string[]>();
 let groupsAfter = new Map<string, string[]>();
 let timing = { downAt: 0, upAt: 0, stopNodeMs: 0, startNodeMs: 0 };
 
-/** The engine rows BROADCAST_KAFKA_CLIENTS asks for (the confluent ones only when it names them). */
-const ENGINE_ROWS = [
-  { name: 'kafkajs classic', kafka: { client: 'kafkajs' } },
-  {
-    name: '@platformatic/kafka classic',
-    kafka: { client: 'platformatic', groupProtocol: 'classic' },
-  },
-  {
-    name: '@platformatic/kafka KIP-848',
-    kafka: { client: 'platformatic', groupProtocol: 'consumer' },
-  },
-  {
-    name: '@confluentinc/kafka-javascript classic',
-    kafka: { client: 'confluent', groupProtocol: 'classic' },
-  },
-  {
-    name: '@confluentinc/kafka-javascript KIP-848',
-    kafka: { client: 'confluent', groupProtocol: 'consumer' },
-  },
-].filter((row) => kafkaClients().includes(row.kafka.client as never));
-
 function spawnRows(brokers: string[]): void {
-  const engineRows = ENGINE_ROWS;
-  engineRows.forEach(({ name, kafka }, r) => {
+  PROCESS_ROWS.forEach(({ name, kafka }, r) => {
     const prefix = testPrefix(`outage-${r}`);
     const spawn = (id: string, lock: InstanceConfig['lock']) =>
       fleet.spawn({
@@ -381,7 +359,7 @@ afterAll(async () => {
 describe(`a ${OUTAGE_MS / 1000} s outage of the only broker (production group settings), no HTTP server`, () => {
   // Only the rows that ran: a row left out by BROADCAST_KAFKA_CLIENTS is no test at all.
   const names = [
-    ...ENGINE_ROWS.map((r) => r.name),
+    ...PROCESS_ROWS.map((r) => r.name),
     'Nest createApplicationContext',
     'Nest BroadcastTransport',
   ];

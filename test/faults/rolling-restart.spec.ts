@@ -35,7 +35,7 @@ import {
   type Sent,
 } from '../support/faults/publish-figures.js';
 import { testPrefix, waitFor } from '../support/broker/kafka.js';
-import { kafkaClients } from '../support/broker/kafka-clients.js';
+import { PROCESS_ROWS } from '../support/faults/process-rows.js';
 import { BROKER_DEFAULT_GROUP_SETTINGS } from '../support/faults/broker-group-defaults.js';
 
 const TOPIC = 'news';
@@ -49,27 +49,7 @@ const ROLLING_SETTINGS = {
   'min.insync.replicas': 2,
 };
 const ENGINE_CHILD = join(REPO_ROOT, 'test/support/faults/outage-child.mjs');
-const ROWS = [
-  { name: 'kafkajs classic', kafka: { client: 'kafkajs' } },
-  {
-    name: '@platformatic/kafka classic',
-    kafka: { client: 'platformatic', groupProtocol: 'classic' },
-  },
-  {
-    name: '@platformatic/kafka KIP-848',
-    kafka: { client: 'platformatic', groupProtocol: 'consumer' },
-  },
-  // Run with BROADCAST_KAFKA_CLIENTS=confluent (kafka-clients.ts leaves them out of the whole
-  // suite), as in broker-outage.spec.ts.
-  {
-    name: '@confluentinc/kafka-javascript classic',
-    kafka: { client: 'confluent', groupProtocol: 'classic' },
-  },
-  {
-    name: '@confluentinc/kafka-javascript KIP-848',
-    kafka: { client: 'confluent', groupProtocol: 'consumer' },
-  },
-];
+const ROWS = PROCESS_ROWS;
 
 interface Row {
   name: string;
@@ -167,7 +147,7 @@ beforeAll(async () => {
   });
   const brokers = cluster.brokers;
   step('cluster up');
-  const wanted = ROWS.filter((r) => kafkaClients().includes(r.kafka.client as never));
+  const wanted = ROWS;
   wanted.forEach(({ name, kafka }, r) => {
     const prefix = testPrefix(`rolling-${r}`);
     const instances = ['a', 'b', 'c'].map((id) =>
@@ -281,7 +261,7 @@ afterAll(async () => {
 
 describe('a rolling restart of a 3-node cluster (SIGTERM, broker defaults), 3 lock-free instances per row', () => {
   // Only the rows that run: a row left out by BROADCAST_KAFKA_CLIENTS is no test at all.
-  it.each(ROWS.filter((r) => kafkaClients().includes(r.kafka.client as never)).map((r) => r.name))(
+  it.each(ROWS.map((r) => r.name))(
     '%s: every acknowledged record once, never unready, exit 0 on SIGTERM',
     (name) => {
       const row = rows.find((r) => r.name === name);

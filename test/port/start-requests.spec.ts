@@ -180,15 +180,15 @@ const EXPECTED: Record<string, Record<string, number | [number, number]>> = {
   // one to the node it learns (the same address here, another broker handle), each with its own
   // ApiVersions and Metadata: the admin's two, the group consumer's three (bootstrap, node, and
   // the group coordinator's own connection) and the DescribeGroups helper process's two
-  // (confluent-describe-helper.ts, forked at the start's first describe): 7 connections. On the
+  // (confluent-describe-helper.ts, forked at the start's first call): 7 connections. On the
   // admin's node connection: the topic check's two Metadata (describeTopics is a Metadata
-  // request) after librdkafka's own, the pool listing, the claim's FindCoordinator and
-  // DeleteGroups (DeleteGroups on KIP-848 too, unlike @platformatic/kafka), then three pairs of
+  // request) after librdkafka's own, the pool listing, then three pairs of
   // Metadata and ListOffsets (the adapter's listOffsets describes the topic before each
   // ListOffsets, where the other clients send one ListOffsets). librdkafka's own Metadata and
   // FindCoordinator lookups race the set-up of each client's connections (a lookup is sent on
   // whichever connection is up, and again once the next one is): 12 to 14 Metadata and 3 to 7
-  // FindCoordinator in all were seen. The helper asks ConsumerGroupDescribe before DescribeGroups
+  // FindCoordinator in all were seen. The helper sends the claim's FindCoordinator and DeleteGroups
+  // (DeleteGroups on KIP-848 too, unlike @platformatic/kafka), and asks ConsumerGroupDescribe before DescribeGroups
   // (librdkafka's describeConsumerGroups: a classic group is not found by the first), once for
   // the join's own member, once for the verification. Measured 2026-12-06: classic 38 to 40
   // requests in eight starts, KIP-848 32 to 37 in eleven, at load 7 to 29.

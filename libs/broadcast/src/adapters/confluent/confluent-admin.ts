@@ -60,8 +60,8 @@ export class ConfluentAdmin implements KafkaAdminPort {
   ) {}
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
-    // The start's first call: the describe helper boots meanwhile (its first describe, the
-    // join's own-member lookup in lock mode, would otherwise wait for a process start).
+    // The start's first call: the helper process boots meanwhile (its first request, the start's
+    // DeleteGroups, would otherwise wait for a whole process start).
     this.describer.warm();
     return this.reachable.run(
       () => this.ensure(topics, signal),

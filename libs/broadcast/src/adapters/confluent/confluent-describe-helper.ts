@@ -114,9 +114,9 @@ export class ConfluentDescribeHelper {
   }
 
   /**
-   * Starts the helper ahead of its first describe (a process start, the client's load and its
-   * connection: the better part of a second, which a start would otherwise pay at its join, the
-   * first describe of a start in lock mode). It holds no reference on the event loop meanwhile.
+   * Starts the helper ahead of its first request (a process start, the client's load and its
+   * connection: about 200 ms quiet, which a start would otherwise pay whole at its DeleteGroups).
+   * It holds no reference on the event loop meanwhile.
    */
   warm(): void {
     if (this.closed || this.child) return;
