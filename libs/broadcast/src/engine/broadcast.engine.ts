@@ -178,9 +178,10 @@ export class BroadcastEngine {
 
   /**
    * Starts reading and heartbeating. With waitForReady (the default) it resolves once the
-   * group is ready and rejects if the startup deadline passes; otherwise it resolves at once
-   * and the reader keeps trying in the background. Once stop() was called, it starts nothing
-   * and rejects as stopped.
+   * group is ready and rejects if the startup deadline passes, once the engine has stopped
+   * itself (a failed start is final: nothing it opened outlives it); otherwise it resolves at
+   * once and the reader keeps trying in the background. Once stop() was called, it starts
+   * nothing and rejects as stopped.
    */
   async start(): Promise<void> {
     // From start() until stop() the engine holds its process, as a Kafka consumer does whatever
@@ -191,8 +192,14 @@ export class BroadcastEngine {
     try {
       await this.startReading();
     } catch (error) {
-      // Nothing runs after a failed start (the reader gave up): nothing holds the process.
-      this.letGo();
+      // A failed start is final: the reader gave up, and start() again shares its outcome. So the
+      // engine stops as stop() would before it reports the failure: a client left connected
+      // would keep reconnecting to the broker it could not reach and hold the process open (as
+      // librdkafka's does), and the status would still say starting. A stop() of the caller's
+      // shares this one.
+      await this.stop().catch((stopError: unknown) =>
+        this.logger.error(`Broadcast stop after a failed start failed: ${errorMessage(stopError)}`),
+      );
       throw error;
     }
   }

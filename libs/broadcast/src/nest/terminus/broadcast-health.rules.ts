@@ -43,13 +43,14 @@ export function notReadyReason(
 /**
  * Why this process should be restarted, or undefined. Starting and recovering are alive: the
  * engine retries by itself, and a restart cannot bring a broker back (restarting a whole fleet
- * during an outage only adds load). Dead means stopped, a startup that failed for good, or not
+ * during an outage only adds load). Dead means a startup that failed for good, stopped, or not
  * ready for longer than health.maxUnreadyMs when the application set that bound.
  */
 export function notAliveReason(status: BroadcastStatus, facts: LivenessFacts): string | undefined {
-  if (status.state === 'stopped') return BroadcastMessages.notAliveStopped();
+  // A failed start stops the engine: its cause says more than the stop it led to.
   if (facts.startupFailure !== undefined)
     return BroadcastMessages.notAliveStartupFailed(facts.startupFailure);
+  if (status.state === 'stopped') return BroadcastMessages.notAliveStopped();
   const { unreadyForMs, maxUnreadyMs } = facts;
   if (maxUnreadyMs !== undefined && unreadyForMs !== undefined && unreadyForMs > maxUnreadyMs)
     return BroadcastMessages.notAliveUnready(status.state, unreadyForMs, maxUnreadyMs);

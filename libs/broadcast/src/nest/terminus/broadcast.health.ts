@@ -5,6 +5,7 @@ import { OutageGrace } from './outage-grace.js';
 import { waitingFor } from '../waiting-for.js';
 import { BroadcastEngine } from '../../views/broadcast-engine.view.js';
 import { errorMessage } from '../../shared/async.utils.js';
+import { isBroadcastStoppedError } from '../../errors/broadcast-stopped.error.js';
 import type { BroadcastStatus } from '../../interfaces/broadcast-status.interface.js';
 
 /**
@@ -35,9 +36,10 @@ export class BroadcastHealthIndicator {
   ) {
     const { outageGraceMs } = engine.options;
     this.grace = outageGraceMs === undefined ? undefined : new OutageGrace(outageGraceMs);
-    // Rejected only when start() gave up for good, or when the engine stopped before ready.
+    // Rejected when start() gave up for good, or when the engine stopped before ready: only the
+    // first is a startup failure (a stop is said by the state).
     engine.reader.whenReady().catch((error: unknown) => {
-      this.startupFailure = errorMessage(error);
+      if (!isBroadcastStoppedError(error)) this.startupFailure = errorMessage(error);
     });
   }
 
