@@ -31,8 +31,9 @@ export function toRdkafkaConfig(
   }
   if (o.sasl) {
     // Upper case: the binding moves the token refresh callback to librdkafka's background thread
-    // only when `sasl.mechanisms` reads exactly 'OAUTHBEARER' (Conf::is_sasl_oauthbearer);
-    // otherwise it waits for a poll of the main queue, which nothing makes on an admin client.
+    // (nothing polls an admin client) only when `sasl.mechanisms` reads exactly 'OAUTHBEARER'
+    // (Conf::is_sasl_oauthbearer); 'oauthbearer' failed AdminClient.create ('Local: Erroneous
+    // state') in a probe.
     config['sasl.mechanisms'] = o.sasl.mechanism.toUpperCase();
     if (o.sasl.mechanism !== 'oauthbearer') {
       config['sasl.username'] = o.sasl.username;
