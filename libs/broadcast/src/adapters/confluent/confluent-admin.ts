@@ -20,6 +20,7 @@ import {
   type TopicDescription,
 } from './confluent-library.js';
 import type { ConfluentDescribeHelper } from './confluent-describe-helper.js';
+import type { AdminTokenGate } from './confluent-admin-token-gate.js';
 import { rosterMembers } from './confluent-member-client-id.js';
 
 /** librdkafka's ConsumerGroupStates, in the broker's spelling (as kafkajs passes them on). */
@@ -57,6 +58,11 @@ export class ConfluentAdmin implements KafkaAdminPort {
      * (#531), a coordinator request timed out in an outage aborts librdkafka (#4605).
      */
     private readonly describer: ConfluentDescribeHelper,
+    /**
+     * SASL/OAUTHBEARER only: what the requests pass, so that no token is handed to the client
+     * while one waits (the binding would block the event loop until it ends).
+     */
+    private readonly gate?: AdminTokenGate,
   ) {}
 
   ensureTopics(topics: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -268,7 +274,9 @@ export class ConfluentAdmin implements KafkaAdminPort {
   /** One request of the client, tracked until it answers; refused once disconnecting. */
   private call<T>(request: (cb: (err: unknown, result: T) => void) => void): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the admin client is closed'));
-    const pending = answer(request);
+    const pending = this.gate
+      ? this.gate.run(() => answer(request), this.timeoutMs)
+      : answer(request);
     this.inFlight.add(pending);
     void pending.then(
       () => this.inFlight.delete(pending),

@@ -1,5 +1,4 @@
 import type { BroadcastKafkaOptions } from '../../interfaces/broadcast-kafka-options.interface.js';
-import { BroadcastStartupError } from '../../errors/broadcast-startup.error.js';
 
 /** librdkafka's global configuration, as @confluentinc/kafka-javascript takes it. */
 export type RdkafkaConfig = Record<string, string | number | boolean | undefined>;
@@ -7,8 +6,9 @@ export type RdkafkaConfig = Record<string, string | number | boolean | undefined
 /**
  * Maps the library's own Kafka options to librdkafka's configuration (the properties of
  * librdkafka's CONFIGURATION.md). `logLevel` has no counterpart: librdkafka's logs are not
- * routed (the adapter reports through the module's logger). SASL/OAUTHBEARER is refused: a
- * token provider would need librdkafka's refresh callback, which this adapter does not wire yet.
+ * routed (the adapter reports through the module's logger). Plain data (the describe helper
+ * process gets it over IPC): SASL/OAUTHBEARER's token refresh callback is added where each client
+ * is made (confluent-oauth-tokens.ts).
  */
 export function toRdkafkaConfig(
   o: BroadcastKafkaOptions,
@@ -30,14 +30,15 @@ export function toRdkafkaConfig(
     if (o.ssl.rejectUnauthorized === false) config['enable.ssl.certificate.verification'] = false;
   }
   if (o.sasl) {
-    if (o.sasl.mechanism === 'oauthbearer')
-      throw new BroadcastStartupError(
-        'kafka.sasl',
-        "SASL/OAUTHBEARER is not supported with kafka.client 'confluent' yet: use PLAIN or SCRAM, or kafka.client 'platformatic'.",
-      );
+    // Upper case: the binding moves the token refresh callback to librdkafka's background thread
+    // (nothing polls an admin client) only when `sasl.mechanisms` reads exactly 'OAUTHBEARER'
+    // (Conf::is_sasl_oauthbearer); 'oauthbearer' failed AdminClient.create ('Local: Erroneous
+    // state') in a probe.
     config['sasl.mechanisms'] = o.sasl.mechanism.toUpperCase();
-    config['sasl.username'] = o.sasl.username;
-    config['sasl.password'] = o.sasl.password;
+    if (o.sasl.mechanism !== 'oauthbearer') {
+      config['sasl.username'] = o.sasl.username;
+      config['sasl.password'] = o.sasl.password;
+    }
   }
   config['security.protocol'] = o.sasl
     ? tls

@@ -5,6 +5,7 @@ import type { OwnMember } from './confluent-admin.js';
 import type { ConfluentErrors } from './confluent-errors.js';
 import { rebalanceTimeoutMs, type ConsumerTimings } from '../shared/adapter-types.js';
 import type { RdkafkaConfig } from './confluent-config.js';
+import type { ConfluentTokens } from './confluent-oauth-tokens.js';
 
 /**
  * A group consumer's topic configuration: a position out of the log is an error the adapter
@@ -58,6 +59,8 @@ export interface ConfluentConsumerDeps {
   timings: ConsumerTimings;
   logger: BroadcastLogger;
   errors: ConfluentErrors;
+  /** SASL/OAUTHBEARER only: the provider's tokens (librdkafka's token refresh callback). */
+  tokens: ConfluentTokens | undefined;
   owner: ConsumerOwner;
   /**
    * This consumer's member id, found through the admin by its client id, and the member ids the

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RdkafkaConfig } from './confluent-config.js';
 import type { GroupDescription } from './confluent-library.js';
+import type { ConfluentTokens } from './confluent-oauth-tokens.js';
 
 /** The helper's script, beside this module in the sources and in both builds. */
 const CHILD_SCRIPT = join(dirname(ownFile()), 'confluent-describe-child.cjs');
@@ -39,7 +40,9 @@ interface Pending {
 type Answer =
   | { id: number; groups: unknown[] }
   | { id: number; error: Record<string, unknown> }
-  | { fatal: Record<string, unknown> };
+  | { fatal: Record<string, unknown> }
+  /** Its librdkafka's token refresh callback asks for a SASL/OAUTHBEARER token. */
+  | { tokenRequest: number };
 
 /**
  * The group coordinator's admin requests of @confluentinc/kafka-javascript (DescribeGroups,
@@ -66,6 +69,12 @@ type Answer =
  * TLS, SASL, client id), sent over the IPC channel (not on its command line). `close()` kills
  * it; it exits by itself when this process ends (its IPC channel closes). While no request is
  * pending it holds no reference on this process's event loop.
+ *
+ * With SASL/OAUTHBEARER its admin client's token refresh callback asks this process, which
+ * alone can call the user's provider (a function): `{ tokenRequest }` is answered with
+ * `{ tokenRequest, token }` (the provider's token and its lifetime, as librdkafka takes it) or
+ * `{ tokenRequest, tokenError }` (the provider failed: the start hears it from this process's
+ * own clients).
  */
 export class ConfluentDescribeHelper {
   private child: ChildProcess | undefined;
@@ -78,6 +87,8 @@ export class ConfluentDescribeHelper {
     private readonly config: RdkafkaConfig,
     /** Each request's own timeout (librdkafka's request timeout). */
     private readonly timeoutMs: number,
+    /** SASL/OAUTHBEARER only: the tokens the helper's client asks for. */
+    private readonly tokens?: ConfluentTokens,
     /** The helper's script (a test may give its own). */
     private readonly script = CHILD_SCRIPT,
   ) {}
@@ -170,12 +181,29 @@ export class ConfluentDescribeHelper {
   }
 
   private answered(child: ChildProcess, message: Answer): void {
+    if ('tokenRequest' in message) {
+      this.sendToken(child, message.tokenRequest);
+      return;
+    }
     if ('fatal' in message) {
       this.ended(child, `could not load the client: ${String(message.fatal.message)}`);
       return;
     }
     if ('groups' in message) this.settle(message.id, (p) => p.resolve(message.groups));
     else this.settle(message.id, (p) => p.reject(librdkafkaError(message.error)));
+  }
+
+  /** Answers the helper's token request with the provider's token, or why there is none. */
+  private sendToken(child: ChildProcess, tokenRequest: number): void {
+    const reply = (answer: object) => {
+      if (child.connected) child.send({ tokenRequest, ...answer }, () => undefined);
+    };
+    if (!this.tokens) return reply({ tokenError: 'SASL/OAUTHBEARER is not configured' });
+    this.tokens.token().then(
+      (token) => reply({ token }),
+      (error: unknown) =>
+        reply({ tokenError: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   /** The helper is gone (or useless): what was pending rejects, the next request starts one. */

@@ -99,6 +99,12 @@ const TRANSIENT = new Set<number>([
 const NO_BROKER =
   /Connect to .* failed|Connection refused|Failed to resolve|Connection setup timed out/i;
 const LOGIN_REFUSED = /SASL authentication error|Authentication failed/i;
+/**
+ * librdkafka's error event when the token refresh callback failed (the user's provider): not a
+ * refusal of the broker's, and the client keeps the token it has (and asks again 10 s later); the
+ * start hears the provider's own error (noteToken).
+ */
+const NO_NEW_TOKEN = /Failed to acquire SASL OAUTHBEARER token/i;
 const TLS_FAILED = /SSL handshake failed|certificate verify failed|SSL routines/i;
 
 /** One of librdkafka's log lines without its thread, its broker and its state suffix. */
@@ -119,6 +125,8 @@ function logWords(message: string): string {
 export class ConfluentErrors implements ClientErrors {
   /** Who hears the connection failures librdkafka logs (see noteClientLog). */
   private readonly watchers = new Set<(note: AttemptNote) => void>();
+  /** The OAUTHBEARER token provider's failure, until it gives a token again (see noteToken). */
+  private tokenFailure: BroadcastStartupError | undefined;
 
   constructor(private readonly kafka: BroadcastKafkaOptions) {}
 
@@ -141,8 +149,26 @@ export class ConfluentErrors implements ClientErrors {
     for (const watcher of this.watchers) watcher({ message: words, fatal: fatal || undefined });
   }
 
+  /**
+   * Fed with each answer of the OAUTHBEARER token provider (confluent-oauth-tokens.ts): its
+   * failure, or undefined for a token. librdkafka asks for a token when a client is made, before
+   * any start may watch, and without one it connects nowhere: its requests would only time out.
+   * So a failure ends the attempt under way, and every attempt started before the provider gives
+   * a token again.
+   */
+  noteToken(failure: BroadcastStartupError | undefined): void {
+    this.tokenFailure = failure;
+    if (failure)
+      for (const watcher of this.watchers) watcher({ message: failure.message, fatal: failure });
+  }
+
   watchAttempt(listener: (note: AttemptNote) => void): () => void {
     this.watchers.add(listener);
+    const failure = this.tokenFailure;
+    if (failure)
+      queueMicrotask(() => {
+        if (this.watchers.has(listener)) listener({ message: failure.message, fatal: failure });
+      });
     return () => void this.watchers.delete(listener);
   }
 
@@ -150,6 +176,7 @@ export class ConfluentErrors implements ClientErrors {
     if (error instanceof BroadcastStartupError) return error;
     const code = rdCode(error);
     const message = this.rootMessage(error);
+    if (code === RD.AUTHENTICATION && NO_NEW_TOKEN.test(message)) return undefined;
     if (code === RD.SASL_AUTHENTICATION_FAILED || code === RD.AUTHENTICATION)
       return new BroadcastStartupError(
         'kafka.sasl',
@@ -196,6 +223,7 @@ export class ConfluentErrors implements ClientErrors {
     if (this.fatal(error)) return false;
     const code = rdCode(error);
     if (code !== undefined && TRANSIENT.has(code)) return true;
+    if (code === RD.AUTHENTICATION && NO_NEW_TOKEN.test(this.rootMessage(error))) return true;
     return (error as RdErrorLike | undefined)?.isRetriable === true;
   }
 

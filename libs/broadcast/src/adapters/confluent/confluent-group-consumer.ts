@@ -111,6 +111,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
     const consumer = new KafkaConsumer(
       {
         ...consumerConfig(deps.base, spec, deps.protocol, deps.timings, this.clientId),
+        ...deps.tokens?.config(),
         rebalance_cb: (err: LibrdKafkaError, assignment: TopicPartition[]) =>
           this.rebalances.onRebalance(err, assignment),
         // Errors and worse only: the cause of a fatal state is in no other event.
@@ -119,6 +120,7 @@ export class ConfluentGroupConsumer implements GroupConsumerClient {
       { ...CONSUMER_TOPIC_CONFIG },
     ) as RdConsumer & IncrementalConsumer;
     this.consumer = consumer;
+    deps.tokens?.follow(consumer);
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     consumer.on('partition.eof', (eof) => this.eofs.push(eof));
     consumer.on('event.log', (log) => this.fatalState.noteLog(log));

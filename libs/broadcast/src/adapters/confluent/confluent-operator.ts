@@ -14,6 +14,8 @@ import { ConfluentAdapter } from './confluent.adapter.js';
 import { toRdkafkaConfig } from './confluent-config.js';
 import { ConfluentErrors, RD, rdCode } from './confluent-errors.js';
 import { ConfluentDescribeHelper } from './confluent-describe-helper.js';
+import { ConfluentTokens } from './confluent-oauth-tokens.js';
+import { AdminTokenGate } from './confluent-admin-token-gate.js';
 import { AdminClient, answer, type IAdminClient } from './confluent-library.js';
 import { ConfluentProducer } from './confluent-producer.js';
 import { carriedUserData } from './confluent-member-client-id.js';
@@ -31,19 +33,26 @@ export class ConfluentOperator implements OperatorKafkaPort {
   private producer: ConfluentProducer | undefined;
   private reader: ConfluentAdapter | undefined;
   private describer: ConfluentDescribeHelper | undefined;
+  /** SASL/OAUTHBEARER only: keeps the admin's requests and token hand-overs apart. */
+  private adminGate: AdminTokenGate | undefined;
   private readonly errors: ConfluentErrors;
+  /** SASL/OAUTHBEARER only: the provider's tokens for the admin, producer and helper. */
+  private readonly tokens: ConfluentTokens | undefined;
 
   constructor(
     private readonly options: AdapterOptions,
     private readonly brokers: string[],
   ) {
     this.errors = new ConfluentErrors(options.kafka);
+    this.tokens = ConfluentTokens.of(options.kafka.sasl, (failure) =>
+      this.errors.noteToken(failure),
+    );
   }
 
   async listGroupIds(): Promise<string[]> {
     const { groups } = await this.named(() =>
-      answer<{ groups: { groupId: string }[] }>((cb) =>
-        this.admin().listGroups({ timeout: TIMEOUT_MS }, cb),
+      this.adminCall<{ groups: { groupId: string }[] }>((admin, cb) =>
+        admin.listGroups({ timeout: TIMEOUT_MS }, cb),
       ),
     );
     return groups.map((g) => g.groupId);
@@ -79,7 +88,7 @@ export class ConfluentOperator implements OperatorKafkaPort {
     topic: string,
     record: { key: string | null; value: string; headers: Record<string, string> },
   ): Promise<{ partition: number; offset: string }> {
-    const producer = (this.producer ??= new ConfluentProducer(this.config()));
+    const producer = (this.producer ??= new ConfluentProducer(this.config(), this.tokens));
     const headers = Object.entries(record.headers).map(([k, v]) => ({ [k]: v }));
     const [written] = await this.named(() =>
       producer.send(topic, [{ key: record.key, value: record.value, headers }]),
@@ -100,7 +109,7 @@ export class ConfluentOperator implements OperatorKafkaPort {
   async disconnect(): Promise<void> {
     const [admin, producer, reader] = [this.adminClient, this.producer, this.reader];
     const describer = this.describer;
-    this.adminClient = this.producer = this.reader = this.describer = undefined;
+    this.adminClient = this.producer = this.reader = this.describer = this.adminGate = undefined;
     admin?.disconnect();
     await Promise.all([
       describer?.close(),
@@ -120,13 +129,22 @@ export class ConfluentOperator implements OperatorKafkaPort {
 
   /** The group requests' helper process, started on the first. */
   private helper(): ConfluentDescribeHelper {
-    this.describer ??= new ConfluentDescribeHelper(this.config(), TIMEOUT_MS);
+    this.describer ??= new ConfluentDescribeHelper(this.config(), TIMEOUT_MS, this.tokens);
     return this.describer;
   }
 
-  private admin(): IAdminClient {
-    this.adminClient ??= AdminClient.create(this.config());
-    return this.adminClient;
+  /** One request of the admin client, made on the first (past its token gate, if any). */
+  private adminCall<T>(
+    request: (admin: IAdminClient, cb: (err: unknown, result: T) => void) => void,
+  ): Promise<T> {
+    if (!this.adminClient) {
+      this.adminGate = this.tokens && new AdminTokenGate(this.tokens);
+      this.adminClient = AdminClient.create({ ...this.config(), ...this.adminGate?.config() });
+      this.tokens?.follow(this.adminClient);
+    }
+    const admin = this.adminClient;
+    const call = () => answer<T>((cb) => request(admin, cb));
+    return this.adminGate ? this.adminGate.run(call, TIMEOUT_MS) : call();
   }
 
   private config() {

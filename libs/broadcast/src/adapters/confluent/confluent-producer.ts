@@ -2,6 +2,7 @@ import type { RdkafkaConfig } from './confluent-config.js';
 import { pause } from '../../shared/async.utils.js';
 import { RD, rdCode, refusalOf } from './confluent-errors.js';
 import { answer, Producer, type LibrdKafkaError, type RdProducer } from './confluent-library.js';
+import type { ConfluentTokens } from './confluent-oauth-tokens.js';
 
 /** One record as the producer sends it. */
 export interface ProducedRecord {
@@ -40,9 +41,11 @@ export class ConfluentProducer {
   private heardRefusal: () => void = () => undefined;
   private readonly refused = new Promise<void>((resolve) => (this.heardRefusal = resolve));
 
-  constructor(base: RdkafkaConfig) {
+  /** `tokens`: SASL/OAUTHBEARER's, whose refresh callback this producer's librdkafka asks. */
+  constructor(base: RdkafkaConfig, tokens?: ConfluentTokens) {
     this.producer = new Producer({
       ...base,
+      ...tokens?.config(),
       'client.id': `${String(base['client.id'])}-producer`,
       dr_cb: true,
       acks: -1,
@@ -53,6 +56,7 @@ export class ConfluentProducer {
       'linger.ms': 0,
       'message.timeout.ms': DELIVERY_TIMEOUT_MS,
     });
+    tokens?.follow(this.producer);
     this.producer.on('event.error', (error) => {
       this.refusal ??= refusalOf(error);
       if (this.refusal) this.heardRefusal();

@@ -21,6 +21,8 @@ import { ConfluentAdmin } from './confluent-admin.js';
 import { toRdkafkaConfig, type RdkafkaConfig } from './confluent-config.js';
 import { ConfluentDescribeHelper } from './confluent-describe-helper.js';
 import { ConfluentErrors } from './confluent-errors.js';
+import { ConfluentTokens } from './confluent-oauth-tokens.js';
+import { AdminTokenGate } from './confluent-admin-token-gate.js';
 import { ConfluentGroupConsumer } from './confluent-group-consumer.js';
 import { AdminClient } from './confluent-library.js';
 import { ConfluentProducer } from './confluent-producer.js';
@@ -43,10 +45,12 @@ export class ConfluentAdapter implements AdapterPort {
   readonly admin: KafkaAdminPort;
   private readonly base: RdkafkaConfig;
   private readonly errors: ConfluentErrors;
+  /** SASL/OAUTHBEARER only: the provider's tokens, for every client this adapter makes. */
+  private readonly tokens: ConfluentTokens | undefined;
   private readonly admins: ConfluentAdmin;
   private readonly protocol: 'classic' | 'consumer';
   private readonly producer = new RetiringProducer(
-    () => new ConfluentProducer(this.base),
+    () => new ConfluentProducer(this.base, this.tokens),
     (producer) => producer.close(),
   );
   /** Set by disconnect(), for good: every later call is refused, no client connects again. */
@@ -60,6 +64,9 @@ export class ConfluentAdapter implements AdapterPort {
   ) {
     this.base = toRdkafkaConfig(options.kafka, options.kafka.brokers);
     this.errors = new ConfluentErrors(options.kafka);
+    this.tokens = ConfluentTokens.of(options.kafka.sasl, (failure) =>
+      this.errors.noteToken(failure),
+    );
     this.protocol = options.kafka.groupProtocol === 'consumer' ? 'consumer' : 'classic';
     const reachable = new UntilReachable(this.errors, {
       kafka: options.kafka,
@@ -69,18 +76,21 @@ export class ConfluentAdapter implements AdapterPort {
     });
     const adminConfig = { ...this.base, 'client.id': `${this.base['client.id']}-admin` };
     const timeoutMs = options.kafka.requestTimeoutMs ?? ADMIN_TIMEOUT_MS;
+    const gate = this.tokens && new AdminTokenGate(this.tokens);
     const client = AdminClient.create(
       // librdkafka's error lines (not to stderr: to the handler) name why a connection failed.
-      { ...adminConfig, log_level: 3 },
+      { ...adminConfig, log_level: 3, ...gate?.config() },
       { 'event.log': (log) => this.errors.noteClientLog(log) },
     );
+    this.tokens?.follow(client);
     this.admins = new ConfluentAdmin(
       client,
       options.topics,
       this.errors,
       reachable,
       timeoutMs,
-      new ConfluentDescribeHelper(adminConfig, timeoutMs),
+      new ConfluentDescribeHelper(adminConfig, timeoutMs, this.tokens),
+      gate,
     );
     this.admin = guardedAdmin(this.admins, this.closure, () => this.admins.disconnect());
   }
@@ -106,6 +116,7 @@ export class ConfluentAdapter implements AdapterPort {
       timings: this.options.consumer,
       logger: this.logger,
       errors: this.errors,
+      tokens: this.tokens,
       owner,
       ownMember: (groupId, clientId) => this.admins.memberOf(groupId, clientId),
       bounds: async (topic, partition) => {
