@@ -46,9 +46,18 @@ if (distTime() < inputs) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
+// The runner hosts up to twenty engines or raw consumers in one process (benchmarks 2, 3 and 8). On
+// @confluentinc/kafka-javascript each native consume call holds one of libuv's threads for up to
+// 100 ms, and Node starts four: twenty consumers would queue for them (a receipt took 1.5 s with
+// four threads, 22 ms with 32; docs/BENCHMARKS.md). A process hosting that many is configured as
+// DEPLOYMENT.md says, for every side alike (the other clients use no pool thread to read).
 const run = spawnSync(
   process.execPath,
   [join(root, 'bench', 'run.mjs'), ...process.argv.slice(2)],
-  { cwd: root, stdio: 'inherit' },
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { UV_THREADPOOL_SIZE: '64', ...process.env },
+  },
 );
 process.exit(run.status ?? 1);

@@ -1,15 +1,17 @@
 // 8. Receipt round trip: publish → every instance's acknowledgement back at the publisher, for 10
 // instances in ONE process (one clock), against a plain publish of the same message in the same run.
-// Once per adapter (kafkajs, then @platformatic/kafka), each with its own ten engines; every publish
+// Once per adapter (kafkajs, @platformatic/kafka, then @confluentinc/kafka-javascript when its build
+// loads: lib/sides.mjs), each with its own ten engines; every publish
 // is traced along its path (lib/receipt-trace.mjs) to tell where a receipt's time goes.
 import { ratio, sleep, summary } from '../lib/common.mjs';
 import { createEngine, RECEIPTS_TOPIC } from '../lib/ours.mjs';
 import { RECEIPT_TOPIC as TOPIC, receiptFleet } from '../lib/receipt-fleet.mjs';
 import { receiptTrace } from '../lib/receipt-trace.mjs';
+import { CLIENTS as SIDE_CLIENTS } from '../lib/sides.mjs';
 
 export const id = '8';
 export const title = 'Receipt round trip (publish → all acks), 10 instances, per adapter';
-const CLIENTS = (process.env.BENCH_B8_CLIENTS ?? 'kafkajs,platformatic').split(',');
+const CLIENTS = process.env.BENCH_B8_CLIENTS?.split(',') ?? SIDE_CLIENTS;
 
 export async function run(ctx) {
   const repeats = ctx.quick ? 20 : 100;
