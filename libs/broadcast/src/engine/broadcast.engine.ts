@@ -34,21 +34,12 @@ import { BroadcastRoster } from '../core/features/roster/broadcast-roster.js';
 import { resolveHandlerPolicy } from '../core/dispatch/handler-policy.js';
 import { refuseReadDeadLetterTopic } from '../core/options/failure-options.resolver.js';
 import { ReadPositions } from '../core/positions/read-positions.js';
+import type { EngineReader } from './engine-reader.js';
 
 /**
  * The whole broadcast engine without Nest: allocator, reader, heartbeat and publisher,
  * wired together. BroadcastModule is a thin layer over this class.
  */
-/** What the engine shows of its reader (the public BroadcastReader view's shape). */
-export interface EngineReader {
-  /** The consumer group in use; undefined until one is allocated. */
-  readonly groupId: string | undefined;
-  /** The engine's status (see BroadcastEngine.status()). */
-  status(): BroadcastStatus;
-  /** Resolves once a group is held exclusively and positioned; rejects if startup fails. */
-  whenReady(): Promise<void>;
-}
-
 export class BroadcastEngine {
   /** The checked options with every default filled in. */
   readonly options: ResolvedBroadcastOptions;

@@ -5,7 +5,7 @@ import {
 import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import type { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
-import type { EngineReader } from './broadcast.engine.js';
+import type { EngineReader } from './engine-reader.js';
 import type { BroadcastInstrumentation } from '../interfaces/broadcast-instrumentation.interface.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
 import { loadInstrumentation } from '../telemetry/load-instrumentation.js';

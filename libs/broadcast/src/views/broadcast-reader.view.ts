@@ -1,5 +1,5 @@
 import type { BroadcastStatus } from '../interfaces/broadcast-status.interface.js';
-import type { EngineReader as ReaderCore } from '../engine/broadcast.engine.js';
+import type { EngineReader as ReaderCore } from '../engine/engine-reader.js';
 
 /**
  * What this instance's reader shows: its state (in `status()`), its consumer group and when it
