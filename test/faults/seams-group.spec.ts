@@ -5,15 +5,23 @@
 // Sequence-numbered records are published throughout; nothing published after ready may be
 // skipped, nothing published before start() may arrive, duplicates stay within one fetch.
 // SEAMS_SEED=<seed> replays one trial, SEAMS_TRIALS=<n> runs more.
+// A row sends the frames of its group protocol only: on the other protocol's moments it runs one
+// trial, which must not fire (sentBy), instead of SEAM_TRIALS trials that could prove nothing more.
+import { KAFKA_CLIENT_NAMES } from '../../libs/broadcast/src/adapters/registry.js';
+import { kip848Clients } from '../support/broker/kafka-clients.js';
 import { ApiKey } from '../support/broker/tcp-proxy.js';
 import { Faults, frameMoment } from '../support/faults/seam-faults.js';
 import type { SeamMoment } from '../support/faults/seam-moments.js';
 import { describeSeams } from '../support/faults/seam-suite.js';
 import type { ProxiedBroker } from '../support/broker/proxied-broker.mjs';
 
+const KIP848 = kip848Clients();
+const CLASSIC = KAFKA_CLIENT_NAMES.filter((client) => !KIP848.includes(client));
+
 const moments = (broker: ProxiedBroker): SeamMoment[] => [
   {
     name: 'after-join-group',
+    sentBy: CLASSIC,
     arm: ({ rnd }) =>
       frameMoment(
         'response',
@@ -23,6 +31,7 @@ const moments = (broker: ProxiedBroker): SeamMoment[] => [
   },
   {
     name: 'after-sync-group',
+    sentBy: CLASSIC,
     arm: ({ rnd }) =>
       frameMoment(
         'response',
@@ -33,6 +42,7 @@ const moments = (broker: ProxiedBroker): SeamMoment[] => [
   },
   {
     name: 'describe-groups',
+    sentBy: CLASSIC,
     arm: ({ rnd }) =>
       frameMoment('request', [ApiKey.DescribeGroups], [Faults.reset, Faults.drop, Faults.stall], {
         maxNth: 1,
@@ -40,6 +50,7 @@ const moments = (broker: ProxiedBroker): SeamMoment[] => [
   },
   {
     name: 'delete-groups',
+    sentBy: CLASSIC,
     arm: ({ rnd }) =>
       frameMoment(
         'response',
@@ -56,6 +67,7 @@ const moments = (broker: ProxiedBroker): SeamMoment[] => [
   // ConsumerGroupDescribe (CI failed 'expected false to be true': no moment fired on that row).
   {
     name: 'after-consumer-group-heartbeat',
+    sentBy: KIP848,
     arm: ({ rnd }) =>
       frameMoment(
         'response',
@@ -66,6 +78,7 @@ const moments = (broker: ProxiedBroker): SeamMoment[] => [
   },
   {
     name: 'consumer-group-describe',
+    sentBy: KIP848,
     arm: ({ rnd }) =>
       frameMoment(
         'request',

@@ -69,3 +69,18 @@ export function groupProtocolOf(client: BroadcastKafkaClient | undefined): {
     ? { groupProtocol: wanted }
     : {};
 }
+
+/**
+ * The clients whose rows run KIP-848 groups in this run (the test broker offers KIP-848):
+ * @platformatic/kafka unless BROADCAST_GROUP_PROTOCOL is classic ('auto', its default, picks
+ * KIP-848 there), @confluentinc/kafka-javascript only with BROADCAST_GROUP_PROTOCOL=consumer
+ * ('auto' is classic on it), kafkajs never. The others' rows run classic groups.
+ */
+export function kip848Clients(): BroadcastKafkaClient[] {
+  const wanted = process.env.BROADCAST_GROUP_PROTOCOL as BroadcastGroupProtocol | undefined;
+  return ALL.filter((client) =>
+    client === 'platformatic'
+      ? wanted !== 'classic'
+      : client === 'confluent' && wanted === 'consumer',
+  );
+}
