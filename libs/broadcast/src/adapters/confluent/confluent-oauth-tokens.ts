@@ -122,6 +122,8 @@ export class ConfluentTokens {
    * binding's promise chain: an unhandled rejection. The start heard the provider's failure
    * already (`onToken`); librdkafka logs and retries the rest. Every client of the binding is an
    * EventEmitter, but its type declarations name neither this event nor (the admin's) `on`.
+   * Nothing else is silenced: in 1.10.1 that refresh is the only place a client emits 'error'
+   * (lib/client.js; the binding's stream classes emit others, and the adapter uses none of them).
    */
   follow(client: object): void {
     (client as EventEmitter).on('error', () => undefined);
