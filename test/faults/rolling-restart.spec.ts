@@ -15,6 +15,12 @@
 // log is read back afterwards: an acknowledged record missing from an instance is reported as
 // missing from the log too when the broker did not keep it (`ackedNotInLog`).
 // Not the broker's default, for cost: one __consumer_offsets partition (every coordinator moves).
+//
+// ROLLING_RESTART_TIMELINE=<file> writes, for a look at where a silence went, the steps' times,
+// every row's sends (tick, acknowledgement) and every instance's receipts (time, seq, offset) as
+// JSON; the workers' own requests can be traced beside it with a NODE_OPTIONS=--import preload
+// (the workers inherit the environment).
+import { writeFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Admin, Producer } from 'kafkajs';
@@ -133,8 +139,30 @@ const unreadyStates = (i: Instance) =>
   );
 
 const began = Date.now();
+const steps: { at: number; what: string }[] = [];
 function step(what: string): void {
+  steps.push({ at: Date.now(), what });
   console.log(`rolling restart +${((Date.now() - began) / 1000).toFixed(1)} s: ${what}`);
+}
+
+/** The run's timeline (ROLLING_RESTART_TIMELINE, see the header), when asked for. */
+function writeTimeline(): void {
+  const file = process.env.ROLLING_RESTART_TIMELINE;
+  if (!file) return;
+  const timeline = {
+    window,
+    steps,
+    rows: rows.map((row) => ({
+      name: row.name,
+      topic: row.topic,
+      sent: row.sent,
+      instances: row.instances.map((i) => ({
+        name: i.name,
+        received: received(i).map(({ at, seq, m }) => ({ at, seq, offset: m.offset })),
+      })),
+    })),
+  };
+  writeFileSync(file, JSON.stringify(timeline));
 }
 
 beforeAll(async () => {
@@ -235,6 +263,7 @@ beforeAll(async () => {
     all.map(async (i) => exits.set(i, await i.terminate(40_000).catch(() => i.exited))),
   );
   step('workers stopped');
+  writeTimeline();
   for (const row of rows) {
     const stall = publisherStall(row.sent, window.from, window.to);
     recordReliability({

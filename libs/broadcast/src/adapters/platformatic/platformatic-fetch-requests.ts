@@ -24,7 +24,19 @@ export function keyOf(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
 
-/** A request per positioned partition whose leader is known, grouped by leader. */
+/**
+ * A request per positioned partition whose leader is known, grouped by leader. Each partition
+ * names the leader epoch the metadata gave (`currentLeaderEpoch`), as Kafka's Java consumer does
+ * (KIP-320). Why: a Fetch v11+ from a consumer may be served by a follower (KIP-392), and one
+ * without an epoch is. In a rolling restart the stopping leader hands its partitions over and keeps
+ * answering until its sockets close, now as a follower that no longer replicates: up to its
+ * frozen high watermark, so with nothing, each answer after the whole maxWaitTimeMs. Measured
+ * (rolling-restart spec, 2026-12-07): 2.0-2.7 s of such empty answers on every @platformatic/kafka
+ * instance, classic and KIP-848, after the producer was already acknowledged by the new leader.
+ * With the epoch the old leader answers FENCED_LEADER_EPOCH at once, and the client refreshes its
+ * metadata and retries at the new leader (platformatic-fetch-leaders.ts: without a wait).
+ * `lastFetchedEpoch` stays -1, as in Java's consumer (no divergence check on a consumer fetch).
+ */
 export function planFetch(
   assignment: readonly { topic: string; partitions: readonly number[] }[],
   metadata: ClusterMetadata,
@@ -39,7 +51,7 @@ export function planFetch(
     topicIds.set(described.id, topic);
     for (const partition of partitions) {
       const offset = offsetOf(topic, partition);
-      const leader = described.partitions[partition]?.leader;
+      const { leader, leaderEpoch } = described.partitions[partition] ?? {};
       if (offset === undefined || leader === undefined || leader < 0) continue;
       requested.set(keyOf(topic, partition), { topic, partition, offset });
       const list = byLeader.get(leader) ?? [];
@@ -50,7 +62,7 @@ export function planFetch(
             partition,
             fetchOffset: offset,
             partitionMaxBytes: MAX_BYTES_PER_PARTITION,
-            currentLeaderEpoch: -1,
+            currentLeaderEpoch: leaderEpoch !== undefined && leaderEpoch >= 0 ? leaderEpoch : -1,
             lastFetchedEpoch: -1,
           },
         ],

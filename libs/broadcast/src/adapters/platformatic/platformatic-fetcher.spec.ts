@@ -321,3 +321,82 @@ describe('PlatformaticFetcher: failed rounds', () => {
     await loop;
   });
 });
+
+describe('PlatformaticFetcher: leaders fetched apart', () => {
+  /**
+   * Two topics, `t` led by node 1 and `idle` by node 2. Node 1 answers `t` from the batches
+   * queued for it (an empty long poll of 250 ms when none is); node 2's fetch answers only when
+   * `release` is called (a long poll that outlasts node 1's answers).
+   */
+  function twoLeaders() {
+    const queued: RecordsBatch[][] = [];
+    const releases: (() => void)[] = [];
+    const calls: number[] = [];
+    const answer = (topicId: string, records: RecordsBatch[]) => ({
+      responses: [
+        {
+          topicId,
+          partitions: [{ partitionIndex: 0, errorCode: 0, abortedTransactions: [], records }],
+        },
+      ],
+    });
+    const consumer = {
+      metadata: async () => ({
+        topics: new Map([
+          [
+            TOPIC,
+            { id: TOPIC_ID, partitions: [{ leader: 1, leaderEpoch: 0 }], partitionsCount: 1 },
+          ],
+          [
+            'idle',
+            { id: 'id-idle', partitions: [{ leader: 2, leaderEpoch: 0 }], partitionsCount: 1 },
+          ],
+        ]),
+      }),
+      listOffsets: async () => new Map(),
+      clearMetadata: () => undefined,
+      fetch: async (request: { node: number }) => {
+        calls.push(request.node);
+        if (request.node === 2) {
+          await new Promise<void>((resolve) => releases.push(resolve));
+          return answer('id-idle', []);
+        }
+        const next = queued.shift();
+        if (!next) await new Promise((r) => setTimeout(r, 250));
+        return answer(TOPIC_ID, next ?? []);
+      },
+    };
+    const release = () => releases.splice(0).forEach((resolve) => resolve());
+    return { consumer: consumer as unknown as Consumer, queued, release, calls };
+  }
+
+  it("hands one leader's records over while another leader's fetch is still in flight", async () => {
+    // As Kafka's Java consumer: a fetch per node, records returned as soon as any node answered.
+    // Waiting for every leader held each record for the slowest leader's long poll (the
+    // rolling-restart spec: records answered in 14-138 ms handed over 0.25-0.74 s later).
+    const received: string[] = [];
+    const { consumer, queued, release, calls } = twoLeaders();
+    queued.push([batch(0, 2)], [batch(2, 1)]);
+    const fetcher = new PlatformaticFetcher(
+      consumer,
+      spec(received, { topics: [TOPIC, 'idle'] }),
+      250,
+    );
+    fetcher.assign(
+      new Map([
+        [TOPIC, [0]],
+        ['idle', [0]],
+      ]),
+    );
+    fetcher.seek(TOPIC, 0, '0');
+    fetcher.seek('idle', 0, '0');
+    const running = fetcher.run();
+    await until(() => received.length === 3);
+    expect(received).toEqual(['0', '1', '2']);
+    // Node 2 was asked once: its fetch is still the one in flight.
+    expect(calls.filter((n) => n === 2)).toHaveLength(1);
+    fetcher.stop();
+    release();
+    await running;
+  });
+});
