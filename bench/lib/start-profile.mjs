@@ -7,15 +7,24 @@
 //
 //   KAFKA_BROKERS=… node bench/lib/start-profile.mjs --lib=<dist/esm/index.js> [--client=platformatic]
 //     [--reps=4] [--n=20] [--top=40] [--interval=500 (µs)] [--save=<dir>]   (--save writes the .cpuprofile files)
+//     [--heartbeat-record]   (one record in the heartbeat topic first, as in a running deployment)
 import { Session } from 'node:inspector/promises';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import net from 'node:net';
-import { cleanupPrefix, createTopics, findBroker, newDataSource, newRunId, sleep } from './common.mjs';
+import {
+  cleanupPrefix,
+  createTopics,
+  findBroker,
+  newDataSource,
+  newRunId,
+  rawKafka,
+  sleep,
+} from './common.mjs';
 import { startRaw } from './sides.mjs';
-import { engineTopics, loadBuild } from './ours.mjs';
+import { HEARTBEAT_TOPIC, engineTopics, loadBuild } from './ours.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,16 +35,25 @@ const { values: args } = parseArgs({
     top: { type: 'string', default: '40' },
     save: { type: 'string' },
     interval: { type: 'string', default: '500' },
+    'heartbeat-record': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.n);
 const CLIENT = args.client;
-const build = await loadBuild(pathToFileURL(resolve(args.lib ?? 'libs/broadcast/dist/esm/index.js')).href);
+const build = await loadBuild(
+  pathToFileURL(resolve(args.lib ?? 'libs/broadcast/dist/esm/index.js')).href,
+);
 const broker = await findBroker();
 const brokers = broker.brokers;
 const prefix = `${newRunId()}-prof-`;
 const TOPIC = 'ready';
 await createTopics(brokers, engineTopics(prefix, TOPIC));
+if (args['heartbeat-record']) {
+  const producer = rawKafka(brokers, 'prof-heartbeat').producer();
+  await producer.connect();
+  await producer.send({ topic: prefix + HEARTBEAT_TOPIC, messages: [{ value: 'x' }] });
+  await producer.disconnect();
+}
 
 /** Socket writes and connects while a side starts, by peer (PostgreSQL or Kafka). */
 let io = undefined;
@@ -128,7 +146,10 @@ function aggregate(profiles) {
       dt.set(p.samples[k], (dt.get(p.samples[k]) ?? 0) + (p.timeDeltas[k + 1] ?? 0));
     const key = (n) => {
       const f = n.callFrame;
-      const url = f.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'nm/').replace(/.*\/dist\/esm\//, 'lib/');
+      const url = f.url
+        .replace(/^file:\/\//, '')
+        .replace(/.*node_modules\//, 'nm/')
+        .replace(/.*\/dist\/esm\//, 'lib/');
       return `${f.functionName || '(anon)'} ${url}:${f.lineNumber + 1}`;
     };
     for (const [id, us] of dt) {
@@ -169,7 +190,9 @@ if (args.save) {
       await writeFile(join(args.save, `${CLIENT}-${s}-${i}.cpuprofile`), JSON.stringify(x.profile));
 }
 const per = (us, s) => us / 1000 / N / sides[s].length;
-const agg = Object.fromEntries(Object.entries(sides).map(([s, xs]) => [s, aggregate(xs.map((x) => x.profile))]));
+const agg = Object.fromEntries(
+  Object.entries(sides).map(([s, xs]) => [s, aggregate(xs.map((x) => x.profile))]),
+);
 const TOP = Number(args.top);
 /** Self time by where the code lives: the library, each package, Node's own, native, GC, idle. */
 const where = (k) => {
@@ -177,7 +200,11 @@ const where = (k) => {
   if (k.startsWith('(idle)')) return '(idle)';
   if (k.startsWith('(garbage collector)')) return '(gc)';
   if (place.startsWith('lib/')) return 'library: ' + place.split('/').slice(1, -1).join('/');
-  if (place.startsWith('nm/')) return place.split('/').slice(1, place.startsWith('nm/@') ? 3 : 2).join('/');
+  if (place.startsWith('nm/'))
+    return place
+      .split('/')
+      .slice(1, place.startsWith('nm/@') ? 3 : 2)
+      .join('/');
   if (place.startsWith('node:')) return 'node:';
   if (place.startsWith(':0')) return 'native/(program)';
   return place.replace(/:\d+$/, '');
@@ -195,7 +222,9 @@ for (const s of ['ours', 'R']) {
   const io = {};
   for (const x of sides[s]) for (const [k, v] of Object.entries(x.io)) io[k] = (io[k] ?? 0) + v;
   console.log(
-    `   per start: ${Object.entries(io).map(([k, v]) => `${k} ${(v / N / sides[s].length).toFixed(1)}`).join(', ')}`,
+    `   per start: ${Object.entries(io)
+      .map(([k, v]) => `${k} ${(v / N / sides[s].length).toFixed(1)}`)
+      .join(', ')}`,
   );
   for (const kind of ['self', 'total']) {
     console.log(`-- top ${kind} (ms per start)`);
@@ -210,6 +239,7 @@ for (const kind of ['self', 'total']) {
     .map((k) => [k, per(agg.ours[kind].get(k) ?? 0, 'ours'), per(agg.R[kind].get(k) ?? 0, 'R')])
     .sort((a, b) => b[1] - b[2] - (a[1] - a[2]))
     .slice(0, TOP);
-  for (const [k, o, r] of rows) console.log(`${o.toFixed(3).padStart(8)} ${r.toFixed(3).padStart(8)}  ${k}`);
+  for (const [k, o, r] of rows)
+    console.log(`${o.toFixed(3).padStart(8)} ${r.toFixed(3).padStart(8)}  ${k}`);
 }
 process.exit(0);
