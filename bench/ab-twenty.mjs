@@ -6,6 +6,8 @@
 //
 //   node bench/ab-twenty.mjs --a=<copy-a>/esm/index.js --b=<copy-b>/esm/index.js [--label=name] [--reps=6]
 //     [--client=kafkajs|platformatic]   (the engines' adapter, and R on the same client)
+//     [--heartbeat-record]   (one record in the heartbeat topic before the first start, as in a
+//                             running deployment: otherwise it is empty until an engine sends)
 //
 // Writes .cache/bench/ab-twenty-<label>.json.
 import {
@@ -15,13 +17,14 @@ import {
   newDataSource,
   now,
   ratio,
+  rawKafka,
   round,
   sleep,
   summary,
 } from './lib/common.mjs';
 import { startRaw } from './lib/sides.mjs';
 import { AB_TOPIC as TOPIC, sidesInTurn, startAbRun, writeResults } from './lib/ab-runs.mjs';
-import { engineTopics } from './lib/ours.mjs';
+import { HEARTBEAT_TOPIC, engineTopics } from './lib/ours.mjs';
 
 const { args, builds, broker, brokers, prefix } = await startAbRun({
   usage: 'usage: node bench/ab-twenty.mjs --a=<index.js> --b=<index.js> [--label] [--reps]',
@@ -29,11 +32,18 @@ const { args, builds, broker, brokers, prefix } = await startAbRun({
   options: {
     n: { type: 'string', default: '20' },
     client: { type: 'string', default: 'kafkajs' },
+    'heartbeat-record': { type: 'boolean', default: false },
   },
   tag: 'abt',
 });
 const N = Number(args.n);
 const CLIENT = args.client;
+if (args['heartbeat-record']) {
+  const producer = rawKafka(brokers, 'abt-heartbeat').producer();
+  await producer.connect();
+  await producer.send({ topic: prefix + HEARTBEAT_TOPIC, messages: [{ value: 'x' }] });
+  await producer.disconnect();
+}
 
 /** N engines of `build` (PostgreSQL locks, one DataSource each, made before the clock starts). */
 async function ours(build) {
@@ -113,6 +123,7 @@ const out = {
   builds: { A: args.a, B: args.b },
   n: N,
   client: CLIENT,
+  heartbeatRecord: args['heartbeat-record'],
   reps: Number(args.reps),
   A: side('A'),
   B: side('B'),

@@ -5,6 +5,7 @@
  * broker). libs/broadcast/docs/PORT-CONTRACT.md lists each fact with its test here.
  */
 import { BroadcastMessages } from '../../libs/broadcast/src/errors/broadcast.messages.js';
+import { logStartOffsets } from '../../libs/broadcast/src/shared/log-start-offsets.js';
 import { waitFor } from '../support/broker/kafka.js';
 import { runId } from '../support/broker/run-id.js';
 import { heardMember, pausedTopic, staysFalse } from '../support/port-conformance/heard-member.js';
@@ -195,6 +196,25 @@ describe.each(PORT_ROWS)('KafkaPort conformance: %s', (rowName, makeRow) => {
     expect(await row.members(groupId)).toEqual([]);
     // A join the broker answers late must not bring the member back.
     expect(await staysFalse(async () => (await row.members(groupId)).length > 0, 1_000)).toBe(true);
+  });
+
+  it('the log starts alone (logStartOffsets, where the port has it) are the lows of offsetBounds', async () => {
+    const { topic } = names('logstart');
+    await row.createTopic(topic);
+    await row.produce(topic, ['v0', 'v1']);
+    const port = row.port('logstart');
+    try {
+      // The start's order: the snapshot's highs first (kafkajs then reuses that metadata).
+      expect(await port.admin.latestOffsets([topic])).toEqual(
+        new Map([[topic, new Map([[0, '2']])]]),
+      );
+      const lows = await logStartOffsets(port.admin, topic);
+      const bounds = await port.admin.offsetBounds(topic);
+      expect([...lows]).toEqual([...bounds].map(([partition, { low }]) => [partition, low]));
+      expect(bounds.get(0)).toEqual({ low: '0', high: '2' });
+    } finally {
+      await port.disconnect();
+    }
   });
 
   it('after disconnect() every call is refused the same way, and nothing is sent', async () => {

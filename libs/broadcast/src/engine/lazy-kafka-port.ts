@@ -15,6 +15,7 @@ import {
 } from '../adapters/shared/deferred-group-consumer.js';
 import type { LifecycleDeps } from '../adapters/shared/group-consumer-lifecycle.js';
 import { guardedAdmin, PortClosure } from '../adapters/shared/port-closure.js';
+import { logStartOffsets } from '../shared/log-start-offsets.js';
 import { loadKafkaPort, preloadKafkaClient } from './kafka-client.loader.js';
 
 const SILENT: BroadcastLogger = {
@@ -76,6 +77,7 @@ export class LazyKafkaPort implements KafkaPort {
         describeGroup: async (groupId) => (await admin()).describeGroup(groupId),
         latestOffsets: async (topics) => (await admin()).latestOffsets(topics),
         offsetBounds: async (topic) => (await admin()).offsetBounds(topic),
+        logStartOffsets: async (topic) => logStartOffsets(await admin(), topic),
         offsetsForTimestamp: async (topic, timestamp) =>
           (await admin()).offsetsForTimestamp(topic, timestamp),
         liveMembers: async (groupPrefix) => (await admin()).liveMembers(groupPrefix),

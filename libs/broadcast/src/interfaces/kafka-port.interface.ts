@@ -40,6 +40,13 @@ export interface KafkaAdminPort {
    * the high watermark (`high`): what a position out of range is judged against.
    */
   offsetBounds(topic: string): Promise<Map<number, OffsetBounds>>;
+  /**
+   * Per partition of the topic, the first offset the log still holds (`low` of offsetBounds)
+   * alone, where the client reads it in fewer requests than both bounds: the start reads it for
+   * the heartbeat topic right after the snapshot read the highs (NewestHeartbeat). Optional: a
+   * port without it is asked for offsetBounds.
+   */
+  logStartOffsets?(topic: string): Promise<Map<number, string>>;
   /** Per partition, the first offset at or after `timestamp` (the high watermark if none). */
   offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>>;
   /** Members of the pool groups named `<groupPrefix>…-<n>` (the roster), with their user data. */

@@ -126,6 +126,22 @@ export class KafkajsAdmin implements KafkaAdminPort {
     return new Map(partitions.map((p) => [p.partition, { low: p.low, high: p.high }]));
   }
 
+  /**
+   * Through the admin's Cluster, with the metadata the start's topic check read: one ListOffsets,
+   * where offsetBounds sends a Metadata and two.
+   */
+  async logStartOffsets(topic: string): Promise<Map<number, string>> {
+    return this.withAdmin(async (admin) => {
+      const cluster = this.extras.get(admin)?.cluster;
+      if (cluster) {
+        const lows = await readHighWatermarks(cluster, [topic], false, true);
+        return lows.get(topic) ?? new Map<number, string>();
+      }
+      const partitions = await admin.fetchTopicOffsets(topic);
+      return new Map(partitions.map((p) => [p.partition, p.low]));
+    });
+  }
+
   async offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
     const offsets = await this.withAdmin((admin) =>
       admin.fetchTopicOffsetsByTimestamp(topic, timestamp),

@@ -78,12 +78,14 @@ export async function clusterHasLeaders(
 
 /**
  * The high watermark of every partition of `topics`, through the admin's connected Cluster.
- * `refresh` re-reads metadata first (after a failure: a leader may have moved).
+ * `refresh` re-reads metadata first (after a failure: a leader may have moved). `fromBeginning`:
+ * the log start offsets instead (the heartbeat topic's, right after the start snapshot).
  */
 export async function readHighWatermarks(
   cluster: ClusterInternals,
   topics: readonly string[],
   refresh: boolean,
+  fromBeginning = false,
 ): Promise<TopicOffsets> {
   await cluster.addMultipleTargetTopics([...topics]);
   // kafkajs's admin reads metadata before every offsets request (new partitions, moved leaders).
@@ -96,7 +98,7 @@ export async function readHighWatermarks(
   }
   const request = topics.map((topic) => ({
     topic,
-    fromBeginning: false,
+    fromBeginning,
     partitions: cluster
       .findTopicPartitionMetadata(topic)
       .map((p) => ({ partition: p.partitionId })),

@@ -197,6 +197,10 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     return this.offsets.bounds(topic);
   }
 
+  logStartOffsets(topic: string): Promise<Map<number, string>> {
+    return this.offsets.logStart(topic);
+  }
+
   offsetsForTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
     return this.offsets.forTimestamp(topic, timestamp);
   }

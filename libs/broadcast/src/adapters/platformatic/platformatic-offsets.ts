@@ -51,6 +51,12 @@ export class PlatformaticOffsets {
     return bounds;
   }
 
+  /** The log starts alone: one ListOffsets (bounds sends two), to the leaders it knows. */
+  async logStart(topic: string): Promise<Map<number, string>> {
+    const low = await this.listOffsets([topic], () => EARLIEST, true);
+    return new Map([...(low.get(topic) ?? [])].map(([i, o]) => [i, o.toString()]));
+  }
+
   async forTimestamp(topic: string, timestamp: number): Promise<Map<number, string>> {
     const [found, high] = await Promise.all([
       this.listOffsets([topic], () => BigInt(timestamp)),

@@ -130,6 +130,9 @@ export function guardedAdmin(
     describeGroup: (groupId) => run(() => admin.describeGroup(groupId)),
     latestOffsets: (topics) => run(() => admin.latestOffsets(topics)),
     offsetBounds: (topic) => run(() => admin.offsetBounds(topic)),
+    ...(admin.logStartOffsets && {
+      logStartOffsets: (topic: string) => run(() => admin.logStartOffsets!(topic)),
+    }),
     offsetsForTimestamp: (topic, timestamp) =>
       run(() => admin.offsetsForTimestamp(topic, timestamp)),
     liveMembers: (groupPrefix) => run(() => admin.liveMembers(groupPrefix)),

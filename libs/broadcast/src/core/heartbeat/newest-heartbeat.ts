@@ -1,6 +1,7 @@
 import type { BroadcastLogger } from '../../interfaces/broadcast-logger.interface.js';
 import type { KafkaAdminPort, TopicOffsets } from '../../interfaces/kafka-port.interface.js';
 import { errorMessage } from '../../shared/async.utils.js';
+import { logStartOffsets } from '../../shared/log-start-offsets.js';
 
 /**
  * Freshness known at start. An instance starts reading at the high watermarks, so on an idle
@@ -27,16 +28,20 @@ export class NewestHeartbeat {
   async include(snapshot: TopicOffsets): Promise<TopicOffsets> {
     const highs = this.topic === undefined ? undefined : snapshot.get(this.topic);
     if (!highs || this.topic === undefined) return snapshot;
-    let bounds;
+    // An empty log (high 0) holds no heartbeat to go back to: no request.
+    if ([...highs.values()].every((high) => BigInt(high) <= 0n)) return snapshot;
+    let lows;
     try {
-      bounds = await this.admin.offsetBounds(this.topic);
+      // The highs are the snapshot's: only the log starts are read (one ListOffsets where the
+      // client can; offsetBounds read both, after a Metadata on kafkajs).
+      lows = await logStartOffsets(this.admin, this.topic);
     } catch (error) {
       // Freshness then comes with the next heartbeat, as without this.
       this.logger.debug?.(`Could not read the heartbeat topic's bounds: ${errorMessage(error)}`);
       return snapshot;
     }
     for (const [partition, high] of highs) {
-      const low = bounds.get(partition)?.low;
+      const low = lows.get(partition);
       if (low === undefined || BigInt(high) <= BigInt(low)) continue;
       const newest = String(BigInt(high) - 1n);
       highs.set(partition, newest);
