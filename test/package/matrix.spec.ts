@@ -1,6 +1,6 @@
 /**
  * The compatibility matrix: the library packed with `npm pack` and installed into throwaway apps,
- * each with its own `npm install` of real packages from the registry (tarballs cached in the machine's ~/.cache/nest-kafka-broadcast/npm) and its
+ * each with its own `npm install` of real packages from the registry (cached in .cache/npm) and its
  * own TypeScript build. In each cell two instances start, one broadcast reaches both, health (where
  * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
  * The peer ranges in libs/broadcast/package.json say what this file proves.

@@ -14,7 +14,7 @@ import {
   type ChildProcessWithoutNullStreams,
 } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -23,16 +23,8 @@ import { packConfluentBuild } from './confluent-prebuilt.js';
 
 const run = promisify(execFile);
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-/**
- * npm's cache for the matrix installs: the machine's, beside the confluent build
- * (~/.cache/nest-kafka-broadcast; BROADCAST_NPM_CACHE to move it), so that a clean clone's CI run
- * takes the tarballs an earlier run downloaded (a CI cache of ~/.npm does the same). Versions are
- * still resolved against the registry on every install (no --prefer-offline): a range or
- * `@latest` means what it means today, and only the tarballs, fixed by their integrity, come
- * from the cache. An empty cache cost the matrix 399 s against 155 s with a filled one (docs/PACKAGE-MATRIX.md).
- */
-export const NPM_CACHE =
-  process.env.BROADCAST_NPM_CACHE ?? join(homedir(), '.cache', 'nest-kafka-broadcast', 'npm');
+/** npm's cache for the matrix installs, kept between runs (gitignored). */
+export const NPM_CACHE = join(REPO_ROOT, '.cache', 'npm');
 
 export type LockKind = 'typeorm-postgres' | 'typeorm-mariadb' | 'pg' | 'none';
 
@@ -105,7 +97,7 @@ async function installAndBuild(
   };
   await writeFile(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
   const env = cellEnv(spec);
-  const npmArgs = ['install', '--no-audit', '--no-fund', '--cache', NPM_CACHE];
+  const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--cache', NPM_CACHE];
   if (spec.withoutPeers) npmArgs.push('--legacy-peer-deps');
   let t0 = Date.now();
   await run('npm', npmArgs, { cwd: dir, env, maxBuffer: 16 << 20 });

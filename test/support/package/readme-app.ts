@@ -5,8 +5,8 @@
  * written over or beside the generated files, then the app's own scripts (`npm test`,
  * `npm run build`) and instances of its start script. Nothing of the app comes from here. What
  * the README must look like: test/support/package/readme-quick-start.ts. Every npm and npx call goes
- * through the matrix's cache (NPM_CACHE, the machine's), as the other cells' installs do: versions
- * (`@latest` too) are resolved against the registry each time, tarballs come from the cache.
+ * through the matrix's cache (.cache/npm) with --prefer-offline, as the other cells' installs do:
+ * a CI machine that keeps .cache/ downloads nothing later (and keeps the `@latest` it resolved).
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -37,6 +37,7 @@ export function appEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     // The Node running the tests first: npm, npx, nest and vitest start through `env node`.
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     npm_config_cache: NPM_CACHE,
+    npm_config_prefer_offline: 'true',
     npm_config_update_notifier: 'false',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
