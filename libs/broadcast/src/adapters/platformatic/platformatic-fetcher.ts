@@ -1,6 +1,6 @@
 import type { ClusterMetadata, Consumer } from '@platformatic/kafka';
 import type { GroupConsumerSpec, IncomingRecord } from '../../interfaces/kafka-port.interface.js';
-import { backoffDelay, errorMessage, pause } from '../../shared/async.utils.js';
+import { errorMessage } from '../../shared/async.utils.js';
 import {
   type FetchResponse,
   fetchFromLeader,
@@ -9,19 +9,13 @@ import {
   planFetch,
   type Requested,
 } from './platformatic-fetch-requests.js';
-import { leaderMoved, unreachable } from './platformatic-fetch-leaders.js';
+import { PlatformaticFetchFailures } from './platformatic-fetch-failures.js';
 import { batchEnd, handOverRecords } from './platformatic-records.js';
 
 /** ListOffsets timestamps: the log start and the high watermark. */
 const EARLIEST = -2n;
 const LATEST = -1n;
-/**
- * Failed fetch rounds in a row (each already retried by the client) before the consumer crashes,
- * counting only rounds that a broker refused: unreachable brokers and moved leaders never count.
- */
-const MAX_FAILED_ROUNDS = 5;
-/** The failure counters' key of what a round does before its fetches (metadata, positions, hand-over). */
-const ROUND = -1;
+const ROUND = PlatformaticFetchFailures.ROUND;
 
 /** One leader's Fetch as it ended: it never rejects (a failure is its `error`). */
 interface Outcome {
@@ -62,14 +56,14 @@ export class PlatformaticFetcher {
   private positionedGeneration = -1;
   private stopped = false;
   private wake: (() => void) | undefined;
-  /** Refused fetches in a row, per leader node (ROUND: the rounds' own steps). */
-  private readonly failedRounds = new Map<number, number>();
-  /** Failures in a row, refused or not, per leader node (ROUND as above): the backoff. */
-  private readonly failuresInARow = new Map<number, number>();
   /** The Fetch in flight to each leader node. */
   private readonly inFlight = new Map<number, Promise<Outcome>>();
   /** Ends a backoff at once when stop() comes. */
   private readonly stopping = new AbortController();
+  private readonly failures = new PlatformaticFetchFailures(
+    () => this.consumer.clearMetadata(),
+    this.stopping.signal,
+  );
   /** Partitions per subscribed topic as the generation's first round saw them. */
   private partitionCounts: Map<string, number> | undefined;
 
@@ -107,7 +101,7 @@ export class PlatformaticFetcher {
     this.wake?.();
   }
 
-  /** Fetches until stop(); rejects when fetching failed MAX_FAILED_ROUNDS rounds in a row. */
+  /** Fetches until stop(); rejects when a broker refused too often in a row (PlatformaticFetchFailures). */
   async run(): Promise<void> {
     while (!this.stopped) {
       if (this.assignment.every((a) => a.partitions.length === 0)) {
@@ -122,31 +116,8 @@ export class PlatformaticFetcher {
         failure = { error, key: ROUND };
       }
       if (this.stopped) return;
-      if (failure) await this.afterFailedRound(failure.error, failure.key);
+      if (failure) await this.failures.failed(failure.error, failure.key);
     }
-  }
-
-  /**
-   * The metadata is refreshed before the next round. A moved leader is fetched from again at
-   * once (the first time in a row): the refreshed metadata names the new one. An unreachable
-   * broker (an outage, a restart) is retried with backoff for as long as it lasts, as Kafka's
-   * consumers do: whether the member still holds its partitions is the membership's call (the
-   * KIP-848 heartbeat holds records meanwhile; the classic client's heartbeats expire it), and a
-   * crash here made the engine join with a new member that then waited out the old one's session.
-   */
-  private async afterFailedRound(error: unknown, key: number): Promise<void> {
-    const moved = leaderMoved(error);
-    if (!moved && !unreachable(error) && bump(this.failedRounds, key) >= MAX_FAILED_ROUNDS)
-      throw error;
-    this.consumer.clearMetadata();
-    const inARow = bump(this.failuresInARow, key);
-    if (moved && inARow === 1) return;
-    await pause(backoffDelay(inARow, 100, 2_000), this.stopping.signal);
-  }
-
-  private succeeded(key: number): void {
-    this.failedRounds.delete(key);
-    this.failuresInARow.delete(key);
   }
 
   /**
@@ -172,10 +143,7 @@ export class PlatformaticFetcher {
       metadata,
       (topic, partition) => this.current(topic, partition)?.offset,
     );
-    // A node that leads nothing of ours now starts afresh if it does again.
-    for (const counts of [this.failedRounds, this.failuresInARow])
-      for (const node of counts.keys())
-        if (node !== ROUND && !byLeader.has(node) && !this.inFlight.has(node)) counts.delete(node);
+    this.failures.forgetAllBut((node) => byLeader.has(node) || this.inFlight.has(node));
     for (const [node, requestTopics] of byLeader) {
       if (this.inFlight.has(node)) continue;
       const base = { node, generation, requested, topicIds };
@@ -190,7 +158,7 @@ export class PlatformaticFetcher {
     this.inFlight.delete(outcome.node);
     if (this.stopped) return;
     if (outcome.failed) return { error: outcome.error, key: outcome.node };
-    this.succeeded(outcome.node);
+    this.failures.succeeded(outcome.node);
     // A fetch that began before the latest join read positions the engine has replaced.
     if (outcome.generation !== this.generation) return;
     if (this.positionedGeneration !== outcome.generation) {
@@ -198,7 +166,7 @@ export class PlatformaticFetcher {
       this.spec.listener.positioned?.();
     }
     await this.handOver(outcome.response!, outcome.topicIds, outcome.requested, outcome.generation);
-    this.succeeded(ROUND);
+    this.failures.succeeded(ROUND);
   }
 
   private async handOver(
@@ -315,11 +283,4 @@ export class PlatformaticFetcher {
   private current(topic: string, partition: number): Position | undefined {
     return this.positions.get(keyOf(topic, partition));
   }
-}
-
-/** Adds one to `key`'s count in `counts`; returns the new count. */
-function bump(counts: Map<number, number>, key: number): number {
-  const count = (counts.get(key) ?? 0) + 1;
-  counts.set(key, count);
-  return count;
 }
