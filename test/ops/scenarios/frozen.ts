@@ -40,13 +40,17 @@ export async function frozenScenario(env: OpsEnv): Promise<void> {
         // product.changed deleted and created again: its log ends before f1's position.
         await admin.deleteTopics({ topics: [topic] });
         await waitFor(
-          () =>
-            admin
-              .createTopics({
-                topics: [{ topic, numPartitions: partitions!.length }],
-                waitForLeaders: true,
-              })
-              .catch(() => false),
+          async () => {
+            const created = await admin.createTopics({
+              topics: [{ topic, numPartitions: partitions!.length }],
+              waitForLeaders: true,
+            });
+            if (created) return true;
+            // false means the topic exists: a try whose wait for leaders timed out on a loaded
+            // box created it (CI: 30 s of false). The new log is empty in every partition.
+            const offsets = await admin.fetchTopicOffsets(topic);
+            return offsets.length === partitions!.length && offsets.every((o) => o.high === '0');
+          },
           { timeoutMs: 30_000, intervalMs: 250, message: `${topic} created again` },
         );
       })(),
