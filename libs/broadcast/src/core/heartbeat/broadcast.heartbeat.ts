@@ -101,7 +101,11 @@ export class BroadcastHeartbeat {
   }
 
   /** Incumbent, backup or newcomer, from what was sent and received (see HeartbeatRole). */
-  role(started: { newest: number | undefined; received: number }): HeartbeatRole {
+  role(started: {
+    newest: number | undefined;
+    received: number;
+    knewLiveSender?: boolean;
+  }): HeartbeatRole {
     const received = this.source.heartbeatsReceived();
     if (this.receivedAtSend !== undefined) {
       // Our records look stale next to that sender's, which is why it took over: it stays.
@@ -118,7 +122,7 @@ export class BroadcastHeartbeat {
     }
     const heardNothing =
       received === started.received && this.source.newestTimestamp() === started.newest;
-    return heardNothing ? 'newcomer' : 'backup';
+    return heardNothing && !started.knewLiveSender ? 'newcomer' : 'backup';
   }
 
   /**
@@ -129,9 +133,16 @@ export class BroadcastHeartbeat {
   private async loop(settings: HeartbeatSettings): Promise<void> {
     const { signal } = this.abort;
     const startedAt = Date.now();
+    const newestAtStart = this.source.newestTimestamp();
     const started = {
-      newest: this.source.newestTimestamp(),
+      newest: newestAtStart,
       received: this.source.heartbeatsReceived(),
+      // The log's newest heartbeat, read before ready, is younger than one interval: its sender
+      // is alive, so this instance waits as a backup. A newcomer's short window alone sent one
+      // heartbeat per start in a fleet whose starts spread over more than that window (54 for
+      // 200 instances in a fleet bench run, 2026-12-07).
+      knewLiveSender:
+        newestAtStart !== undefined && startedAt - newestAtStart < settings.intervalMs,
     };
     // When the latest heartbeat arrived here, in this host's clock. A backup counts its quiet
     // period from there, not from the sender's timestamp: a delivery delay that is the same for

@@ -1,7 +1,8 @@
 /**
  * Who sends next. The sender of the last heartbeat (the incumbent) sends again after one
  * quiet interval; every other instance waits longer, so in a steady cluster exactly one
- * instance heartbeats. A newcomer has heard nothing since it started.
+ * instance heartbeats. A newcomer has heard nothing since it started and knew no heartbeat
+ * younger than one interval when it did (an empty or quiet topic).
  */
 export type HeartbeatRole = 'incumbent' | 'backup' | 'newcomer';
 
