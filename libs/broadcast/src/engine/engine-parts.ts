@@ -8,6 +8,7 @@ import type { AdvisoryLockProvider } from '../interfaces/advisory-lock.interface
 import type { BroadcastEngineDeps } from './broadcast-engine.deps.js';
 import type { BroadcastDispatcher } from '../core/dispatch/broadcast.dispatcher.js';
 import { BroadcastHeartbeat } from '../core/heartbeat/broadcast.heartbeat.js';
+import type { NewestHeartbeat } from '../core/heartbeat/newest-heartbeat.js';
 import type { ResolvedBroadcastOptions } from '../core/options/broadcast-options.resolver.js';
 import type { ReaderSettings } from '../core/reading/broadcast.reader.js';
 import type { BroadcastLogger } from '../interfaces/broadcast-logger.interface.js';
@@ -39,6 +40,7 @@ export function engineHeartbeat(
   reader: { readonly groupId: string | undefined },
   kafka: KafkaPort,
   logger: BroadcastLogger,
+  newestHeartbeat: Pick<NewestHeartbeat, 'sentSinceStart'>,
 ): BroadcastHeartbeat {
   return new BroadcastHeartbeat(
     o.heartbeat && {
@@ -53,6 +55,7 @@ export function engineHeartbeat(
       lastHeartbeatAt: () => dispatcher.counters().lastHeartbeatAt,
       lastHeartbeatTimestamp: () => dispatcher.counters().lastHeartbeatTimestamp,
       groupId: () => reader.groupId,
+      sentSinceStart: () => newestHeartbeat.sentSinceStart(),
     },
     (topic, payload) => kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
     logger,

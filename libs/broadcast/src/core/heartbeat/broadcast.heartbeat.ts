@@ -40,6 +40,11 @@ export interface HeartbeatSource {
   /** The latest heartbeat's own record timestamp, in its sender's clock: not clamped. */
   lastHeartbeatTimestamp(): number | undefined;
   groupId(): string | undefined;
+  /**
+   * Whether another instance's heartbeat reached the topic after this instance's start, read or
+   * not (see NewestHeartbeat.sentSinceStart); asked once, by a newcomer about to send.
+   */
+  sentSinceStart?(): Promise<boolean>;
 }
 
 /** The heartbeat record, as JSON on the heartbeat topic. */
@@ -191,6 +196,16 @@ export class BroadcastHeartbeat {
         await new Promise((resolve) => setImmediate(resolve));
         if (this.source.heartbeatsReceived() !== count || this.source.newestTimestamp() !== newest)
           continue;
+      }
+      // A newcomer whose window ended before another's heartbeat reached it: if one is on the
+      // topic already, its sender is alive and its record on the way, so wait for it as a backup.
+      if (role === 'newcomer' && this.source.sentSinceStart) {
+        const asked = await settleUnlessAborted(this.source.sentSinceStart(), signal);
+        if (asked === ABORTED) return;
+        if (asked.ok && asked.value) {
+          started.knewLiveSender = true;
+          continue;
+        }
       }
       const receivedBefore = this.source.heartbeatsReceived();
       // The period runs from send to send: the broker's acknowledgement time is not added to it.

@@ -76,3 +76,47 @@ describe('NewestHeartbeat.include', () => {
     expect(moved.get(TOPIC)).toEqual(new Map([[0, '4']]));
   });
 });
+
+describe('NewestHeartbeat.sentSinceStart', () => {
+  function withLatest(lows: string[], latest: string[]) {
+    const { port, calls } = admin(lows, true);
+    (port as { latestOffsets?: unknown }).latestOffsets = async (topics: readonly string[]) => {
+      calls.push(`latestOffsets ${topics.join(',')}`);
+      return new Map([[TOPIC, new Map(latest.map((high, p) => [p, high]))]]);
+    };
+    return { port, calls };
+  }
+
+  it('is true once a partition grew past its high watermark in the start snapshot', async () => {
+    const { port, calls } = withLatest(['0', '0'], ['4', '6']);
+    const newest = new NewestHeartbeat(TOPIC, port, logger);
+    // include() moved partition 1 back to its newest record (5): the start's high stays 6.
+    await newest.include(snapshot(['4', '6']));
+    expect(await newest.sentSinceStart()).toBe(false);
+    expect(calls).toEqual(['logStartOffsets', `latestOffsets ${TOPIC}`]);
+    const grown = withLatest(['0', '0'], ['4', '7']);
+    const other = new NewestHeartbeat(TOPIC, grown.port, logger);
+    await other.include(snapshot(['4', '6']));
+    expect(await other.sentSinceStart()).toBe(true);
+  });
+
+  it('counts any record in a partition created after the snapshot, and an empty log that grew', async () => {
+    const empty = withLatest(['0'], ['1']);
+    const fromEmpty = new NewestHeartbeat(TOPIC, empty.port, logger);
+    await fromEmpty.include(snapshot(['0']));
+    expect(await fromEmpty.sentSinceStart()).toBe(true);
+    const added = withLatest(['0'], ['0', '1']);
+    const newPartition = new NewestHeartbeat(TOPIC, added.port, logger);
+    await newPartition.include(snapshot(['0']));
+    expect(await newPartition.sentSinceStart()).toBe(true);
+  });
+
+  it('asks nothing before a snapshot, or with heartbeats off', async () => {
+    const { port, calls } = withLatest(['0'], ['9']);
+    expect(await new NewestHeartbeat(TOPIC, port, logger).sentSinceStart()).toBe(false);
+    const off = new NewestHeartbeat(undefined, port, logger);
+    await off.include(snapshot(['0']));
+    expect(await off.sentSinceStart()).toBe(false);
+    expect(calls).toEqual([]);
+  });
+});
