@@ -547,6 +547,97 @@ describe(
       // The abandoned send still settles later without an unhandled rejection.
       await vi.advanceTimersByTimeAsync(60_000);
     });
+
+    describe('a newcomer asks the topic before its first send', () => {
+      const quiet = {
+        newestTimestamp: () => undefined,
+        heartbeatsReceived: () => 0,
+        lastHeartbeatAt: () => undefined,
+        lastHeartbeatTimestamp: () => undefined,
+        groupId: () => 'g',
+      };
+      const settings = {
+        intervalMs: 1_000,
+        jitter: 0.25,
+        maxStalenessMs: 2_000,
+        topic: 'hb',
+        instanceId: 'x',
+      };
+
+      it('told of a heartbeat since its start, it sends nothing in its window and waits as a backup', async () => {
+        const sentAt: number[] = [];
+        let asked = 0;
+        const t0 = Date.now();
+        const beat = new BroadcastHeartbeat(
+          settings,
+          { ...quiet, sentSinceStart: async () => (asked++, true) },
+          async () => void sentAt.push(Date.now() - t0),
+          silent,
+          () => 0.5,
+        );
+        beat.start();
+        // Its newcomer window ends at 250 × spreadPosition(0.5) ≈ 225 ms; a backup's wait at
+        // 1,000 × (1 + 0.25 × (0.4 + 0.6 × 0.9)) ≈ 1,235 ms.
+        await vi.advanceTimersByTimeAsync(1_200);
+        expect(asked).toBe(1);
+        expect(sentAt).toEqual([]);
+        await vi.advanceTimersByTimeAsync(100);
+        expect(sentAt).toHaveLength(1);
+        expect(asked).toBe(1);
+        await beat.stop();
+      });
+
+      it('told of none, it sends at the end of its window', async () => {
+        const sentAt: number[] = [];
+        const t0 = Date.now();
+        const beat = new BroadcastHeartbeat(
+          settings,
+          { ...quiet, sentSinceStart: async () => false },
+          async () => void sentAt.push(Date.now() - t0),
+          silent,
+          () => 0.5,
+        );
+        beat.start();
+        await vi.advanceTimersByTimeAsync(300);
+        expect(sentAt).toHaveLength(1);
+        expect(sentAt[0]).toBeLessThan(300);
+        await beat.stop();
+      });
+
+      it('with no answer within 2 s (a broker away), it sends anyway', async () => {
+        const sentAt: number[] = [];
+        const t0 = Date.now();
+        const beat = new BroadcastHeartbeat(
+          { ...settings, jitter: 0 },
+          { ...quiet, sentSinceStart: () => new Promise<boolean>(() => undefined) },
+          async () => void sentAt.push(Date.now() - t0),
+          silent,
+        );
+        beat.start();
+        await vi.advanceTimersByTimeAsync(1_999);
+        expect(sentAt).toEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(sentAt).toEqual([2_000]);
+        await beat.stop();
+      });
+
+      it('stop() during the ask returns at once and leaves no timer', async () => {
+        const beat = new BroadcastHeartbeat(
+          { ...settings, jitter: 0 },
+          { ...quiet, sentSinceStart: () => new Promise<boolean>(() => undefined) },
+          async () => undefined,
+          silent,
+        );
+        beat.start();
+        await vi.advanceTimersByTimeAsync(10);
+        let stopped = false;
+        void beat.stop().then(() => (stopped = true));
+        await vi.advanceTimersByTimeAsync(0);
+        expect(stopped).toBe(true);
+        expect(beat.sent).toBe(0);
+        expect(vi.getTimerCount()).toBe(0);
+      });
+    });
   },
 );
 

@@ -47,6 +47,9 @@ export interface HeartbeatSource {
   sentSinceStart?(): Promise<boolean>;
 }
 
+/** Longest a newcomer waits for the topic to say whether a heartbeat came since its start. */
+const ASK_TIMEOUT_MS = 2_000;
+
 /** The heartbeat record, as JSON on the heartbeat topic. */
 export interface HeartbeatPayload {
   groupId: string | undefined;
@@ -131,6 +134,23 @@ export class BroadcastHeartbeat {
   }
 
   /**
+   * The topic's answer to sentSinceStart, false when the source cannot tell, the ask fails, or
+   * it takes longer than ASK_TIMEOUT_MS (a broker away must not hold the send back: the send is
+   * what kafkaUnansweredMs counts from). Returns at once when stopped; leaves no timer.
+   */
+  private async sentSinceStart(signal: AbortSignal): Promise<boolean> {
+    if (!this.source.sentSinceStart) return false;
+    const settled = new AbortController();
+    const answer = this.source.sentSinceStart().catch(() => false);
+    const waited = pause(ASK_TIMEOUT_MS, AbortSignal.any([signal, settled.signal]));
+    try {
+      return await Promise.race([answer, waited.then(() => false)]);
+    } finally {
+      settled.abort();
+    }
+  }
+
+  /**
    * The random draw is made once per quiet period (redrawn only when something is sent or
    * received): redrawing on every wake-up would drift every instance towards the end of its
    * window, bunching their sends together.
@@ -199,14 +219,11 @@ export class BroadcastHeartbeat {
       }
       // A newcomer whose window ended before another's heartbeat reached it: if one is on the
       // topic already, its sender is alive and its record on the way, so wait for it as a backup.
-      if (role === 'newcomer' && this.source.sentSinceStart) {
-        const asked = await settleUnlessAborted(this.source.sentSinceStart(), signal);
-        if (asked === ABORTED) return;
-        if (asked.ok && asked.value) {
-          started.knewLiveSender = true;
-          continue;
-        }
+      if (role === 'newcomer' && (await this.sentSinceStart(signal))) {
+        started.knewLiveSender = true;
+        continue;
       }
+      if (signal.aborted) return;
       const receivedBefore = this.source.heartbeatsReceived();
       // The period runs from send to send: the broker's acknowledgement time is not added to it.
       const sentAt = Date.now();
