@@ -42,7 +42,7 @@ export interface HeartbeatSource {
   groupId(): string | undefined;
   /**
    * Whether another instance's heartbeat reached the topic after this instance's start, read or
-   * not (see NewestHeartbeat.sentSinceStart); asked once, by a newcomer about to send.
+   * not (see NewestHeartbeat.sentSinceStart); asked by a newcomer each time it is about to send.
    */
   sentSinceStart?(): Promise<boolean>;
 }
@@ -162,10 +162,10 @@ export class BroadcastHeartbeat {
     const started = {
       newest: newestAtStart,
       received: this.source.heartbeatsReceived(),
-      // The log's newest heartbeat, read before ready, is younger than one interval: its sender
-      // is alive, so this instance waits as a backup. A newcomer's short window alone sent one
-      // heartbeat per start in a fleet whose starts spread over more than that window (54 for
-      // 200 instances in a fleet bench run, 2026-12-07).
+      // What it knew at start (the log's newest heartbeat, read before ready, or traffic since)
+      // is younger than one interval: a sender is alive, so this instance waits as a backup.
+      // A newcomer's short window alone sent one heartbeat per start in a fleet whose starts
+      // spread over more than that window (54 for 200 instances in a fleet bench run).
       knewLiveSender:
         newestAtStart !== undefined && startedAt - newestAtStart < settings.intervalMs,
     };
