@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A/B of a library change on benchmark 4's backlog drain on @platformatic/kafka: CPU µs per message
+// A/B of a library change on benchmark 4's backlog drain (@platformatic/kafka, or --client): CPU µs per message
 // (process user + system while draining / messages) and msg/s, for R (a raw consumer of the client),
 // ours on the build under test (`after`, libs/broadcast/dist) and ours on another build (`before`,
 // --before-lib), in ONE process, one at a time, the order rotating every repetition so load on a
@@ -7,7 +7,7 @@
 // until the whole backlog is in the log).
 //
 //   node bench/ab-backlog.mjs --before-lib=<index.js of the other build> [--reps=6] [--messages=100000]
-//        [--out=.cache/bench/ab-backlog-cpu.json]
+//        [--client=platformatic|kafkajs] [--out=.cache/bench/ab-backlog-cpu.json]
 //   node bench/ab-backlog.mjs --profile=after [--messages=200000] [--before-lib=...]
 //        one run of that side with the V8 CPU profiler on for the drain alone
 //        (writes .cache/profiles/backlog-<side>.cpuprofile; nothing else)
@@ -35,6 +35,7 @@ const { values: args } = parseArgs({
     reps: { type: 'string', default: '6' },
     messages: { type: 'string', default: '100000' },
     profile: { type: 'string' },
+    client: { type: 'string', default: 'platformatic' },
     out: { type: 'string', default: '.cache/bench/ab-backlog-cpu.json' },
   },
 });
@@ -50,7 +51,7 @@ const startOursOn = (build) => async (ctx, prefix, onMessage) => {
     brokers: ctx.brokers,
     prefix,
     dataSource,
-    client: 'platformatic',
+    client: args.client,
     handlerTimeoutMs: 9_000,
   });
   engine.on(TOPIC, (payload) => onMessage(payload));
@@ -61,7 +62,7 @@ const startOursOn = (build) => async (ctx, prefix, onMessage) => {
 /** R as benchmark 4 starts it: the stream's async iterator, one message at a time. */
 async function startR(ctx, prefix, onMessage) {
   const topic = prefix + TOPIC;
-  const raw = startRaw('platformatic', {
+  const raw = startRaw(args.client, {
     brokers: ctx.brokers,
     prefix,
     topics: engineTopics(prefix, TOPIC),
@@ -151,7 +152,7 @@ try {
     }));
     const out = {
       date: new Date().toISOString(),
-      what: 'benchmark 4 backlog drain on @platformatic/kafka, A/B of two builds and R, one process',
+      what: `benchmark 4 backlog drain on ${args.client}, A/B of two builds and R, one process`,
       params: { messages: total, reps: Number(args.reps), beforeLib: args['before-lib'] },
       machine,
       loadavgAfterEachRep: loadavg,
