@@ -137,14 +137,7 @@ export class BroadcastEngine {
       features.publishing(() => reader.status().state === 'ready'),
       instrumentation,
     );
-    this.heartbeat = engineHeartbeat(
-      o,
-      this.dispatcher,
-      reader,
-      this.kafka,
-      logger,
-      features.newestHeartbeat,
-    );
+    this.heartbeat = engineHeartbeat(o, this.dispatcher, reader, this.kafka, logger, features);
     this.instrumentation = instrumentEngine(deps.instrumentation, o, this.instrumented(), logger)
       // The parts read it from here at each call (see `instrumentation` above).
       .then((loaded) => (this.telemetry = loaded));

@@ -40,7 +40,7 @@ export function engineHeartbeat(
   reader: { readonly groupId: string | undefined },
   kafka: KafkaPort,
   logger: BroadcastLogger,
-  newestHeartbeat: Pick<NewestHeartbeat, 'sentSinceStart'>,
+  features: { readonly newestHeartbeat: Pick<NewestHeartbeat, 'sentSinceStart'> },
 ): BroadcastHeartbeat {
   return new BroadcastHeartbeat(
     o.heartbeat && {
@@ -55,7 +55,7 @@ export function engineHeartbeat(
       lastHeartbeatAt: () => dispatcher.counters().lastHeartbeatAt,
       lastHeartbeatTimestamp: () => dispatcher.counters().lastHeartbeatTimestamp,
       groupId: () => reader.groupId,
-      sentSinceStart: () => newestHeartbeat.sentSinceStart(),
+      sentSinceStart: () => features.newestHeartbeat.sentSinceStart(),
     },
     (topic, payload) => kafka.send(topic, [{ key: o.instanceId, value: JSON.stringify(payload) }]),
     logger,

@@ -65,12 +65,12 @@ export function deferred<T>(): Deferred<T> {
 export const ABORTED = Symbol('aborted');
 
 /** The promise's outcome, or ABORTED as soon as `signal` aborts (the promise is then left to settle alone). */
-export function settleUnlessAborted<T = void>(
-  promise: Promise<T>,
+export function settleUnlessAborted(
+  promise: Promise<void>,
   signal: AbortSignal,
-): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED> {
+): Promise<{ ok: true } | { ok: false; error: unknown } | typeof ABORTED> {
   const outcome = promise.then(
-    (value) => ({ ok: true as const, value }),
+    () => ({ ok: true as const }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   if (signal.aborted) return Promise.resolve(ABORTED);

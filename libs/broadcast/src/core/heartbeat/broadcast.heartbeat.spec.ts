@@ -564,18 +564,25 @@ describe(
         instanceId: 'x',
       };
 
-      it('told of a heartbeat since its start, it sends nothing in its window and waits as a backup', async () => {
+      /** A newcomer whose ask answers `sentSinceStart`; its sends, in ms after it started. */
+      function newcomer(sentSinceStart: () => Promise<boolean>, jitter = settings.jitter) {
         const sentAt: number[] = [];
-        let asked = 0;
         const t0 = Date.now();
         const beat = new BroadcastHeartbeat(
-          settings,
-          { ...quiet, sentSinceStart: async () => (asked++, true) },
+          { ...settings, jitter },
+          { ...quiet, sentSinceStart },
           async () => void sentAt.push(Date.now() - t0),
           silent,
           () => 0.5,
         );
         beat.start();
+        return { beat, sentAt };
+      }
+      const neverAnswered = () => new Promise<boolean>(() => undefined);
+
+      it('told of a heartbeat since its start, it sends nothing in its window and waits as a backup', async () => {
+        let asked = 0;
+        const { beat, sentAt } = newcomer(async () => (asked++, true));
         // Its newcomer window ends at 250 × spreadPosition(0.5) ≈ 225 ms; a backup's wait at
         // 1,000 × (1 + 0.25 × (0.4 + 0.6 × 0.9)) ≈ 1,235 ms.
         await vi.advanceTimersByTimeAsync(1_200);
@@ -588,16 +595,7 @@ describe(
       });
 
       it('told of none, it sends at the end of its window', async () => {
-        const sentAt: number[] = [];
-        const t0 = Date.now();
-        const beat = new BroadcastHeartbeat(
-          settings,
-          { ...quiet, sentSinceStart: async () => false },
-          async () => void sentAt.push(Date.now() - t0),
-          silent,
-          () => 0.5,
-        );
-        beat.start();
+        const { beat, sentAt } = newcomer(async () => false);
         await vi.advanceTimersByTimeAsync(300);
         expect(sentAt).toHaveLength(1);
         expect(sentAt[0]).toBeLessThan(300);
@@ -605,15 +603,7 @@ describe(
       });
 
       it('with no answer within 2 s (a broker away), it sends anyway', async () => {
-        const sentAt: number[] = [];
-        const t0 = Date.now();
-        const beat = new BroadcastHeartbeat(
-          { ...settings, jitter: 0 },
-          { ...quiet, sentSinceStart: () => new Promise<boolean>(() => undefined) },
-          async () => void sentAt.push(Date.now() - t0),
-          silent,
-        );
-        beat.start();
+        const { beat, sentAt } = newcomer(neverAnswered, 0);
         await vi.advanceTimersByTimeAsync(1_999);
         expect(sentAt).toEqual([]);
         await vi.advanceTimersByTimeAsync(1);
@@ -622,13 +612,7 @@ describe(
       });
 
       it('stop() during the ask returns at once and leaves no timer', async () => {
-        const beat = new BroadcastHeartbeat(
-          { ...settings, jitter: 0 },
-          { ...quiet, sentSinceStart: () => new Promise<boolean>(() => undefined) },
-          async () => undefined,
-          silent,
-        );
-        beat.start();
+        const { beat } = newcomer(neverAnswered, 0);
         await vi.advanceTimersByTimeAsync(10);
         let stopped = false;
         void beat.stop().then(() => (stopped = true));
