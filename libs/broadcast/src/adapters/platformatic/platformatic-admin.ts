@@ -15,6 +15,7 @@ import {
   listsConsumerGroupApisIn,
 } from './platformatic-consumer-group-describe.js';
 import { deleteGroupRetrying } from '../shared/group-delete.js';
+import { deleteGroupAtCoordinator } from './platformatic-group-delete.js';
 import type { UntilReachable } from '../shared/until-reachable.js';
 import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
 import { PlatformaticKnownLeaders } from './platformatic-known-leaders.js';
@@ -141,7 +142,9 @@ export class PlatformaticAdmin implements KafkaAdminPort {
     signal?: AbortSignal,
   ): Promise<DeleteGroupOutcome> {
     return deleteGroupRetrying(
-      () => this.admin.deleteGroups({ groups: [groupId] }),
+      () =>
+        deleteGroupAtCoordinator(this.admin, this.coordinators, this.apis, groupId) ??
+        this.admin.deleteGroups({ groups: [groupId] }),
       this.errors,
       groupId,
       deadline,

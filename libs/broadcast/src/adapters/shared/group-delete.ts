@@ -7,7 +7,8 @@ import type { ClientErrors } from './client-errors.js';
  * fresh; a stopping engine deletes the group it left): a non-empty or missing group is an answer,
  * a refusal names the ACL the call needed, and everything else (the coordinator moving or loading,
  * timeouts, lost connections) is retried until `deadline`. `signal` ends it at once: the request
- * in flight is left to its client, which the port cuts when it closes.
+ * in flight is left to its client, which the port cuts when it closes. An attempt either resolves
+ * with the answer itself ('non-empty', 'not-found') or throws it as its client's error.
  */
 export async function deleteGroupRetrying(
   attempt: () => Promise<unknown>,
@@ -19,8 +20,8 @@ export async function deleteGroupRetrying(
   for (let n = 0; ; n++) {
     signal?.throwIfAborted();
     try {
-      await untilAborted(attempt(), signal);
-      return 'deleted';
+      const answer = await untilAborted(attempt(), signal);
+      return answer === 'non-empty' || answer === 'not-found' ? answer : 'deleted';
     } catch (error) {
       signal?.throwIfAborted();
       const answer = errors.deleteAnswer(error, groupId);
