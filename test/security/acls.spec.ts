@@ -337,11 +337,13 @@ describe.each(kafkaClients())(
         (err: unknown) => err,
       );
       if (refused !== undefined) {
-        // librdkafka fetches as soon as the rebalance callback assigns, before the engine's
-        // verification of the join has ended: on the confluent client the refusal can arrive
-        // while start() still runs, and then fails it, with the same one error naming READ.
+        // The first fetch follows the assignment, before the engine's verification of the join
+        // has ended: the refusal can arrive while start() still runs, and then fails it, with the
+        // same one error naming READ. librdkafka fetches as soon as the rebalance callback
+        // assigns, so on the confluent client it often does; on @platformatic/kafka it did once,
+        // in a clean-clone CI run at load 15 (2026-12-07), where the verifying describe's answer
+        // came after the fetch's refusal.
         errors.push(refused);
-        expect(client).toBe('confluent');
         expect(refused).toBeInstanceOf(BroadcastStartupError);
         expect((refused as Error).message).toMatch(deniedRead);
         expect(loud(i.logger).length).toBeLessThanOrEqual(1);
