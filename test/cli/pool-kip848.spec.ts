@@ -7,7 +7,7 @@
  * state is unknown (never empty), keep the groups, and name --client platformatic.
  */
 import { randomUUID } from 'node:crypto';
-import { Admin, consumerGroupHeartbeatV1 } from '@platformatic/kafka';
+import { Admin, consumerGroupHeartbeatV1, offsetCommitV9 } from '@platformatic/kafka';
 import { describeConsumerGroup } from '../../libs/broadcast/src/adapters/platformatic/platformatic-consumer-group-describe.js';
 import { cliEntry, runCli } from '../support/package/cli.js';
 import { useEngineHarness } from '../support/engine/engine.js';
@@ -45,7 +45,13 @@ afterAll(async () => {
   await admin?.close();
 });
 
-/** An empty KIP-848 group: a raw member joins it (ConsumerGroupHeartbeat) and leaves. */
+/**
+ * An empty KIP-848 group: a raw member joins it (ConsumerGroupHeartbeat) and leaves, then an
+ * offset is committed to the empty group. Without an offset the broker removes an empty group at
+ * its next periodic cleanup (every offsets.retention.check.interval.ms, 10 minutes by default),
+ * which once fell inside this test (a clean-clone CI run, 2026-12-07): the leftover must outlive
+ * the test's CLI runs, as a real leftover with offsets does.
+ */
 async function emptyConsumerGroup(groupId: string, topic: string): Promise<void> {
   const [coordinator] = await admin.findCoordinator({ keyType: 0, keys: [groupId] });
   const connection = await admin.connections.get(coordinator!);
@@ -66,6 +72,14 @@ async function emptyConsumerGroup(groupId: string, topic: string): Promise<void>
     );
   await beat(0, [topic]);
   await beat(-1, []);
+  // Epoch -1 and no member id: a commit from outside the group, accepted while it is empty.
+  const committed = await offsetCommitV9.api.async(connection, groupId, -1, '', null, [
+    {
+      name: topic,
+      partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1 }],
+    },
+  ]);
+  expect(committed.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))).toEqual([0]);
 }
 
 describe('nestjs-kafka-broadcast pool / roster / cleanup on KIP-848 groups', () => {
