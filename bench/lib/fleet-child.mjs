@@ -12,6 +12,8 @@
 //   GO          READY {readyAt:[epoch ms], cpuMs, requests, groups:[..], rssKiB}
 //   STATS       STATS {requests, heartbeatsSent, rssKiB, cpuMs}
 //   STOP        STOPPED {cpuMs, requests}   then exits
+// FLEET_PROF_DIR=dir: a CPU profile of each child from GO to READY, dir/<mode>-<pid>.cpuprofile
+// (the inspector's sampling slows the start: compare profiles, not the figures of such a run).
 // Requests are counted for every connection of this process (ours and R alike): on kafkajs by
 // wrapping Connection.send, on @platformatic/kafka from its plt:kafka:connections:api channel. On
 // @confluentinc/kafka-javascript they are not (librdkafka sends them inside its native threads,
@@ -225,10 +227,26 @@ say('PREPARED');
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   if (line === 'GO') {
+    let prof;
+    if (process.env.FLEET_PROF_DIR) {
+      const { Session } = await import('node:inspector/promises');
+      prof = new Session();
+      prof.connect();
+      await prof.post('Profiler.enable');
+      await prof.post('Profiler.setSamplingInterval', { interval: 200 });
+      await prof.post('Profiler.start');
+    }
     const cpu0 = cpuMs();
     const requests0 = requests;
     kinds?.clear();
     const readyAt = await Promise.all(instances.map((x) => x.start().then(() => Date.now())));
+    if (prof) {
+      const { profile } = await prof.post('Profiler.stop');
+      (await import('node:fs')).writeFileSync(
+        `${process.env.FLEET_PROF_DIR}/${config.mode}-${process.pid}.cpuprofile`,
+        JSON.stringify(profile),
+      );
+    }
     say('READY', {
       readyAt,
       cpuMs: cpuMs() - cpu0,

@@ -38,7 +38,7 @@ function adminOver(script: Record<string, (...args: unknown[]) => Promise<unknow
     backoff: { baseMs: 500, capMs: 5_000 },
   });
   const settings = { numPartitions: 1, replicationFactor: 1 };
-  return { adapter: new KafkajsAdmin(kafka, settings, errors, reachable), calls };
+  return { adapter: new KafkajsAdmin(kafka, settings, errors, reachable, 30_000), calls };
 }
 
 describe('KafkajsAdmin and the abort signal', () => {

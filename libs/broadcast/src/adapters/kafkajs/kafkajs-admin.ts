@@ -7,6 +7,7 @@ import {
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
+import { KafkajsGroupDescribes } from './kafkajs-group-describes.js';
 import type { KafkajsErrors } from './kafkajs-errors.js';
 import { cutRequests, notRetriable } from './kafkajs-own-cluster.js';
 import { KafkajsTopicSetup } from './kafkajs-topic-setup.js';
@@ -34,6 +35,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private readonly extras = new WeakMap<Admin, Omit<AdminWithCluster, 'admin'>>();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
+  /** The roster's describes, each group's coordinator kept from one look to the next. */
+  private readonly describes = new KafkajsGroupDescribes();
 
   constructor(
     private readonly kafka: Kafka,
@@ -41,6 +44,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
     private readonly errors: KafkajsErrors,
     /** The start's first call, retried while the brokers are unreachable. */
     private readonly reachable: UntilReachable,
+    /** How old the metadata a group listing takes its brokers from may be (listGroupsOnKnownBrokers). */
+    private readonly metadataMaxAgeMs: number,
   ) {
     this.topics = new KafkajsTopicSetup(topicSettings, errors);
   }
@@ -150,14 +155,25 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
-    return this.withAdmin((admin) =>
-      listLiveMembers(admin, groupPrefix, this.extras.get(admin)?.cluster),
-    );
+    return this.withAdmin((admin) => {
+      const extras = this.extras.get(admin);
+      const { describes } = this;
+      return listLiveMembers(admin, groupPrefix, extras?.cluster, this.metadataMaxAgeMs, {
+        known: () => describes.known(),
+        keepOnly: (ids) => describes.keepOnly(ids),
+        describe: (ids) => describes.describe(admin, extras?.own, ids),
+      });
+    });
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {
     return this.withAdmin((admin) =>
-      listOccupiedGroups(admin, groupPrefix, this.extras.get(admin)?.cluster),
+      listOccupiedGroups(
+        admin,
+        groupPrefix,
+        this.extras.get(admin)?.cluster,
+        this.metadataMaxAgeMs,
+      ),
     );
   }
 

@@ -118,24 +118,36 @@ interface ClusterBrokers {
   }>;
 }
 
+/** When each Cluster's brokers were last read for a listing (listGroupsOnKnownBrokers). */
+const brokersReadAt = new WeakMap<ClusterInternals, number>();
+
 /**
- * ListGroups on every broker, as kafkajs's `admin.listGroups` sends it but without the metadata
- * refresh it begins with, when clusterHasLeaders read the metadata moments ago (a start: topic
- * check, then the pool listing). `undefined` otherwise, or on a kafkajs without these internals:
- * the caller takes kafkajs's own call, as it does when this one fails (stale metadata).
+ * ListGroups on every broker the Cluster knows, all at once, where kafkajs's `admin.listGroups`
+ * reads the metadata again on every call (its admin's Cluster keeps none: metadataMaxAge 0) and
+ * then asks the brokers one after another. The brokers are those of the metadata read at most
+ * `maxAgeMs` ago (consumer.metadataMaxAgeMs; a start's topic check, then its pool listing, moments
+ * apart), else of a metadata read now: as Kafka's Java admin finds the brokers for its group
+ * listing, from metadata it keeps up to metadata.max.age.ms. `undefined` on a kafkajs without
+ * these internals: the caller takes kafkajs's own call, as it does when this one fails (a broker
+ * gone since the metadata was read).
  */
 export async function listGroupsOnKnownBrokers(
   cluster: ClusterInternals | undefined,
+  maxAgeMs: number,
 ): Promise<{ groups: { groupId: string; protocolType: string }[] } | undefined> {
-  const readAt = cluster && metadataReadAt.get(cluster);
-  if (readAt === undefined || Date.now() - readAt > METADATA_REUSE_MS) return undefined;
-  const c = cluster as unknown as Partial<ClusterBrokers>;
-  if (typeof c.brokerPool?.brokers !== 'object' || typeof c.findBroker !== 'function')
+  const c = cluster as unknown as Partial<ClusterBrokers> | undefined;
+  if (!cluster || typeof c?.brokerPool?.brokers !== 'object' || typeof c.findBroker !== 'function')
     return undefined;
-  const groups: { groupId: string; protocolType: string }[] = [];
-  for (const nodeId of Object.keys(c.brokerPool.brokers)) {
-    const broker = await c.findBroker({ nodeId });
-    groups.push(...(await broker.listGroups()).groups);
+  const readAt = Math.max(metadataReadAt.get(cluster) ?? 0, brokersReadAt.get(cluster) ?? 0);
+  if (Date.now() - readAt > maxAgeMs) {
+    await cluster.refreshMetadata();
+    brokersReadAt.set(cluster, Date.now());
   }
-  return { groups };
+  const { findBroker } = c as ClusterBrokers;
+  const answers = await Promise.all(
+    Object.keys(c.brokerPool.brokers).map(async (nodeId) =>
+      (await findBroker.call(cluster, { nodeId })).listGroups(),
+    ),
+  );
+  return { groups: answers.flatMap((answer) => answer.groups) };
 }

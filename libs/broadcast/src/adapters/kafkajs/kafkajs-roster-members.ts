@@ -1,4 +1,4 @@
-import kafkajs, { type Admin } from 'kafkajs';
+import kafkajs, { type Admin, type GroupDescription } from 'kafkajs';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
 import { listGroupsOnKnownBrokers } from './kafkajs-cluster-offsets.js';
 
@@ -6,23 +6,43 @@ const POOL_GROUP = /-\d+$/;
 
 /**
  * Every member of every consumer group named `<groupPrefix>…-<n>`: one ListGroups (one request per
- * broker) and one DescribeGroups (one request per coordinator).
+ * broker) and one DescribeGroups per coordinator. The groups of the previous call are described
+ * while the listing runs (one round trip instead of two when the pool did not change), the groups
+ * the listing adds after it; a group described that the listing no longer shows is left out. So
+ * every group listed is described after the call began, as when the describe followed the
+ * listing.
  */
 export async function listLiveMembers(
   admin: Admin,
   groupPrefix: string,
-  cluster?: Parameters<typeof listGroupsOnKnownBrokers>[0],
+  cluster: Parameters<typeof listGroupsOnKnownBrokers>[0],
+  metadataMaxAgeMs: number,
+  describes: {
+    known(): string[];
+    keepOnly(ids: readonly string[]): void;
+    describe(ids: string[]): Promise<GroupDescription[]>;
+  },
 ): Promise<LiveGroupMember[]> {
-  const { groups } =
-    (await listGroupsOnKnownBrokers(cluster).catch(() => undefined)) ?? (await admin.listGroups());
+  const known = describes.known();
+  const [{ groups }, early] = await Promise.all([
+    (async () =>
+      (await listGroupsOnKnownBrokers(cluster, metadataMaxAgeMs).catch(() => undefined)) ??
+      (await admin.listGroups()))(),
+    describes.describe(known),
+  ]);
   const ids = groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId)
     .filter((id) => POOL_GROUP.test(id));
-  if (ids.length === 0) return [];
-  const described = await admin.describeGroups(ids);
+  const listed = new Set(ids);
+  const earlyIds = new Set(known);
+  const described = [
+    ...early.filter((group) => listed.has(group.groupId)),
+    ...(await describes.describe(ids.filter((id) => !earlyIds.has(id)))),
+  ];
+  describes.keepOnly(ids);
   const members: LiveGroupMember[] = [];
-  for (const group of described.groups) {
+  for (const group of described) {
     for (const member of group.members) {
       let topics: string[] = [];
       let userData: string | undefined;
@@ -50,11 +70,13 @@ export async function listLiveMembers(
 export async function listOccupiedGroups(
   admin: Admin,
   groupPrefix: string,
-  cluster?: Parameters<typeof listGroupsOnKnownBrokers>[0],
+  cluster: Parameters<typeof listGroupsOnKnownBrokers>[0],
+  metadataMaxAgeMs: number,
 ): Promise<string[]> {
   // Right after the topic check, on the brokers its metadata named (no refresh first).
   const { groups } =
-    (await listGroupsOnKnownBrokers(cluster).catch(() => undefined)) ?? (await admin.listGroups());
+    (await listGroupsOnKnownBrokers(cluster, metadataMaxAgeMs).catch(() => undefined)) ??
+    (await admin.listGroups());
   return groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
     .map((g) => g.groupId);

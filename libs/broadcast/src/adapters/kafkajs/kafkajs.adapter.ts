@@ -87,7 +87,13 @@ export class KafkajsAdapter implements AdapterPort {
       logger,
       backoff: { baseMs: 500, capMs: 5_000 },
     });
-    this.admins = new KafkajsAdmin(this.kafka, options.topics, this.errors, reachable);
+    this.admins = new KafkajsAdmin(
+      this.kafka,
+      options.topics,
+      this.errors,
+      reachable,
+      options.consumer.metadataMaxAgeMs,
+    );
     this.admin = guardedAdmin(this.admins, this.closure, () => this.admins.disconnect());
   }
 

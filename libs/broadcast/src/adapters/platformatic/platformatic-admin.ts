@@ -20,7 +20,7 @@ import type { UntilReachable } from '../shared/until-reachable.js';
 import { type BrokerAddress, PlatformaticCoordinators } from './platformatic-coordinators.js';
 import { PlatformaticKnownLeaders } from './platformatic-known-leaders.js';
 import { PlatformaticOffsets } from './platformatic-offsets.js';
-import { occupiedPoolGroups, poolMembers } from './platformatic-roster-members.js';
+import { occupiedPoolGroups, PoolGroupsSeen, poolMembers } from './platformatic-roster-members.js';
 import { PlatformaticTopicSetup } from './platformatic-topic-setup.js';
 import type { TopicSettings } from '../shared/adapter-types.js';
 import { brokerState } from './platformatic-group-state.js';
@@ -36,6 +36,8 @@ export class PlatformaticAdmin implements KafkaAdminPort {
   private readonly offsets: PlatformaticOffsets;
   /** Reads sent with the metadata at hand (the client's calls refresh it every time). */
   private readonly known: PlatformaticKnownLeaders;
+  /** The KIP-848 pool groups of the latest look, described again during the next listing. */
+  private readonly seen = new PoolGroupsSeen();
   /** The broker's APIs, from the connection probe's ApiVersions answer. */
   private apis: readonly BrokerApi[] | undefined;
   private probed = false;
@@ -210,7 +212,7 @@ export class PlatformaticAdmin implements KafkaAdminPort {
 
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     const kip848 = await this.listsConsumerProtocol().catch(() => false);
-    return poolMembers(this.admin, groupPrefix, kip848, this.coordinators, this.known);
+    return poolMembers(this.admin, groupPrefix, kip848, this.coordinators, this.known, this.seen);
   }
 
   async occupiedGroups(groupPrefix: string): Promise<string[]> {
