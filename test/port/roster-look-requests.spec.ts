@@ -5,7 +5,7 @@
  * every group on every call: a look at ten instances sent a Metadata, a ListGroups, ten
  * FindCoordinator and a DescribeGroups, one after another. The adapter lists the groups on the
  * brokers of the metadata kafkajs keeps (read again past metadataMaxAge, as Kafka's Java admin
- * does) and keeps each group's coordinator from one look to the next (kafkajs-group-describes.ts):
+ * does) and keeps each group's coordinator from one look to the next (kafkajs-group-coordinators.ts):
  * a later look sends one ListGroups per broker and, at the same time, one DescribeGroups per
  * coordinator for the groups the previous look saw; a group seen for the first time is looked up
  * once, and described once the listing shows it. Requests of the adapter's client id are counted by

@@ -7,7 +7,7 @@ import {
   type AdminWithCluster,
 } from './kafkajs-cluster-offsets.js';
 import { isBrokenConnection } from './kafkajs-error-chain.js';
-import { KafkajsGroupDescribes } from './kafkajs-group-describes.js';
+import { KafkajsGroupCoordinators } from './kafkajs-group-coordinators.js';
 import type { KafkajsErrors } from './kafkajs-errors.js';
 import { cutRequests, notRetriable } from './kafkajs-own-cluster.js';
 import { KafkajsTopicSetup } from './kafkajs-topic-setup.js';
@@ -35,8 +35,8 @@ export class KafkajsAdmin implements KafkaAdminPort {
   private readonly extras = new WeakMap<Admin, Omit<AdminWithCluster, 'admin'>>();
   /** Creates missing topics and waits for their leaders. */
   private readonly topics: KafkajsTopicSetup;
-  /** The roster's describes, each group's coordinator kept from one look to the next. */
-  private readonly describes = new KafkajsGroupDescribes();
+  /** Deletes and describes, each at the group's coordinator as found once and kept. */
+  private readonly groups = new KafkajsGroupCoordinators();
 
   constructor(
     private readonly kafka: Kafka,
@@ -78,11 +78,11 @@ export class KafkajsAdmin implements KafkaAdminPort {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<DeleteGroupOutcome> {
-    // kafkajs's own call (Metadata, FindCoordinator, DeleteGroups): going straight to a
-    // coordinator found once saved one request per call, too little to keep an internal for
-    // (libs/broadcast/docs/RELIABILITY.md, "kafkajs internals still used").
+    // At the coordinator the describes use too (kafkajs-group-coordinators.ts): kafkajs's own
+    // call reads the metadata and looks the coordinator up before every DeleteGroups.
     return deleteGroupRetrying(
-      () => this.withAdmin((admin) => admin.deleteGroups([groupId])),
+      () =>
+        this.withAdmin((admin) => this.groups.delete(admin, this.extras.get(admin)?.own, groupId)),
       this.errors,
       groupId,
       deadline,
@@ -91,7 +91,9 @@ export class KafkajsAdmin implements KafkaAdminPort {
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const { groups } = await this.withAdmin((admin) => admin.describeGroups([groupId]));
+    const groups = await this.withAdmin((admin) =>
+      this.groups.describe(admin, this.extras.get(admin)?.own, [groupId]),
+    );
     const group = groups.find((g) => g.groupId === groupId);
     return {
       state: group?.state ?? 'Dead',
@@ -157,11 +159,11 @@ export class KafkajsAdmin implements KafkaAdminPort {
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     return this.withAdmin((admin) => {
       const extras = this.extras.get(admin);
-      const { describes } = this;
+      const { groups } = this;
       return listLiveMembers(admin, groupPrefix, extras?.cluster, this.metadataMaxAgeMs, {
-        known: () => describes.known(),
-        keepOnly: (ids) => describes.keepOnly(ids),
-        describe: (ids) => describes.describe(admin, extras?.own, ids),
+        known: () => groups.known(),
+        keepOnly: (ids) => groups.keepOnly(ids),
+        describe: (ids) => groups.describe(admin, extras?.own, ids),
       });
     });
   }
