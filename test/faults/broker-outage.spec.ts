@@ -288,9 +288,20 @@ beforeAll(async () => {
         timeoutMs: RECOVERY_DEADLINE_MS,
         intervalMs: 100,
         fatal: (error) => error,
-        message: `not every instance reads again\n${fleet.diagnostics()}`,
+        message: 'not every instance reads again',
       },
-    );
+    ).catch((error: Error) => {
+      // Told at the deadline, not when the wait began: who is not reading, in what state, and
+      // whether the publisher had an acknowledged send since the broker answered.
+      const acked = rows.map(
+        (row) =>
+          `${row.prefix}: first acknowledged seq since ${firstSentAfter(row.prefix + TOPIC, timing.upAt) ?? 'none'}`,
+      );
+      const behind = rows.flatMap((row) => row.instances.filter((i) => !readsAgain(i, row.prefix)));
+      throw new Error(
+        `${error.message} (${behind.map((i) => i.name).join(', ')}; ${acked.join('; ')})\n${behind.map((i) => i.diagnostics()).join('\n')}`,
+      );
+    });
     step('everyone reads again');
     // A few more records for everyone, then every acknowledged one must arrive.
     await delay(2_000);
