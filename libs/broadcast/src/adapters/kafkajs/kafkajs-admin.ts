@@ -159,12 +159,14 @@ export class KafkajsAdmin implements KafkaAdminPort {
   async liveMembers(groupPrefix: string): Promise<LiveGroupMember[]> {
     return this.withAdmin((admin) => {
       const extras = this.extras.get(admin);
-      const { groups } = this;
-      return listLiveMembers(admin, groupPrefix, extras?.cluster, this.metadataMaxAgeMs, {
-        known: () => groups.known(),
-        keepOnly: (ids) => groups.keepOnly(ids),
-        describe: (ids) => groups.describe(admin, extras?.own, ids),
-      });
+      return listLiveMembers(
+        admin,
+        groupPrefix,
+        extras?.cluster,
+        this.metadataMaxAgeMs,
+        this.groups,
+        extras?.own,
+      );
     });
   }
 

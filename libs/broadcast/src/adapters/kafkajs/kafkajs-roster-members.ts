@@ -1,6 +1,7 @@
-import kafkajs, { type Admin, type GroupDescription } from 'kafkajs';
+import kafkajs, { type Admin } from 'kafkajs';
 import type { LiveGroupMember } from '../../interfaces/broadcast-roster.interface.js';
 import { listGroupsOnKnownBrokers } from './kafkajs-cluster-offsets.js';
+import type { KafkajsGroupCoordinators } from './kafkajs-group-coordinators.js';
 
 const POOL_GROUP = /-\d+$/;
 
@@ -17,18 +18,17 @@ export async function listLiveMembers(
   groupPrefix: string,
   cluster: Parameters<typeof listGroupsOnKnownBrokers>[0],
   metadataMaxAgeMs: number,
-  describes: {
-    known(): string[];
-    keepOnly(ids: readonly string[]): void;
-    describe(ids: string[]): Promise<GroupDescription[]>;
-  },
+  /** The admin's group calls, and the admin's own Cluster they go through. */
+  coordinators: KafkajsGroupCoordinators,
+  own: unknown,
 ): Promise<LiveGroupMember[]> {
-  const known = describes.known();
+  const describe = (ids: string[]) => coordinators.describe(admin, own, ids);
+  const known = coordinators.known();
   const [{ groups }, early] = await Promise.all([
     (async () =>
       (await listGroupsOnKnownBrokers(cluster, metadataMaxAgeMs).catch(() => undefined)) ??
       (await admin.listGroups()))(),
-    describes.describe(known),
+    describe(known),
   ]);
   const ids = groups
     .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(groupPrefix))
@@ -38,9 +38,9 @@ export async function listLiveMembers(
   const earlyIds = new Set(known);
   const described = [
     ...early.filter((group) => listed.has(group.groupId)),
-    ...(await describes.describe(ids.filter((id) => !earlyIds.has(id)))),
+    ...(await describe(ids.filter((id) => !earlyIds.has(id)))),
   ];
-  describes.keepOnly(ids);
+  coordinators.keepOnly(ids);
   const members: LiveGroupMember[] = [];
   for (const group of described) {
     for (const member of group.members) {
