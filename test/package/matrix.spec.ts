@@ -1,6 +1,7 @@
 /**
  * The compatibility matrix: the library packed with `npm pack` and installed into throwaway apps,
- * each with its own `npm install` of real packages from the registry (cached in .cache/npm) and its
+ * each with its own `npm install` of real packages from the registry (through the machine's npm cache,
+ * ~/.cache/nest-kafka-broadcast/npm, which a clean clone finds filled) and its
  * own TypeScript build. In each cell two instances start, one broadcast reaches both, health (where
  * present) is up, and SIGTERM leaves no member in their groups and no lock in the database.
  * The peer ranges in libs/broadcast/package.json say what this file proves.

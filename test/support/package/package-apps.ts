@@ -14,7 +14,7 @@ import {
   type ChildProcessWithoutNullStreams,
 } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +23,15 @@ import { packConfluentBuild } from './confluent-prebuilt.js';
 
 const run = promisify(execFile);
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-/** npm's cache for the matrix installs, kept between runs (gitignored). */
-export const NPM_CACHE = join(REPO_ROOT, '.cache', 'npm');
+/**
+ * npm's cache for the matrix installs: the machine's, not the checkout's, so that a clean clone
+ * (what CI runs) finds what an earlier run downloaded, as the confluent build's cache
+ * (~/.cache/nest-kafka-broadcast/confluent) does. MATRIX_NPM_CACHE moves it. A clone-local cache
+ * was empty on every CI run: the matrix took 303-399 s on 2026-12-06 and 933-1,064 s on
+ * 2026-12-07, when the registry answered slowly (67 s for one app's install).
+ */
+export const NPM_CACHE =
+  process.env.MATRIX_NPM_CACHE ?? join(homedir(), '.cache', 'nest-kafka-broadcast', 'npm');
 
 export type LockKind = 'typeorm-postgres' | 'typeorm-mariadb' | 'pg' | 'none';
 

@@ -5,8 +5,9 @@
  * written over or beside the generated files, then the app's own scripts (`npm test`,
  * `npm run build`) and instances of its start script. Nothing of the app comes from here. What
  * the README must look like: test/support/package/readme-quick-start.ts. Every npm and npx call goes
- * through the matrix's cache (.cache/npm) with --prefer-offline, as the other cells' installs do:
- * a CI machine that keeps .cache/ downloads nothing later (and keeps the `@latest` it resolved).
+ * through the matrix's cache (the machine's, NPM_CACHE in package-apps.ts) with --prefer-offline,
+ * as the other cells' installs do: a later run, from any clone, downloads nothing (and keeps the
+ * `@latest` it resolved).
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
