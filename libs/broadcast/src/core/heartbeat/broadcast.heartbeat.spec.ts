@@ -630,7 +630,10 @@ describe('BroadcastHeartbeat.kafkaUnansweredMs (what readiness tells a Kafka out
     let received = 0;
     const answers: { resolve: () => void; reject: (e: Error) => void }[] = [];
     const heartbeat = new BroadcastHeartbeat(
-      { intervalMs: 50, jitter: 0.25, topic: 't', instanceId: 'i', maxStalenessMs: 100 },
+      // An interval far longer than this test's reactions: with 50 ms, a loaded machine (load 14, CI
+      // on 2026-12-07) resolved the second send after its successor was due, which went out at
+      // once, and the acknowledged state between the two was never seen (999 ms unanswered).
+      { intervalMs: 2_000, jitter: 0.25, topic: 't', instanceId: 'i', maxStalenessMs: 4_000 },
       {
         newestTimestamp: () => undefined,
         heartbeatsReceived: () => received,
@@ -645,11 +648,11 @@ describe('BroadcastHeartbeat.kafkaUnansweredMs (what readiness tells a Kafka out
     );
     expect(heartbeat.kafkaUnansweredMs()).toBeUndefined();
     heartbeat.start();
-    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 10_000 });
     const sentAt = (now: number) => now - heartbeat.kafkaUnansweredMs(now)!;
     const firstSentAt = sentAt(Date.now());
     answers[0]!.reject(new Error('connection refused'));
-    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    await vi.waitFor(() => expect(answers).toHaveLength(2), { timeout: 10_000, interval: 1 });
     // A run of failed sends counts from the first of them.
     expect(sentAt(Date.now() + 5_000)).toBe(firstSentAt);
     answers[1]!.resolve();
@@ -657,7 +660,7 @@ describe('BroadcastHeartbeat.kafkaUnansweredMs (what readiness tells a Kafka out
     await vi.waitFor(() => expect(heartbeat.kafkaUnansweredMs()).toBeUndefined(), {
       interval: 1,
     });
-    await vi.waitFor(() => expect(answers).toHaveLength(3));
+    await vi.waitFor(() => expect(answers).toHaveLength(3), { timeout: 10_000 });
     answers[2]!.reject(new Error('connection refused'));
     // Others' heartbeats delivered here say Kafka answers, though this one (a backup now)
     // sends nothing for a while.
