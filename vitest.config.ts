@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { DurationSequencer } from './test/support/duration-sequencer.js';
 
 // Two projects: `unit` (libs/**/*.spec.ts: state machines over fakes, no broker, no database; and
 // apps/**/*.spec.ts: the demo's own tests on nestjs-kafka-broadcast/testing, equally broker-free) and
@@ -20,6 +21,9 @@ export default defineConfig({
   test: {
     reporters: ['default'],
     fileParallelism: false,
+    // The longest files first (test/file-durations.json): what a clean clone cannot learn from
+    // Vitest's cache of earlier runs.
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         extends: true,
