@@ -67,7 +67,9 @@ beforeAll(async () => {
   // svc exists with PASSWORD (a wrong password is refused); bare logs in and holds no ACL.
   cluster = await startSecured({ svc: PASSWORD, bare: BARE_PASSWORD });
   await holder.connect();
-});
+  // A build and a secured broker's JVM: past the default 120 s at load 16 in CI (2026-12-07,
+  // four files at a time), as security/startup.spec.ts's start already allows.
+}, 300_000);
 
 afterAll(async () => {
   console.log(`start-up failures in child processes:\n  ${figures.join('\n  ')}`);

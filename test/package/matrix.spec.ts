@@ -11,9 +11,9 @@
  * MATRIX_LOWEST_NODE, and the cells in ON_LOWEST_NODE run a second time on it.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { copyFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import mysql from 'mysql2/promise';
 import type { Admin } from 'kafkajs';
 import { packLibrary } from '../../scripts/pack-lib.mjs';
@@ -195,7 +195,13 @@ let admin: Admin;
 beforeAll(async () => {
   // A folder of this run's own: `npm run check:package` empties .cache/pack.
   packDir = await mkdtemp(join(tmpdir(), 'nkb-matrix-pack-'));
-  tarball = packLibrary(packDir).path;
+  // CI packs the library once, in its static checks (`npm run check:package`), and names the
+  // tarball: copied here (a later check:package empties .cache/pack), not built again.
+  const packed = process.env.MATRIX_TARBALL;
+  if (packed) {
+    tarball = join(packDir, basename(packed));
+    await copyFile(packed, tarball);
+  } else tarball = packLibrary(packDir).path;
   admin = await newAdmin();
 }, 300_000);
 
