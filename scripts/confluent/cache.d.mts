@@ -1,6 +1,7 @@
 /** Types of scripts/confluent/cache.mjs for the TypeScript tests and the bench. */
 export declare const CONFLUENT_VERSION: string;
 export declare const CONFLUENT_PACKAGE: string;
+export declare const MACHINE_CACHE_DIR: string;
 export function cacheRoot(env?: NodeJS.ProcessEnv): string;
 export function libc(): 'glibc' | 'musl';
 export function cacheKey(): string;

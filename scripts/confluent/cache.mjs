@@ -9,12 +9,16 @@ import { join } from 'node:path';
 export const CONFLUENT_VERSION = '1.10.1';
 export const CONFLUENT_PACKAGE = '@confluentinc/kafka-javascript';
 
-/** Outside the repo, as the Kafka jars: fresh clones (CI) and worktrees share one build. */
+/**
+ * The machine's cache folder for this project, outside the repo, as the Kafka jars: fresh clones
+ * (CI) and worktrees share what is in it (the confluent build here; the package matrix's npm
+ * cache, test/support/package/package-apps.ts).
+ */
+export const MACHINE_CACHE_DIR = join(homedir(), '.cache', 'nest-kafka-broadcast');
+
+/** Where the confluent build is kept: the machine's cache, or CONFLUENT_CACHE_DIR. */
 export function cacheRoot(env = process.env) {
-  return join(
-    env.CONFLUENT_CACHE_DIR || join(homedir(), '.cache', 'nest-kafka-broadcast'),
-    'confluent',
-  );
+  return join(env.CONFLUENT_CACHE_DIR || MACHINE_CACHE_DIR, 'confluent');
 }
 
 /** glibc or musl: a build links against one of them. */

@@ -25,7 +25,7 @@ function recordedSeconds(): Record<string, number> {
     };
     return file.seconds ?? {};
   } catch {
-    // No record (or a broken one): every file is unknown, and the order is Vitest's by name.
+    // No record (or a broken one): every file is unknown, and they start in path order.
     return {};
   }
 }

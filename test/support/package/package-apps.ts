@@ -14,11 +14,12 @@ import {
   type ChildProcessWithoutNullStreams,
 } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { MACHINE_CACHE_DIR } from '../../../scripts/confluent/cache.mjs';
 import { packConfluentBuild } from './confluent-prebuilt.js';
 
 const run = promisify(execFile);
@@ -30,8 +31,7 @@ export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..
  * was empty on every CI run: the matrix took 303-399 s on 2026-12-06 and 933-1,064 s on
  * 2026-12-07, when the registry answered slowly (67 s for one app's install).
  */
-export const NPM_CACHE =
-  process.env.MATRIX_NPM_CACHE ?? join(homedir(), '.cache', 'nest-kafka-broadcast', 'npm');
+export const NPM_CACHE = process.env.MATRIX_NPM_CACHE ?? join(MACHINE_CACHE_DIR, 'npm');
 
 export type LockKind = 'typeorm-postgres' | 'typeorm-mariadb' | 'pg' | 'none';
 
