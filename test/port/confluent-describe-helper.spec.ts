@@ -55,20 +55,42 @@ describe('the confluent DescribeGroups helper', () => {
     expect(before?.groupId).toBe(group);
     const first = helper.pid!;
 
-    const pending = helper.describeGroups([group]);
-    process.kill(first, 'SIGSEGV');
-    const error = await pending.then(
-      () => undefined,
-      (e: unknown) => e,
+    // Stopped first, so that the describe is surely pending when the signal ends the helper: a
+    // running helper may read and answer it first (one CI run at load 16-25 saw it answered).
+    process.kill(first, 'SIGSTOP');
+    const pending = helper.describeGroups([group]).then(
+      (groups) => ({ answered: groups }),
+      (e: unknown) => ({ error: e }),
     );
+    process.kill(first, 'SIGSEGV');
+    process.kill(first, 'SIGCONT');
+    const outcome = await pending;
+    expect(
+      outcome,
+      `the helper (${alive(first) ? 'still running' : 'gone'}) answered`,
+    ).not.toHaveProperty('answered');
+    const error = 'error' in outcome ? outcome.error : undefined;
     expect(error).toBeInstanceOf(DescribeHelperError);
     expect((error as Error).message).toBe(
       'the DescribeGroups/DeleteGroups helper process exited with SIGSEGV (librdkafka NULL group description, upstream confluentinc/confluent-kafka-javascript#531)',
     );
     expect(new ConfluentErrors(kafka).transient(error)).toBe(true);
 
-    const [after] = await helper.describeGroups([group]);
-    expect(after?.groupId).toBe(group);
+    // A new helper's describe may meet the binding's segfault itself (a describe that failed on
+    // its fresh connection: seen once in 24 runs here), which is the same retriable error: asked
+    // again, as the adapter asks, a later helper answers.
+    const retried: string[] = [];
+    let after: Awaited<ReturnType<ConfluentDescribeHelper['describeGroups']>>[number] | undefined;
+    while (!after) {
+      try {
+        [after] = await helper.describeGroups([group]);
+      } catch (e) {
+        expect(e).toBeInstanceOf(DescribeHelperError);
+        retried.push((e as Error).message);
+        expect(retried.length, retried.join('; ')).toBeLessThan(3);
+      }
+    }
+    expect(after.groupId).toBe(group);
     expect(helper.pid).not.toBe(first);
     expect(alive(first)).toBe(false);
   });
