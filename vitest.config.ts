@@ -13,6 +13,8 @@ const shared = {
   // Real broker round trips (group joins, topic creation, a 3-node cluster) are slow-ish.
   testTimeout: 120_000,
   hookTimeout: 120_000,
+  // CPU per file when CI_CPU_LOG names a file (.ci/run): nothing otherwise.
+  setupFiles: ['test/support/cpu-per-file.ts'] as string[],
 } as const;
 
 export default defineConfig({

@@ -1,9 +1,12 @@
 /**
- * Heartbeat traffic independent of the number of instances, on the real broker: N idle
- * lock-free engines (N = 10, 50, 200) put at most 1.5 heartbeats per interval on the topic
- * for the whole cluster, and every one of them stays fresh (ready, newest broadcast younger
- * than health's default bound of 2 × interval). The 200 case is also the suite's fleet-scale
- * check: 200 engines ready at once in 200 distinct groups, all cleaned up afterwards.
+ * Heartbeat traffic independent of the number of instances, on the real broker: 200 idle
+ * lock-free engines put at most 1.5 heartbeats per interval on the topic for the whole cluster,
+ * as 5 do (test/engine/heartbeat.spec.ts), and every one of them stays fresh (ready, newest
+ * broadcast younger than health's default bound of 2 × interval). It is also the suite's
+ * fleet-scale check: 200 engines ready at once in 200 distinct groups, all cleaned up afterwards.
+ * The sizes between (10, 50) ran here too until 2026-12-07: the simulation over the real
+ * heartbeat loop (libs/broadcast/src/core/heartbeat/broadcast.heartbeat.spec.ts) covers 10, 50
+ * and 200 with delivery delays, and the two rows cost CI about 100 s on its two cores.
  * Counted on the broker from the topic's offsets over a fixed window: waiting out the window
  * is the measurement itself.
  */
@@ -26,7 +29,7 @@ const WAVE = 20;
 describe.each(kafkaClients().filter((client) => client === 'kafkajs'))(
   'Scale (%s client): heartbeats per interval do not grow with the number of instances',
   (client) => {
-    for (const n of [10, 50, 200]) {
+    for (const n of [200]) {
       it(`${n} idle lock-free engines: ≤ 1.5 heartbeats per interval, all fresh`, async () => {
         const h = useEngineHarness(
           `scale-hb-${n}`,
