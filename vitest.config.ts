@@ -15,6 +15,16 @@ const shared = {
   hookTimeout: 120_000,
   // CPU per file when CI_CPU_LOG names a file (.ci/run): nothing otherwise.
   setupFiles: ['test/support/cpu-per-file.ts'] as string[],
+  // The brokers a test starts itself (clusters, restarts, secured brokers) live for minutes: C1
+  // alone compiles far less than the tiered JIT, and such a broker took 3.2-3.5 CPU-seconds in
+  // its first 35 s against 5.5-6.0 (2026-12-07, with scripts/kafka/class-data.mjs's archive), and
+  // was ready in 2.9 s against 4.3. The shared broker (.ci/run, test/global-setup.ts: Vitest's
+  // main process, which this does not reach) serves the whole run and keeps the tiered JIT.
+  env: {
+    KAFKA_JVM_OPTS: [process.env.KAFKA_JVM_OPTS, '-XX:TieredStopAtLevel=1']
+      .filter(Boolean)
+      .join(' '),
+  },
 } as const;
 
 export default defineConfig({

@@ -7,12 +7,13 @@
 //   await cluster.killNode(2); await cluster.startNode(2);
 //   await cluster.stop();               // stops every JVM, removes the data dir
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { freePorts, newClusterId, serverProperties } from './kafka/config.mjs';
+import { classDataArchive, classDataFlags, lockClassData } from './kafka/class-data.mjs';
 import { ensureJars, kafkaLine, loggingFlag, resolveVersion } from './kafka/jars.mjs';
 import {
   hasExited,
@@ -56,6 +57,7 @@ export async function startCluster({
   const log = quiet ? () => {} : (msg) => process.stderr.write(`[kafka] ${msg}\n`);
   const startedAt = Date.now();
   const libs = await ensureJars(version, log);
+  await ensureClassData(libs, version, log);
   dir = resolve(dir ?? (await mkdtemp(join(tmpdir(), 'kafka-cluster-'))));
   const members = await planNodes(nodes, dir, kafkaLine(version), extraPorts, properties);
   await formatStorage(members, libs, version, formatArgs);
@@ -63,6 +65,7 @@ export async function startCluster({
   const flags = jvmFlags({
     heap: nodes > 1 ? '384m' : '512m',
     logging: loggingFlag(version),
+    extra: classDataFlags(libs),
   });
   const launch = (m) => {
     m.child = launchBroker({
@@ -84,6 +87,53 @@ export async function startCluster({
     `Kafka ${version}: ${nodes} node(s) ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${addresses(members)}`,
   );
   return clusterHandle({ members, dir, version, launch, timeoutMs });
+}
+
+/**
+ * Makes the Kafka JVMs' class-data archive (scripts/kafka/class-data.mjs) when this machine has
+ * none for these jars and this Java: a throwaway single broker started with
+ * -XX:ArchiveClassesAtExit and stopped once ready (about 10 s, once). Meanwhile another process's
+ * starts go without it; a failure only costs the archive.
+ */
+async function ensureClassData(libs, version, log) {
+  const archive = classDataArchive(libs);
+  if (!archive || existsSync(archive)) return;
+  const release = lockClassData(archive);
+  if (!release) return;
+  const dir = await mkdtemp(join(tmpdir(), 'kafka-class-data-'));
+  const partial = `${archive}.${process.pid}.partial`;
+  try {
+    const started = Date.now();
+    const members = await planNodes(1, dir, kafkaLine(version), 0);
+    await formatStorage(members, libs, version, []);
+    const [m] = members;
+    m.child = launchBroker({
+      libs,
+      flags: jvmFlags({
+        heap: '512m',
+        logging: loggingFlag(version),
+        extra: [`-XX:ArchiveClassesAtExit=${partial}`],
+      }),
+      config: m.config,
+      logFile: m.logFile,
+    });
+    try {
+      await waitReady(members, members, START_TIMEOUT_MS);
+    } finally {
+      // A clean exit writes the archive (SIGTERM: Kafka's shutdown hook, then the JVM's dump).
+      await terminateChild(m.child, 60_000);
+    }
+    if (existsSync(partial)) {
+      await rename(partial, archive);
+      log(`class-data archive made in ${((Date.now() - started) / 1000).toFixed(1)} s: ${archive}`);
+    }
+  } catch (error) {
+    log(`no class-data archive (Kafka JVMs start without it): ${error.message.split('\n')[0]}`);
+  } finally {
+    await rm(partial, { force: true });
+    await rm(dir, { recursive: true, force: true });
+    release();
+  }
 }
 
 async function planNodes(count, dir, line, extraPorts, properties) {
@@ -118,7 +168,13 @@ async function planNodes(count, dir, line, extraPorts, properties) {
 /** Every node's storage gets the same cluster id; formats run in parallel JVMs. */
 async function formatStorage(members, libs, version, extraArgs) {
   const clusterId = newClusterId();
-  const flags = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', loggingFlag(version)];
+  const flags = [
+    '-Xmx256m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    loggingFlag(version),
+    ...classDataFlags(libs),
+  ];
   await Promise.all(
     members.map((m) =>
       runTool({

@@ -3,7 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const JAVA = process.env.JAVA_HOME
+export const JAVA = process.env.JAVA_HOME
   ? join(process.env.JAVA_HOME, 'bin', 'java')
   : 'java';
 const SETPRIV = '/usr/bin/setpriv';
