@@ -34,10 +34,27 @@ for (const log of logs) {
   }
 }
 const filesS = rows.reduce((sum, r) => sum + r.cpuS, 0);
+const ownS = rows.reduce((sum, r) => sum + r.ownS, 0);
+/** The shared broker's CPU since its start (.kafka/state.json: the CLI's broker CI started). */
+function brokerS() {
+  try {
+    const state = JSON.parse(readFileSync('.kafka/state.json', 'utf8'));
+    let sum = 0;
+    for (const { pid } of state.nodes) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(fields[11]) + Number(fields[12])) / 100;
+    }
+    return `${Math.round(sum)} s`;
+  } catch {
+    return 'unknown';
+  }
+}
 console.error(
   `CPU: the machine was busy ${Math.round(busyS)} of ${Math.round(totalS)} core-seconds ` +
-    `(${cpus().length} cores, ${Math.round((100 * busyS) / totalS)} %); spec files and their ` +
-    `children ${Math.round(filesS)} s (the rest: the shared broker, Vitest itself, databases)`,
+    `(${cpus().length} cores, ${Math.round((100 * busyS) / totalS)} %); ${rows.length} spec ` +
+    `file runs and their children ${Math.round(filesS)} s (the workers' own ${Math.round(ownS)} s); ` +
+    `the shared broker since its start ${brokerS()}; the rest is Vitest's main processes and the databases`,
 );
 const top = rows.sort((x, y) => y.cpuS - x.cpuS).slice(0, 20);
 console.error(

@@ -2,19 +2,15 @@
 // scripts/confluent-client.mjs (the build and the link), by the package matrix (its confluent cell
 // installs this build as a prebuilt binary) and by the bench. No side effect on import.
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { MACHINE_CACHE_DIR } from '../setup/machine-cache.mjs';
 
 /** The client version the adapter is proven on (the library's peer range says the same). */
 export const CONFLUENT_VERSION = '1.10.1';
 export const CONFLUENT_PACKAGE = '@confluentinc/kafka-javascript';
 
-/**
- * The machine's cache folder for this project, outside the repo, as the Kafka jars: fresh clones
- * (CI) and worktrees share what is in it (the confluent build here; the package matrix's npm
- * cache, test/support/package/package-apps.ts).
- */
-export const MACHINE_CACHE_DIR = join(homedir(), '.cache', 'nest-kafka-broadcast');
+/** The machine's cache folder for this project (scripts/setup/machine-cache.mjs). */
+export { MACHINE_CACHE_DIR };
 
 /** Where the confluent build is kept: the machine's cache, or CONFLUENT_CACHE_DIR. */
 export function cacheRoot(env = process.env) {

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureNativeBuilds } from './native-builds.mjs';
 import { SetupError } from './prerequisites.mjs';
 
 function readJson(file) {
@@ -54,10 +55,16 @@ export function ensureNodeModules(root, { always = false } = {}) {
   const reason = always ? 'a clean install was asked for' : staleReason(root);
   if (!reason) return false;
   console.error(`Installing dependencies: ${reason}.`);
-  if (npm(root, ['ci', '--no-audit', '--no-fund'])) return true;
-  console.error('npm ci failed; falling back to npm install');
-  if (npm(root, ['install', '--no-audit', '--no-fund'])) return true;
-  throw new SetupError('npm ci and npm install failed (their output is above)');
+  // Without install scripts: the only one, better-sqlite3's, compiles SQLite (a minute); its
+  // binary comes from the machine's cache or is built once (native-builds.mjs).
+  const flags = ['--no-audit', '--no-fund', '--ignore-scripts'];
+  if (!npm(root, ['ci', ...flags])) {
+    console.error('npm ci failed; falling back to npm install');
+    if (!npm(root, ['install', ...flags]))
+      throw new SetupError('npm ci and npm install failed (their output is above)');
+  }
+  ensureNativeBuilds(root);
+  return true;
 }
 
 /**

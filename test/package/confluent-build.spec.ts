@@ -55,6 +55,11 @@ beforeEach(() => {
   cpSync(join(REPO_ROOT, 'scripts', 'confluent'), join(dir, 'scripts', 'confluent'), {
     recursive: true,
   });
+  // The machine's cache folder, which scripts/confluent/cache.mjs imports.
+  cpSync(
+    join(REPO_ROOT, 'scripts', 'setup', 'machine-cache.mjs'),
+    join(dir, 'scripts', 'setup', 'machine-cache.mjs'),
+  );
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

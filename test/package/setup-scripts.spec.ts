@@ -8,7 +8,7 @@
  * same way).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { staleReason } from '../../scripts/setup/node-modules.mjs';
@@ -152,5 +152,42 @@ describe('the setup wrapper in a scratch project', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^\nnpm run demo: Node 24 or newer is needed/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("better-sqlite3's binary (npm ci runs no install script)", () => {
+  // The machine's cache is under HOME (~/.cache/nest-kafka-broadcast): a scratch HOME here. The
+  // build itself (npm rebuild better-sqlite3, then kept) is what CI's own setup runs, and every
+  // SQLite row of the suite loads its result.
+  const home = mkdtempSync(join(tmpdir(), 'nkb-native-home-'));
+  const root = mkdtempSync(join(tmpdir(), 'nkb-native-root-'));
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("comes from the machine's cache, keyed by version and Node ABI, when it is there", () => {
+    const pkg = join(root, 'node_modules', 'better-sqlite3');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), '{ "name": "better-sqlite3", "version": "9.9.9" }\n');
+    const key = `9.9.9-abi${process.versions.modules}-${process.platform}-${process.arch}`;
+    const cached = join(home, '.cache', 'nest-kafka-broadcast', 'better-sqlite3', key);
+    mkdirSync(cached, { recursive: true });
+    writeFileSync(join(cached, 'better_sqlite3.node'), 'the cached binary');
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { ensureNativeBuilds } from ${JSON.stringify(join(REPO_ROOT, 'scripts/setup/native-builds.mjs'))};
+         ensureNativeBuilds(${JSON.stringify(root)});`,
+      ],
+      { env: { ...process.env, HOME: home }, encoding: 'utf8' },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain("better-sqlite3 9.9.9: the machine's build");
+    expect(readFileSync(join(pkg, 'build', 'Release', 'better_sqlite3.node'), 'utf8')).toBe(
+      'the cached binary',
+    );
   });
 });
