@@ -7,6 +7,7 @@
 //   node scripts/cpu-summary.mjs <"cpu <first line of /proc/stat at the start>"> <log>...
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { cpuSeconds } from './proc-cpu.mjs';
 
 const [before, ...logs] = process.argv.slice(2);
 /** busy and total jiffies from a /proc/stat "cpu" line. */
@@ -39,12 +40,7 @@ const ownS = rows.reduce((sum, r) => sum + r.ownS, 0);
 function brokerS() {
   try {
     const state = JSON.parse(readFileSync('.kafka/state.json', 'utf8'));
-    let sum = 0;
-    for (const { pid } of state.nodes) {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      sum += (Number(fields[11]) + Number(fields[12])) / 100;
-    }
+    const sum = state.nodes.reduce((s, { pid }) => s + cpuSeconds(pid).own, 0);
     return `${Math.round(sum)} s`;
   } catch {
     return 'unknown';

@@ -47,6 +47,8 @@ export interface StartClusterOptions {
   ) => Record<string, string | number | boolean>;
   /** extra arguments for `kafka.tools.StorageTool format`, e.g. ['--add-scram', 'SCRAM-SHA-512=[name=a,password=b]'] */
   formatArgs?: string[];
+  /** extra JVM flags for every broker; with them the class-data archive is neither made nor mapped */
+  jvmOptions?: string[];
 }
 
 export interface CliState {
@@ -61,9 +63,7 @@ export interface CliState {
 export const REPO_ROOT: string;
 export const STATE_DIR: string;
 export const STATE_FILE: string;
-export function startCluster(
-  options?: StartClusterOptions,
-): Promise<KafkaCluster>;
+export function startCluster(options?: StartClusterOptions): Promise<KafkaCluster>;
 export function resolveVersion(version?: string): string;
 export function describeCluster(brokers: string[]): Promise<{
   brokers: Array<{ nodeId: number; host: string; port: number }>;

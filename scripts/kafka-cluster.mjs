@@ -41,6 +41,8 @@ const START_TIMEOUT_MS = Number(process.env.KAFKA_START_TIMEOUT_MS) || 90_000;
  * `extraPorts` reserves that many more free ports per node (`node.extraPorts`), e.g. for another
  * listener; `properties(node, nodes)` returns server properties that override the defaults.
  * `formatArgs` are appended to `StorageTool format` (e.g. `--add-scram`, see scripts/kafka/security.mjs).
+ * `jvmOptions` are added to every broker's JVM flags; with them the class-data archive is neither
+ * made nor mapped (ensureClassData's own broker, which makes it).
  */
 export async function startCluster({
   nodes = 1,
@@ -52,12 +54,13 @@ export async function startCluster({
   extraPorts = 0,
   properties,
   formatArgs = [],
+  jvmOptions,
 } = {}) {
   version = resolveVersion(version);
   const log = quiet ? () => {} : (msg) => process.stderr.write(`[kafka] ${msg}\n`);
   const startedAt = Date.now();
   const libs = await ensureJars(version, log);
-  await ensureClassData(libs, version, log);
+  if (!jvmOptions) await ensureClassData(libs, version, log);
   dir = resolve(dir ?? (await mkdtemp(join(tmpdir(), 'kafka-cluster-'))));
   const members = await planNodes(nodes, dir, kafkaLine(version), extraPorts, properties);
   await formatStorage(members, libs, version, formatArgs);
@@ -65,7 +68,7 @@ export async function startCluster({
   const flags = jvmFlags({
     heap: nodes > 1 ? '384m' : '512m',
     logging: loggingFlag(version),
-    extra: classDataFlags(libs),
+    extra: jvmOptions ?? classDataFlags(libs),
   });
   const launch = (m) => {
     m.child = launchBroker({
@@ -100,29 +103,16 @@ async function ensureClassData(libs, version, log) {
   if (!archive || existsSync(archive)) return;
   const release = lockClassData(archive);
   if (!release) return;
-  const dir = await mkdtemp(join(tmpdir(), 'kafka-class-data-'));
   const partial = `${archive}.${process.pid}.partial`;
   try {
     const started = Date.now();
-    const members = await planNodes(1, dir, kafkaLine(version), 0);
-    await formatStorage(members, libs, version, []);
-    const [m] = members;
-    m.child = launchBroker({
-      libs,
-      flags: jvmFlags({
-        heap: '512m',
-        logging: loggingFlag(version),
-        extra: [`-XX:ArchiveClassesAtExit=${partial}`],
-      }),
-      config: m.config,
-      logFile: m.logFile,
+    const cluster = await startCluster({
+      version,
+      quiet: true,
+      jvmOptions: [`-XX:ArchiveClassesAtExit=${partial}`],
     });
-    try {
-      await waitReady(members, members, START_TIMEOUT_MS);
-    } finally {
-      // A clean exit writes the archive (SIGTERM: Kafka's shutdown hook, then the JVM's dump).
-      await terminateChild(m.child, 60_000);
-    }
+    // A clean exit writes the archive (SIGTERM: Kafka's shutdown hook, then the JVM's dump).
+    await cluster.stop();
     if (existsSync(partial)) {
       await rename(partial, archive);
       log(`class-data archive made in ${((Date.now() - started) / 1000).toFixed(1)} s: ${archive}`);
@@ -131,7 +121,6 @@ async function ensureClassData(libs, version, log) {
     log(`no class-data archive (Kafka JVMs start without it): ${error.message.split('\n')[0]}`);
   } finally {
     await rm(partial, { force: true });
-    await rm(dir, { recursive: true, force: true });
     release();
   }
 }

@@ -5,29 +5,24 @@
  * processes it started and reaped (apps, CLIs, npm and tsc, brokers of its own), from
  * /proc/self/stat. The shared broker is nobody's child here and is not counted. Off otherwise.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { cpuSeconds } from '../../scripts/proc-cpu.mjs';
 
 const LOG = process.env.CI_CPU_LOG;
 
-/** utime, stime, cutime, cstime of this process, in clock ticks (1/100 s on Linux). */
-function ticks(): number[] {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  // The command name may hold spaces: the fields start after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14-17 of proc(5), here at 11-14 (the pid and the name come before).
-  return fields.slice(11, 15).map(Number);
-}
-
 if (LOG) {
   // From here, before the spec file's own imports, which count too.
-  const start = { at: Date.now(), ticks: ticks() };
+  const start = { at: Date.now(), cpu: cpuSeconds() };
   afterAll(() => {
-    const [u, s, cu, cs] = ticks().map((t, i) => (t - start.ticks[i]!) / 100);
+    const cpu = cpuSeconds();
     const file = relative(process.cwd(), expect.getState().testPath ?? '?');
-    appendFileSync(
-      LOG,
-      `${JSON.stringify({ file, wallS: (Date.now() - start.at) / 1000, ownS: u! + s!, childrenS: cu! + cs! })}\n`,
-    );
+    const line = {
+      file,
+      wallS: (Date.now() - start.at) / 1000,
+      ownS: cpu.own - start.cpu.own,
+      childrenS: cpu.children - start.cpu.children,
+    };
+    appendFileSync(LOG, `${JSON.stringify(line)}\n`);
   });
 }
