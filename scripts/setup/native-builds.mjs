@@ -8,7 +8,7 @@
 // Plain Node, no dependencies: it runs right after npm ci.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MACHINE_CACHE_DIR } from './machine-cache.mjs';
 import { SetupError } from './prerequisites.mjs';
 
@@ -26,7 +26,7 @@ export function ensureNativeBuilds(root) {
   const cached = join(MACHINE_CACHE_DIR, PACKAGE, key, 'better_sqlite3.node');
   const target = join(dir, BINARY);
   if (existsSync(cached)) {
-    mkdirSync(join(dir, 'build', 'Release'), { recursive: true });
+    mkdirSync(dirname(target), { recursive: true });
     copyFileSync(cached, target);
     console.error(`${PACKAGE} ${version}: the machine's build (${cached})`);
     return;
@@ -37,7 +37,7 @@ export function ensureNativeBuilds(root) {
     throw new SetupError(
       `${PACKAGE} could not be built (npm rebuild ${PACKAGE}: the cause is above)`,
     );
-  mkdirSync(join(MACHINE_CACHE_DIR, PACKAGE, key), { recursive: true });
+  mkdirSync(dirname(cached), { recursive: true });
   // Renamed into place: a concurrent setup never copies a half-written binary.
   const partial = `${cached}.${process.pid}`;
   copyFileSync(target, partial);
